@@ -1,0 +1,8 @@
+"""pytest-arena: LLM and agent benchmarks as ordinary pytest test suites."""
+
+from pytest_arena.scorers import Scorer, ScoreResult, ScoringContext
+from pytest_arena.spec.case import Case
+
+__version__ = "0.1.0"
+
+__all__ = ["Case", "ScoreResult", "Scorer", "ScoringContext", "__version__"]

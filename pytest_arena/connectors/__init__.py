@@ -1,0 +1,6 @@
+"""Connectors: how model keys are reached. They know nothing about scorers or pytest."""
+
+from pytest_arena.connectors.base import Connector, Request, Response
+from pytest_arena.connectors.registry import BUILTIN_MODELS, CONNECTORS, build_connector
+
+__all__ = ["BUILTIN_MODELS", "CONNECTORS", "Connector", "Request", "Response", "build_connector"]

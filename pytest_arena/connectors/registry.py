@@ -1,0 +1,69 @@
+"""From a model key to a ready connector."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_arena.connectors.base import Connector
+from pytest_arena.connectors.sim import PROFILES, SimConnector
+from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
+from pytest_arena.spec.schema import ModelDef
+from pytest_arena.spec.validation import validate
+from pytest_arena.spec.yamlfile import LineMap
+
+CONNECTORS: dict[str, type[Connector]] = {SimConnector.name: SimConnector}
+BUILTIN_MODELS: tuple[str, ...] = tuple(PROFILES)
+
+
+def known_models(defined: dict[str, ModelDef]) -> list[str]:
+    return sorted({*BUILTIN_MODELS, *defined})
+
+
+def build_connector(
+    key: str, defined: dict[str, ModelDef], path: Path, lines: LineMap | None = None
+) -> Connector:
+    """The connector for model `key`; SpecError naming file and line if it cannot be made."""
+    definition = defined.get(key)
+    if definition is None:
+        if key not in PROFILES:
+            hint = did_you_mean(key, known_models(defined))
+            raise SpecError(
+                [
+                    Problem(
+                        path,
+                        lines.line(("models",)) if lines else None,
+                        f"model '{key}' is neither defined in models.define nor a builtin"
+                        f" ({', '.join(BUILTIN_MODELS)})",
+                        hint=(hint + " " if hint else "")
+                        + f"define it under 'models: define: {key}:' or pick a known model",
+                    )
+                ]
+            )
+        definition = ModelDef()
+    loc = ("models", "define", key)
+    cls = CONNECTORS.get(definition.connector)
+    if cls is None:
+        hint = did_you_mean(definition.connector, CONNECTORS)
+        raise SpecError(
+            [
+                Problem(
+                    path,
+                    lines.line((*loc, "connector")) if lines else None,
+                    f"unknown connector '{definition.connector}'",
+                    key=f"models.define.{key}.connector",
+                    hint=(hint + " " if hint else "") + f"connectors: {', '.join(CONNECTORS)}",
+                )
+            ]
+        )
+    try:
+        data, price = cls.settings_data(key, definition.settings())
+    except ValueError as exc:
+        raise SpecError(
+            [
+                Problem(
+                    path, lines.line(loc) if lines else None, str(exc), key=f"models.define.{key}"
+                )
+            ]
+        ) from None
+    settings = validate(cls.settings_model, data, lines, path, base=loc)
+    return cls(key, settings, definition.price or price)

@@ -1,0 +1,70 @@
+"""Importing a project's own Python files (scorers, hooks) by path."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+from pytest_arena.spec.errors import Problem
+
+_ROOT = "_arena_projects"
+
+
+def project_package(root: Path) -> str:
+    """A module name unique to the project folder at `root`, created on first use."""
+    root = root.resolve()
+    digest = hashlib.sha1(str(root).encode()).hexdigest()[:10]
+    safe = "".join(ch if ch.isalnum() else "_" for ch in root.name)
+    name = f"{_ROOT}.{safe}_{digest}"
+    _package(_ROOT, [])
+    _package(name, [str(root)])
+    return name
+
+
+def import_file(path: Path, package: str) -> ModuleType:
+    """Import `path` as a submodule of `package` (a folder package made here), afresh."""
+    parts = path.resolve().relative_to(Path(sys.modules[package].__path__[0])).with_suffix("").parts
+    parent = package
+    for part in parts[:-1]:
+        folder = Path(sys.modules[parent].__path__[0]) / part
+        parent = f"{parent}.{part}"
+        _package(parent, [str(folder)])
+    name = f"{parent}.{parts[-1]}"
+    sys.modules.pop(name, None)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def import_problem(path: Path, exc: BaseException, what: str) -> Problem:
+    """Describe a failed import of `path`, at the line in that file where it failed."""
+    line: int | None = None
+    if isinstance(exc, SyntaxError) and exc.filename and Path(exc.filename) == path:
+        line = exc.lineno
+    else:
+        for frame in traceback.extract_tb(exc.__traceback__):
+            if Path(frame.filename).resolve() == path.resolve():
+                line = frame.lineno
+    message = f"{what} failed to import: {type(exc).__name__}: {exc}"
+    return Problem(path, line, message, hint="fix the error and run again; other files still load")
+
+
+def _package(name: str, path: list[str]) -> None:
+    existing = sys.modules.get(name)
+    if existing is not None and list(getattr(existing, "__path__", [])) == path:
+        return
+    module = ModuleType(name)
+    module.__path__ = path
+    module.__package__ = name
+    sys.modules[name] = module

@@ -1,0 +1,141 @@
+"""Per-model aggregates of records and the weighted composite. Pure: no pytest, no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
+from pytest_arena.spec.errors import did_you_mean
+
+BUILTIN_DIMENSIONS = ("accuracy", "pass_rate", "cost", "latency", "tokens")
+LOWER_IS_BETTER = frozenset({"cost", "latency", "tokens"})
+
+
+@dataclass
+class Row:
+    model: str
+    cases: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    unscored: int = 0
+    accuracy: float | None = None
+    pass_rate: float | None = None
+    tokens: int = 0
+    cost: float = 0.0
+    latency: float | None = None  # mean milliseconds per call
+    metrics: dict[str, float] = field(default_factory=dict)
+    composite: float = 0.0
+    rank: int = 0
+
+    def value(self, dimension: str) -> float | None:
+        if dimension in BUILTIN_DIMENSIONS:
+            value: float | None = getattr(self, dimension)
+            return value
+        return self.metrics.get(dimension)
+
+
+@dataclass
+class Board:
+    project: str
+    rows: list[Row]
+    weights: dict[str, float]
+    metric_names: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+
+def build_boards(records: Iterable[Record]) -> list[Board]:
+    """One board per project, rows ranked by composite."""
+    by_project: dict[str, dict[tuple[str, str, str, int], Record]] = {}
+    for record in records:
+        by_project.setdefault(record.project, {}).setdefault(record.key, record)
+    return [build_board(name, list(found.values())) for name, found in sorted(by_project.items())]
+
+
+def build_board(project: str, records: list[Record]) -> Board:
+    board_settings = next((r.board for r in records if r.board), {})
+    weights: dict[str, float] = dict(board_settings.get("weights") or {"accuracy": 1.0})
+    lower = LOWER_IS_BETTER | set(board_settings.get("lower_is_better") or ())
+    by_model: dict[str, list[Record]] = {}
+    for record in records:
+        by_model.setdefault(record.model, []).append(record)
+    rows = [_row(model, found) for model, found in by_model.items()]
+    metric_names = sorted({name for row in rows for name in row.metrics})
+    warnings: list[str] = []
+    known = [*BUILTIN_DIMENSIONS, *metric_names]
+    for name in list(weights):
+        if name not in known:
+            hint = did_you_mean(name, known)
+            warnings.append(
+                f"metrics.weights names '{name}', which no record has"
+                f"{' (' + hint + ')' if hint else ''}; it is left out of the composite"
+            )
+            del weights[name]
+    for row in rows:
+        row.composite = composite(row, rows, weights, lower)
+    rows.sort(key=lambda r: (-r.composite, -(r.accuracy or 0.0), r.model))
+    for rank, row in enumerate(rows, start=1):
+        row.rank = rank
+    return Board(project, rows, weights, metric_names, warnings)
+
+
+def _row(model: str, records: list[Record]) -> Row:
+    row = Row(model=model, cases=len(records))
+    score_sum = weight_sum = 0.0
+    latencies: list[float] = []
+    metric_sums: dict[str, list[float]] = {}
+    for r in records:
+        if r.status == PASSED:
+            row.passed += 1
+        elif r.status == FAILED:
+            row.failed += 1
+        elif r.status == ERROR:
+            row.errors += 1
+        elif r.status == UNSCORED:
+            row.unscored += 1
+        if r.status in (PASSED, FAILED, ERROR):
+            score = 0.0 if r.status == ERROR else (r.score or 0.0)
+            score_sum += r.weight * score
+            weight_sum += r.weight
+        row.tokens += r.tokens_in + r.tokens_out
+        row.cost += r.cost
+        if r.latency_ms is not None:
+            latencies.append(r.latency_ms)
+        for name, value in r.metrics.items():
+            sums = metric_sums.setdefault(name, [0.0, 0.0])
+            sums[0] += r.weight * value
+            sums[1] += r.weight
+    graded = row.passed + row.failed + row.errors
+    row.accuracy = score_sum / weight_sum if weight_sum else None
+    row.pass_rate = row.passed / graded if graded else None
+    row.latency = sum(latencies) / len(latencies) if latencies else None
+    row.metrics = {n: s / w if w else 0.0 for n, (s, w) in metric_sums.items()}
+    return row
+
+
+def normalised(
+    dimension: str, value: float | None, rows: list[Row], lower: frozenset[str] | set[str]
+) -> float:
+    """A dimension's value on a 0-1 scale where 1 is best (see the README)."""
+    if value is None:
+        return 0.0
+    values = [v for r in rows if (v := r.value(dimension)) is not None]
+    if dimension in lower:
+        best = min(values)
+        if value <= best:
+            return 1.0
+        return best / value if value > 0 else 1.0
+    if all(0.0 <= v <= 1.0 for v in values):
+        return value
+    top = max(values)
+    return max(0.0, value / top) if top > 0 else 0.0
+
+
+def composite(
+    row: Row, rows: list[Row], weights: Mapping[str, float], lower: frozenset[str] | set[str]
+) -> float:
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(w * normalised(d, row.value(d), rows, lower) for d, w in weights.items()) / total

@@ -1,0 +1,95 @@
+"""pytest hooks: wires collection, records and the leaderboard together."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_arena.collect import MARKER, ArenaFile, ArenaItem, CaseError
+from pytest_arena.leaderboard import build_boards
+from pytest_arena.record import UNSCORED, Record
+from pytest_arena.spec import PROJECT_FILE
+from pytest_arena.state import ArenaState
+from pytest_arena.summary import render_board
+
+RECORD_ATTR = "arena_record"
+REPORTER = "arena-reporter"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("arena", "pytest-arena: LLM and agent benchmarks")
+    group.addoption(
+        "--arena-models",
+        action="store",
+        default="",
+        metavar="KEYS",
+        help="comma-separated model keys to run every project on (default: each project's models)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(project, model, tag): an arena case; select with"
+        f" -m \"{MARKER}(model='sim_small')\" or -m \"{MARKER}(tag='math')\"",
+    )
+    raw: str = config.getoption("arena_models") or ""
+    state = ArenaState.install(config, [m.strip() for m in raw.split(",") if m.strip()])
+    config.pluginmanager.register(ArenaReporter(state), REPORTER)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.name == PROJECT_FILE:
+        return ArenaFile.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if (
+        call.excinfo is not None
+        and isinstance(call.excinfo.value, CaseError)
+        and call.when == "setup"
+    ):
+        report.longrepr = item.repr_failure(call.excinfo)  # pytest shows setup tracebacks otherwise
+    phase_done = call.when == "call" or (call.when == "setup" and report.failed)
+    if isinstance(item, ArenaItem) and item.record is not None and phase_done:
+        setattr(report, RECORD_ATTR, item.record.to_dict())
+    return report
+
+
+class ArenaReporter:
+    """Gathers records from test reports (also those sent by xdist workers) and prints boards."""
+
+    def __init__(self, state: ArenaState) -> None:
+        self.state = state
+
+    def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
+        record = getattr(report, RECORD_ATTR, None)
+        if record and report.when == "call" and record.get("status") == UNSCORED:
+            return "unscored", "U", ("UNSCORED", {"yellow": True})
+        return None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, RECORD_ATTR, None)
+        if record:
+            self.state.records.append(Record.from_dict(record))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.state.records:
+            return
+        for board in build_boards(self.state.records):
+            terminalreporter.write_sep("=", f"arena leaderboard: {board.project}")
+            terminalreporter.write_line(render_board(board))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    reporter = config.pluginmanager.get_plugin(REPORTER)
+    if reporter is not None:
+        config.pluginmanager.unregister(reporter)

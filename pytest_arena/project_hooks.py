@@ -1,0 +1,68 @@
+"""A project's `hooks.py`: `pre_request` and `post_process`, called around each model call."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_arena.importing import import_file, import_problem
+from pytest_arena.spec.errors import Problem, SpecError
+
+HOOKS_FILE = "hooks.py"
+HOOKS = ("pre_request", "post_process")
+
+
+@dataclass(frozen=True)
+class ProjectHooks:
+    pre_request: Callable[..., Any] | None = None
+    post_process: Callable[..., Any] | None = None
+    source: Path | None = None
+
+
+def load_hooks(root: Path, package: str) -> ProjectHooks:
+    """Load `root/hooks.py` if there is one; SpecError naming the file and line if broken."""
+    path = root / HOOKS_FILE
+    if not path.is_file():
+        return ProjectHooks()
+    try:
+        module = import_file(path, package)
+    except Exception as exc:
+        raise SpecError([import_problem(path, exc, HOOKS_FILE)]) from None
+    found: dict[str, Callable[..., Any]] = {}
+    for name in HOOKS:
+        function = getattr(module, name, None)
+        if function is None:
+            continue
+        if not callable(function):
+            raise SpecError([Problem(path, None, f"{name} must be a function")])
+        try:
+            inspect.signature(function).bind(None, None, None)
+        except TypeError:
+            line = _line(function)
+            raise SpecError(
+                [
+                    Problem(
+                        path,
+                        line,
+                        f"{name} must accept three arguments",
+                        hint=f"define it as 'def {name}({_ARGS[name]}):'",
+                    )
+                ]
+            ) from None
+        except ValueError:
+            pass  # builtins without a signature: trust them
+        found[name] = function
+    return ProjectHooks(found.get("pre_request"), found.get("post_process"), path)
+
+
+_ARGS = {"pre_request": "request, case, context", "post_process": "output, case, context"}
+
+
+def _line(function: Callable[..., Any]) -> int | None:
+    try:
+        return inspect.getsourcelines(function)[1]
+    except (OSError, TypeError):
+        return None

@@ -1,0 +1,67 @@
+"""A record: everything known about one (case, model) result, as JSON-safe data."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import PurePath
+from typing import Any
+
+PASSED, FAILED, UNSCORED, ERROR = "passed", "failed", "unscored", "error"
+
+
+@dataclass
+class Record:
+    project: str
+    case_id: str
+    model: str
+    status: str
+    score: float | None = None
+    passed: bool | None = None
+    reason: str = ""
+    scorer: str = ""
+    output: str | None = None
+    reference: Any = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    latency_ms: float | None = None
+    weight: float = 1.0
+    tags: list[str] = field(default_factory=list)
+    sample: int = 0
+    error: str | None = None
+    board: dict[str, Any] = field(default_factory=dict)  # the project's leaderboard settings
+
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        """Identity across processes and `--dist` modes (node ids are not stable there)."""
+        return (self.project, self.case_id, self.model, self.sample)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = json_safe(asdict(self))
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Record:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def json_safe(value: Any) -> Any:
+    """`value` as plain JSON data: paths and other objects become strings."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted((json_safe(v) for v in value), key=repr)
+    if isinstance(value, PurePath):
+        return str(value)
+    return repr(value)

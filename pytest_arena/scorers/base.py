@@ -1,0 +1,100 @@
+"""The scorer API: `Scorer`, `ScoreResult` and `ScoringContext`."""
+
+from __future__ import annotations
+
+import math
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from pytest_arena.spec.case import Case
+
+
+class ScoreResultError(ValueError):
+    """A ScoreResult was built with a value it cannot hold."""
+
+
+@dataclass
+class ScoreResult:
+    """A scorer's verdict on one output.
+
+    `score` is 0-1 and drives accuracy; `passed` is the verdict (None: unscored);
+    `reason` is shown when the case fails; `detail` is structured data for the
+    drill-down; `metrics` are extra numbers that become leaderboard columns.
+    """
+
+    score: float
+    passed: bool | None = None
+    reason: str = ""
+    detail: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.score, bool) or not isinstance(self.score, int | float):
+            raise ScoreResultError(
+                f"ScoreResult.score must be a number from 0 to 1, got {self.score!r}"
+            )
+        if math.isnan(self.score) or not 0.0 <= self.score <= 1.0:
+            raise ScoreResultError(f"ScoreResult.score must be between 0 and 1, got {self.score}")
+        self.score = float(self.score)
+        if self.passed is not None and not isinstance(self.passed, bool):
+            raise ScoreResultError(
+                f"ScoreResult.passed must be True, False or None, got {self.passed!r}"
+            )
+        if not isinstance(self.reason, str):
+            raise ScoreResultError(f"ScoreResult.reason must be a string, got {self.reason!r}")
+        if not isinstance(self.detail, dict):
+            raise ScoreResultError(f"ScoreResult.detail must be a dict, got {self.detail!r}")
+        if not isinstance(self.metrics, dict):
+            raise ScoreResultError(f"ScoreResult.metrics must be a dict, got {self.metrics!r}")
+        for name, value in self.metrics.items():
+            if not isinstance(name, str) or not name:
+                raise ScoreResultError(f"metric names must be non-empty strings, got {name!r}")
+            if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+                raise ScoreResultError(
+                    f"metric '{name}' must be a number, got {type(value).__name__} {value!r}"
+                )
+            self.metrics[name] = float(value)
+
+
+Judge = Callable[..., Any]
+
+
+@dataclass
+class ScoringContext:
+    """What a scorer may know besides the output and the reference."""
+
+    test_case: Case | None = None
+    model_key: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    judge: Judge | None = None
+    project_root: Path = field(default_factory=Path.cwd)
+
+
+class Scorer(ABC):
+    """Base class for scorers. Subclass it, set `name`, implement `score`.
+
+    `options_model`, when set, is a pydantic model that checks the options a
+    project gives this scorer; misspelt options then fail at load time.
+    """
+
+    name: ClassVar[str] = ""
+    options_model: ClassVar[type[BaseModel] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.__dict__.get("name"):
+            cls.name = _snake(cls.__name__.removesuffix("Scorer")) or _snake(cls.__name__)
+
+    @abstractmethod
+    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
+        """Grade `output` against `reference`."""
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()

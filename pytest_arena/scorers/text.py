@@ -1,0 +1,43 @@
+"""Small text helpers shared by the builtin scorers."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_FENCE = re.compile(r"^\s*```[\w+-]*[ \t]*\n(.*?)\n?```\s*$", re.S)
+_PREFIX = re.compile(r"^\s*(?:final answer|answer|the answer is)\s*[:\-]?\s*", re.I)
+
+
+def excerpt(value: Any, limit: int = 60) -> str:
+    """A short excerpt of a value for reasons: text quoted, other values as JSON."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = text.replace("\n", "\\n")
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f"'{text}'" if isinstance(value, str) else text
+
+
+def strip_fence(text: str) -> str | None:
+    """The inside of a markdown code fence, or None when `text` is not fenced."""
+    match = _FENCE.match(text)
+    return match.group(1) if match else None
+
+
+def surface_hint(output: str, expected: str) -> str:
+    """Say why an output that differs from `expected` might still be the same answer."""
+    inner = strip_fence(output)
+    if inner is not None and inner.strip() == expected.strip():
+        return "it matches once the markdown fence is removed: strip it in hooks.py post_process"
+    prefix = _PREFIX.match(output)
+    if prefix and prefix.end() > 0:
+        rest = output[prefix.end() :].strip()
+        if rest.rstrip(".") == expected.strip() or rest == expected.strip():
+            said = prefix.group(0).strip()
+            return f"it matches once '{said}' is removed: strip it in hooks.py post_process"
+    if output.strip().lower() == expected.strip().lower():
+        return "it differs only in letter case: set the option ignore_case: true"
+    if " ".join(output.split()) == " ".join(expected.split()):
+        return "it differs only in whitespace: set the option normalize_whitespace: true"
+    return ""

@@ -1,0 +1,53 @@
+"""Errors in user input, each pointing at a file and line."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a file: where it is, what it is, and how to fix it."""
+
+    path: Path
+    line: int | None
+    message: str
+    key: str = ""
+    hint: str = ""
+
+    def format(self, root: Path | None = None) -> str:
+        key = f"{self.key}: " if self.key else ""
+        text = f"{location(self.path, self.line, root)}: {key}{self.message}"
+        if self.hint:
+            text += f"\n  fix: {self.hint}"
+        return text
+
+
+class SpecError(Exception):
+    """One or more problems found while loading a project."""
+
+    def __init__(self, problems: Iterable[Problem]):
+        self.problems = list(problems)
+        super().__init__(self.format())
+
+    def format(self, root: Path | None = None) -> str:
+        return "\n".join(p.format(root) for p in self.problems)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """A ' (did you mean X?)' suffix when a close match exists, else ''."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else ""
+
+
+def location(path: Path, line: int | None = None, root: Path | None = None) -> str:
+    """`path:line`, the path relative to `root` (default: the working directory) when inside it."""
+    base = root or Path.cwd()
+    try:
+        shown = str(path.resolve().relative_to(base.resolve()))
+    except ValueError:
+        shown = str(path)
+    return f"{shown}:{line}" if line is not None else shown

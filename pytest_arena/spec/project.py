@@ -1,0 +1,279 @@
+"""Loading a project: `arena.yaml`, its inline cases and its datasets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_arena.spec.case import Case
+from pytest_arena.spec.datasets import Row, dataset_format, read_rows
+from pytest_arena.spec.errors import Problem, SpecError
+from pytest_arena.spec.schema import CaseSpec, DatasetSpec, ProjectSpec
+from pytest_arena.spec.template import compile_template, variables
+from pytest_arena.spec.validation import dotted, validate
+from pytest_arena.spec.yamlfile import LineMap, load_yaml
+
+PROJECT_FILE = "arena.yaml"
+
+
+@dataclass(frozen=True)
+class CaseProblem:
+    """A case, dataset row or dataset file that could not be loaded."""
+
+    name: str
+    problem: Problem
+    dataset: str | None = None
+    more: tuple[Problem, ...] = ()
+
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        return (self.problem, *self.more)
+
+
+@dataclass
+class ProjectFile:
+    """A loaded project. Broken cases sit in `problems`; the rest are in `cases`."""
+
+    name: str
+    root: Path
+    path: Path
+    spec: ProjectSpec
+    lines: LineMap
+    cases: list[Case] = field(default_factory=list)
+    problems: list[CaseProblem] = field(default_factory=list)
+
+
+def load_project(path: Path) -> ProjectFile:
+    """Load `arena.yaml` at `path`. A project-wide problem raises SpecError."""
+    path = Path(path)
+    data, lines = load_yaml(path)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SpecError(
+            [
+                Problem(
+                    path,
+                    1,
+                    "arena.yaml must be a mapping of keys",
+                    hint="start with keys such as 'models:', 'scorers:' and 'tests:'",
+                )
+            ]
+        )
+    spec = validate(ProjectSpec, data, lines, path)
+    root = path.resolve().parent
+    project = ProjectFile(spec.name or root.name, root, path, spec, lines)
+    seen: dict[str, tuple[Path, int]] = {}
+    for index, raw in enumerate(spec.tests):
+        loc = ("tests", index)
+        line = lines.line(loc) or 1
+        name = _name_of(raw, f"tests.{index}")
+        if not isinstance(raw, dict):
+            project.problems.append(
+                CaseProblem(
+                    name, Problem(path, line, "a case must be a mapping with 'id' and 'input'")
+                )
+            )
+            continue
+        try:
+            case_spec = validate(CaseSpec, raw, lines, path, base=loc)
+        except SpecError as exc:
+            project.problems.append(
+                CaseProblem(name, exc.problems[0], None, tuple(exc.problems[1:]))
+            )
+            continue
+        _add(project, _case(case_spec, project, path, line, None), seen)
+    for index, dataset in enumerate(spec.datasets):
+        _load_dataset(project, dataset, ("datasets", index), seen)
+    return project
+
+
+def _name_of(raw: Any, fallback: str) -> str:
+    if isinstance(raw, dict):
+        value = raw.get("id")
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            return str(value)
+    return fallback
+
+
+def _case(
+    spec: CaseSpec, project: ProjectFile, source: Path, line: int, dataset: str | None
+) -> Case:
+    return Case(
+        id=spec.id,
+        input=spec.input
+        if not isinstance(spec.input, list)
+        else [m.model_dump() for m in spec.input],
+        reference=spec.reference,
+        tags=tuple(spec.tags),
+        weight=spec.weight,
+        eval_type=spec.eval_type,
+        options=spec.options,
+        metadata=spec.metadata,
+        project=project.name,
+        source=source,
+        line=line,
+        dataset=dataset,
+    )
+
+
+def _add(project: ProjectFile, case: Case, seen: dict[str, tuple[Path, int]]) -> None:
+    template = project.spec.prompt.template
+    if template and not isinstance(case.input, list):
+        missing = compile_template(template).missing(variables(case))
+        if missing:
+            project.problems.append(
+                CaseProblem(
+                    case.id,
+                    Problem(
+                        case.source,
+                        case.line,
+                        f"prompt.template uses {{{missing[0]}}}, which this case's input lacks",
+                        hint="give the case an input mapping with that key, or change the template",
+                    ),
+                    case.dataset,
+                )
+            )
+            return
+    if case.id in seen:
+        first_path, first_line = seen[case.id]
+        where = (
+            f"line {first_line}" if first_path == case.source else f"{first_path.name}:{first_line}"
+        )
+        project.problems.append(
+            CaseProblem(
+                f"{case.id}@line{case.line}",
+                Problem(
+                    case.source,
+                    case.line,
+                    f"duplicate case id '{case.id}' (first at {where})",
+                    hint="give every case in a project its own id",
+                ),
+                case.dataset,
+            )
+        )
+        return
+    seen[case.id] = (case.source, case.line)
+    project.cases.append(case)
+
+
+def _load_dataset(
+    project: ProjectFile,
+    dataset: DatasetSpec,
+    loc: tuple[str | int, ...],
+    seen: dict[str, tuple[Path, int]],
+) -> None:
+    file = (project.root / dataset.path).resolve()
+    rel = dataset.path
+    line = project.lines.line((*loc, "path")) or project.lines.line(loc)
+    if not file.is_file():
+        project.problems.append(
+            CaseProblem(
+                rel,
+                Problem(
+                    project.path,
+                    line,
+                    f"dataset file '{rel}' does not exist (looked in {project.root})",
+                    key=dotted((*loc, "path")),
+                    hint="paths are relative to the folder holding arena.yaml",
+                ),
+                rel,
+            )
+        )
+        return
+    try:
+        fmt = dataset_format(file, dataset.format)
+        rows = list(read_rows(file, fmt))
+    except SpecError as exc:
+        project.problems.append(CaseProblem(rel, exc.problems[0], rel))
+        return
+    except (OSError, UnicodeDecodeError) as exc:
+        project.problems.append(CaseProblem(rel, Problem(file, None, f"cannot read: {exc}"), rel))
+        return
+    for row in rows:
+        if isinstance(row, Problem):
+            project.problems.append(CaseProblem(f"line{row.line}", row, rel))
+            continue
+        _load_row(project, dataset, file, rel, row, seen)
+
+
+def _load_row(
+    project: ProjectFile,
+    dataset: DatasetSpec,
+    file: Path,
+    rel: str,
+    row: Row,
+    seen: dict[str, tuple[Path, int]],
+) -> None:
+    fields = dataset.fields
+    values = dict(row.values)
+    column_of: dict[str, str] = {}
+    raw: dict[str, Any] = {}
+    name = f"{file.stem}-{row.number}"
+
+    def take(field_name: str, column: str | None) -> None:
+        if column is not None and column in values:
+            raw[field_name] = values.pop(column)
+            column_of[field_name] = column
+
+    take("id", fields.id if fields.id is not None else "id")
+    if "id" in raw:
+        name = _name_of(raw, name)
+    else:
+        raw["id"] = name
+    if isinstance(fields.input, list):
+        absent = [c for c in fields.input if c not in values]
+        if absent:
+            raw_input: Any = None
+            column_of["input"] = absent[0]
+        else:
+            raw_input = {c: values.pop(c) for c in fields.input}
+        if raw_input is not None:
+            raw["input"] = raw_input
+    else:
+        take("input", fields.input)
+    for field_name in ("reference", "tags", "weight", "eval_type"):
+        take(field_name, getattr(fields, field_name))
+    if "input" not in raw:
+        column = column_of.get("input") or (
+            fields.input if isinstance(fields.input, str) else "input"
+        )
+        project.problems.append(
+            CaseProblem(
+                name,
+                Problem(
+                    file,
+                    row.line,
+                    f"row has no '{column}' field for the case input",
+                    hint=f"add '{column}' to the row,"
+                    " or map another field with 'fields: {input: ...}'",
+                ),
+                rel,
+            )
+        )
+        return
+    tags = raw.get("tags", [])
+    if isinstance(tags, str):
+        tags = [t for t in tags.replace(";", ",").replace("|", ",").split(",") if t.strip()]
+        tags = [t.strip() for t in tags]
+    if isinstance(tags, list):
+        raw["tags"] = [*dataset.tags, *tags]
+    raw.setdefault("eval_type", dataset.eval_type)
+    if values:
+        raw["metadata"] = values
+    try:
+        case_spec = validate(CaseSpec, raw, None, file, line=row.line)
+    except SpecError as exc:
+        found = [_in_column(problem, column_of) for problem in exc.problems]
+        project.problems.append(CaseProblem(name, found[0], rel, tuple(found[1:])))
+        return
+    _add(project, _case(case_spec, project, file, row.line, rel), seen)
+
+
+def _in_column(problem: Problem, column_of: dict[str, str]) -> Problem:
+    """Name the dataset's own column rather than the case field it maps to."""
+    head = problem.key.split(".")[0].split("[")[0]
+    if head not in column_of:
+        return problem
+    return Problem(problem.path, problem.line, problem.message, column_of[head], problem.hint)

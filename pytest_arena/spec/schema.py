@@ -1,0 +1,149 @@
+"""The shape of `arena.yaml`, validated with pydantic."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+CASE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Price(Strict):
+    """Dollars per million tokens."""
+
+    input_per_mtok: float = Field(0.0, ge=0)
+    output_per_mtok: float = Field(0.0, ge=0)
+
+
+class ModelDef(BaseModel):
+    """A model key's connector, its price and its connector's own settings."""
+
+    model_config = ConfigDict(extra="allow")
+
+    connector: str = "sim"
+    price: Price | None = None
+
+    def settings(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class ModelsSpec(Strict):
+    default: list[str] = Field(default_factory=list)
+    define: dict[str, ModelDef] = Field(default_factory=dict)
+
+    @field_validator("default", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class ScorersSpec(Strict):
+    default: str | None = None
+    options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class MetricsSpec(Strict):
+    weights: dict[str, float] = Field(default_factory=dict)
+    lower_is_better: list[str] = Field(default_factory=list)
+
+    @field_validator("weights")
+    @classmethod
+    def _non_negative(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, weight in value.items():
+            if weight < 0:
+                raise ValueError(f"weight of '{name}' is {weight}; weights must be 0 or more")
+        return value
+
+
+class PromptSpec(Strict):
+    template: str | None = None
+    system: str | None = None
+
+
+CASE_FIELDS = ("id", "input", "reference", "tags", "weight", "eval_type")
+
+
+class FieldMap(Strict):
+    """Which column of a dataset row holds each part of a case."""
+
+    id: str | None = None
+    input: str | list[str] = "input"
+    reference: str | None = "reference"
+    tags: str | None = "tags"
+    weight: str | None = "weight"
+    eval_type: str | None = "eval_type"
+
+
+class DatasetSpec(Strict):
+    path: str
+    format: Literal["yaml", "jsonl", "csv"] | None = None
+    fields: FieldMap = Field(default_factory=FieldMap)
+    tags: list[str] = Field(default_factory=list)
+    eval_type: str | None = None
+
+
+class Message(Strict):
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+
+
+class CaseSpec(Strict):
+    """One case as written in `tests:` or produced from a dataset row."""
+
+    id: str
+    input: str | list[Message] | dict[str, Any]
+    reference: Any = None
+    tags: list[str] = Field(default_factory=list)
+    weight: float = Field(1.0, ge=0)
+    eval_type: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_text(cls, value: Any) -> Any:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            value = str(value)
+        if isinstance(value, str) and not CASE_ID.match(value):
+            raise ValueError(f"case id {value!r} may hold only letters, digits, '_', '.' and '-'")
+        return value
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _tags_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [t for t in re.split(r"[,;|\s]+", value) if t]
+        return value
+
+
+class ProjectSpec(Strict):
+    """The whole of `arena.yaml`. Cases are validated one by one, apart."""
+
+    name: str | None = None
+    description: str | None = None
+    models: ModelsSpec = Field(default_factory=ModelsSpec)
+    scorers: ScorersSpec = Field(default_factory=ScorersSpec)
+    metrics: MetricsSpec = Field(default_factory=MetricsSpec)
+    prompt: PromptSpec = Field(default_factory=PromptSpec)
+    tests: list[Any] = Field(default_factory=list)
+    datasets: list[DatasetSpec] = Field(default_factory=list)
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _models_shorthand(cls, value: Any) -> Any:
+        if isinstance(value, str | list):
+            return {"default": value}
+        return value
+
+    @field_validator("datasets", mode="before")
+    @classmethod
+    def _dataset_shorthand(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"path": v} if isinstance(v, str) else v for v in value]
+        return value

@@ -1,0 +1,65 @@
+"""Prompt templates: `{name}` fills in a variable, `{{` and `}}` write a brace."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from pytest_arena.spec.case import Case, as_text
+
+_PART = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class Template:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.fields = frozenset(m.group(1) for m in _PART.finditer(text) if m.group(1))
+
+    def render(self, values: Mapping[str, Any]) -> str:
+        def fill(match: re.Match[str]) -> str:
+            token = match.group(0)
+            if token == "{{":
+                return "{"
+            if token == "}}":
+                return "}"
+            return as_text(values[match.group(1)])
+
+        return _PART.sub(fill, self.text)
+
+    def missing(self, values: Mapping[str, Any]) -> list[str]:
+        return sorted(self.fields - set(values))
+
+
+@lru_cache(maxsize=256)
+def compile_template(text: str) -> Template:
+    return Template(text)
+
+
+def variables(case: Case) -> dict[str, Any]:
+    """The names a template may use for this case."""
+    values: dict[str, Any] = {"id": case.id}
+    if isinstance(case.input, dict):
+        values.update(case.input)
+        values.setdefault("input", case.input)
+    else:
+        values["input"] = case.input
+    return values
+
+
+def render_messages(case: Case, template: str | None, system: str | None) -> list[dict[str, str]]:
+    """The chat messages sent to a model for this case."""
+    if isinstance(case.input, list):
+        messages = [dict(m) for m in case.input]
+        if system and not any(m["role"] == "system" for m in messages):
+            messages.insert(0, {"role": "system", "content": system})
+        return messages
+    if template:
+        content = compile_template(template).render(variables(case))
+    else:
+        content = as_text(case.input)
+    messages = [{"role": "user", "content": content}]
+    if system:
+        messages.insert(0, {"role": "system", "content": system})
+    return messages

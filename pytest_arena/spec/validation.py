@@ -1,0 +1,148 @@
+"""Turn pydantic validation errors into file:line problems with a fix."""
+
+from __future__ import annotations
+
+import types
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
+from pytest_arena.spec.yamlfile import LineMap, Loc
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate(
+    model: type[M],
+    data: Any,
+    lines: LineMap | None,
+    path: Path,
+    base: Loc = (),
+    line: int | None = None,
+) -> M:
+    """Validate `data` as `model`; raise SpecError naming file, line and key.
+
+    `base` is where `data` sits in its file; `line` is used when no LineMap is given.
+    """
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(_problems(model, exc, lines, path, base, line)) from None
+
+
+def _problems(
+    model: type[BaseModel],
+    exc: ValidationError,
+    lines: LineMap | None,
+    path: Path,
+    base: Loc,
+    line: int | None,
+) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: set[Loc] = set()
+    errors = sorted(exc.errors(include_url=False), key=lambda e: e["type"] != "extra_forbidden")
+    for error in errors:
+        loc = _clean_loc(error["loc"])
+        if loc in seen:
+            continue  # a union reports each alternative; one line per key is enough
+        seen.add(loc)
+        full = (*base, *loc)
+        at = lines.line(full) if lines is not None else line
+        key = dotted(full)
+        kind = error["type"]
+        if kind == "extra_forbidden":
+            name = str(loc[-1])
+            known = sorted(_fields_at(model, loc[:-1]))
+            hint = did_you_mean(name, known)
+            hint = f"{hint + ' ' if hint else ''}known keys here: {', '.join(known)}"
+            problems.append(Problem(path, at, f"unknown key '{name}'", key=key, hint=hint))
+        elif kind == "missing":
+            name = str(loc[-1])
+            parent = dotted(full[:-1])
+            message = f"'{name}' is required{' in ' + parent if parent else ''}"
+            problems.append(Problem(path, at, message, hint=f"add '{name}: ...'"))
+        else:
+            message = error["msg"].removeprefix("Value error, ")
+            got = error.get("input")
+            if kind.endswith("_type") or kind in {"union_tag_invalid", "literal_error"}:
+                message += f" (got {_describe(got)})"
+            problems.append(Problem(path, at, message, key=key, hint=_hint_for(kind)))
+    return problems
+
+
+def _clean_loc(loc: tuple[int | str, ...]) -> Loc:
+    # pydantic names union branches in the location ("str", "list[Message]"); drop them.
+    return tuple(
+        part for part in loc if not (isinstance(part, str) and ("[" in part or part in _TYPES))
+    )
+
+
+_TYPES = {"str", "int", "float", "bool", "dict", "list", "function-after", "function-before"}
+
+
+def dotted(loc: Loc) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return f"{type(value).__name__} {value!r}" if value is not None else "nothing"
+
+
+def _hint_for(kind: str) -> str:
+    return {
+        "string_type": "write a string; quote it if YAML reads it as a number or a date",
+        "float_parsing": "write a number, such as 0.5",
+        "float_type": "write a number, such as 0.5",
+        "list_type": "write a list, such as [a, b] or one '- item' per line",
+        "dict_type": "write a mapping of 'key: value' lines",
+        "greater_than_equal": "use a value of 0 or more",
+    }.get(kind, "")
+
+
+def _fields_at(model: type[BaseModel], loc: Loc) -> set[str]:
+    """The field names of the model found at `loc` inside `model`, best effort."""
+    current: Any = model
+    for part in loc:
+        current = _descend(current, part)
+        if current is None:
+            return set()
+    cls = _model_in(current)
+    return set(cls.model_fields) if cls is not None else set()
+
+
+def _descend(annotation: Any, part: str | int) -> Any:
+    cls = _model_in(annotation)
+    if cls is not None and isinstance(part, str) and part in cls.model_fields:
+        return cls.model_fields[part].annotation
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (dict, typing.Mapping) and len(args) == 2:
+        return args[1]
+    if origin in (list, tuple) and args:
+        return args[0]
+    if origin in (typing.Union, types.UnionType):
+        for arg in args:
+            found = _descend(arg, part)
+            if found is not None:
+                return found
+    return None
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        for arg in typing.get_args(annotation):
+            if isinstance(arg, type) and issubclass(arg, BaseModel):
+                return arg
+    return None

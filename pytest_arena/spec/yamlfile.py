@@ -1,0 +1,104 @@
+"""YAML loading that remembers the line of every key and list entry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pytest_arena.spec.errors import Problem, SpecError
+
+Loc = tuple[str | int, ...]
+
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class LineMap:
+    """Maps a location (a tuple of keys and indexes) to its 1-based line."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lines: dict[Loc, int] = {}
+
+    def set(self, loc: Loc, line: int) -> None:
+        self._lines[loc] = line
+
+    def line(self, loc: Loc) -> int | None:
+        """The line of `loc`, or of its nearest enclosing location."""
+        loc = tuple(loc)
+        while True:
+            if loc in self._lines:
+                return self._lines[loc]
+            if not loc:
+                return None
+            loc = loc[:-1]
+
+
+def load_yaml(path: Path, text: str | None = None) -> tuple[Any, LineMap]:
+    """Parse a YAML file into plain Python data and a LineMap.
+
+    Syntax errors and duplicate keys raise SpecError with the file and line.
+    """
+    if text is None:
+        text = path.read_text(encoding="utf-8")
+    lines = LineMap(path)
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, lines
+        return _build(node, (), lines, loader), lines
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = " ".join(p for p in (exc.context, exc.problem) if p)
+        raise SpecError(
+            [Problem(path, line, f"YAML syntax error: {problem}", hint=_syntax_hint(problem))]
+        ) from None
+    except yaml.YAMLError as exc:
+        raise SpecError([Problem(path, None, f"YAML error: {exc}")]) from None
+    finally:
+        loader.dispose()
+
+
+def _syntax_hint(problem: str) -> str:
+    if "mapping values are not allowed" in problem:
+        return "quote a value that contains ': ', or fix the indentation of this line"
+    if "found character '\\t'" in problem:
+        return "indent with spaces, not tabs"
+    if "could not find expected ':'" in problem:
+        return "each key needs a ':' after it; check the line above too"
+    return "check the indentation and quoting around this line"
+
+
+def _build(node: yaml.Node, loc: Loc, lines: LineMap, loader: yaml.SafeLoader) -> Any:
+    lines.set(loc, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        loader.flatten_mapping(node)
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if isinstance(key, list | dict):
+                raise SpecError(
+                    [Problem(lines.path, key_node.start_mark.line + 1, "a key must be a scalar")]
+                )
+            if key in result:
+                first = lines.line((*loc, key))
+                raise SpecError(
+                    [
+                        Problem(
+                            lines.path,
+                            key_node.start_mark.line + 1,
+                            f"duplicate key '{key}' (first at line {first})",
+                            hint="remove one of the two; YAML would silently keep only the last",
+                        )
+                    ]
+                )
+            child = (*loc, key)
+            result[key] = _build(value_node, child, lines, loader)
+            lines.set(child, key_node.start_mark.line + 1)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [_build(item, (*loc, i), lines, loader) for i, item in enumerate(node.value)]
+    return loader.construct_object(node, deep=True)

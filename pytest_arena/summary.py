@@ -1,0 +1,62 @@
+"""Rendering leaderboards as text tables."""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from pytest_arena.leaderboard import Board, Row
+
+
+def render_board(board: Board, fmt: str = "simple") -> str:
+    show_unscored = any(r.unscored for r in board.rows)
+    headers = ["rank", "model", "composite", "accuracy", "pass rate", "cases", "failed", "errors"]
+    if show_unscored:
+        headers.append("unscored")
+    headers += ["tokens", "cost", "latency", *board.metric_names]
+    table = []
+    for row in board.rows:
+        cells: list[str | int] = [
+            row.rank,
+            row.model,
+            f"{row.composite:.3f}",
+            _share(row.accuracy),
+            _percent(row.pass_rate),
+            row.cases,
+            row.failed,
+            row.errors,
+        ]
+        if show_unscored:
+            cells.append(row.unscored)
+        cells += [row.tokens, _money(row.cost), _ms(row.latency)]
+        cells += [_metric(row, name) for name in board.metric_names]
+        table.append(cells)
+    text = tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True, stralign="right")
+    lines = [text, f"composite = {formula(board)}"]
+    lines += [f"warning: {w}" for w in board.warnings]
+    return "\n".join(lines)
+
+
+def formula(board: Board) -> str:
+    total = sum(board.weights.values()) or 1.0
+    return " + ".join(f"{w / total:.2f}·{d}" for d, w in board.weights.items()) or "0"
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.1f}%"
+
+
+def _money(value: float) -> str:
+    return f"${value:.2f}" if value >= 1 else f"${value:.6f}"
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f} ms"
+
+
+def _metric(row: Row, name: str) -> str:
+    value = row.metrics.get(name)
+    return "-" if value is None else f"{value:.3f}"
