@@ -49,7 +49,7 @@ class ArenaFile(pytest.File):
         usable = []
         for model in models:
             try:
-                project.connector(model)
+                project.connector(model, "--arena-models" if state.models else "")
             except SpecError as exc:
                 yield ProblemItem.from_parent(self, name=f"model-{model}", message=exc.format())
             else:

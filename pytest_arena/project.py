@@ -47,12 +47,12 @@ class Project:
     def root(self) -> Path:
         return self.file.root
 
-    def connector(self, key: str) -> Connector:
+    def connector(self, key: str, asked_by: str = "") -> Connector:
         """The connector for model `key`; SpecError if the project cannot reach it."""
         if key not in self._connectors:
-            spec = self.file
+            file = self.file
             self._connectors[key] = build_connector(
-                key, spec.spec.models.define, spec.path, spec.lines
+                key, file.spec.models.define, file.path, file.lines, asked_by
             )
         return self._connectors[key]
 
@@ -64,16 +64,23 @@ class Project:
         spec = self.file.spec
         name = case.eval_type or spec.scorers.default or DEFAULT_SCORER
         entry = self.scorers.get(name)
-        where = location(case.source, case.line)
+        where = location(case.source, case.line_of("eval_type"))
         if entry is None:
             source = "eval_type" if case.eval_type else "scorers.default"
             raise PlanError(f"{where}: {source}: {self.scorers.unknown(name)}")
-        options = {**spec.scorers.options.get(name, {}), **case.options}
+        shared = spec.scorers.options.get(name, {})
+        options = {**shared, **case.options}
         model = type(entry.scorer).options_model
         if model is not None:
             try:
                 model.model_validate(options)
             except ValidationError as exc:
+                first = str(exc.errors()[0]["loc"][0]) if exc.errors()[0]["loc"] else ""
+                where = location(case.source, case.line_of("options"))
+                if first in shared and first not in case.options:
+                    loc = ("scorers", "options", name, first)
+                    line = self.file.lines.line(loc)
+                    where = f"{location(self.file.path, line)}: scorers.options.{name}"
                 raise PlanError(f"{where}: {_options_problem(name, model, exc)}") from None
         return Plan(name, entry, options)
 

@@ -20,9 +20,16 @@ def known_models(defined: dict[str, ModelDef]) -> list[str]:
 
 
 def build_connector(
-    key: str, defined: dict[str, ModelDef], path: Path, lines: LineMap | None = None
+    key: str,
+    defined: dict[str, ModelDef],
+    path: Path,
+    lines: LineMap | None = None,
+    asked_by: str = "",
 ) -> Connector:
-    """The connector for model `key`; SpecError naming file and line if it cannot be made."""
+    """The connector for model `key`; SpecError naming file and line if it cannot be made.
+
+    `asked_by` names where the key came from when that is not the project file.
+    """
     definition = defined.get(key)
     if definition is None:
         if key not in PROFILES:
@@ -31,8 +38,9 @@ def build_connector(
                 [
                     Problem(
                         path,
-                        lines.line(("models",)) if lines else None,
-                        f"model '{key}' is neither defined in models.define nor a builtin"
+                        None if asked_by or lines is None else lines.line(("models",)),
+                        f"model '{key}'{' (from ' + asked_by + ')' if asked_by else ''}"
+                        " is neither defined in models.define nor a builtin"
                         f" ({', '.join(BUILTIN_MODELS)})",
                         hint=(hint + " " if hint else "")
                         + f"define it under 'models: define: {key}:' or pick a known model",

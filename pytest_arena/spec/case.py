@@ -27,6 +27,11 @@ class Case:
     source: Path = Path("arena.yaml")
     line: int = 1
     dataset: str | None = None
+    field_lines: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
+
+    def line_of(self, name: str) -> int:
+        """The line where this case sets `name`, else the case's first line."""
+        return self.field_lines.get(name, self.line)
 
 
 def as_text(value: Any) -> str:

@@ -60,7 +60,7 @@ def _jsonl(path: Path) -> Iterator[Row | Problem]:
                 continue
             number += 1
             try:
-                value = json.loads(text)
+                value = json.loads(text.rstrip("\r\n"))
             except json.JSONDecodeError as exc:
                 yield Problem(
                     path,

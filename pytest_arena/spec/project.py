@@ -83,7 +83,8 @@ def load_project(path: Path) -> ProjectFile:
                 CaseProblem(name, exc.problems[0], None, tuple(exc.problems[1:]))
             )
             continue
-        _add(project, _case(case_spec, project, path, line, None), seen)
+        field_lines = {k: lines.line((*loc, k)) or line for k in raw if isinstance(k, str)}
+        _add(project, _case(case_spec, project, path, line, None, field_lines), seen)
     for index, dataset in enumerate(spec.datasets):
         _load_dataset(project, dataset, ("datasets", index), seen)
     return project
@@ -98,7 +99,12 @@ def _name_of(raw: Any, fallback: str) -> str:
 
 
 def _case(
-    spec: CaseSpec, project: ProjectFile, source: Path, line: int, dataset: str | None
+    spec: CaseSpec,
+    project: ProjectFile,
+    source: Path,
+    line: int,
+    dataset: str | None,
+    field_lines: dict[str, int] | None = None,
 ) -> Case:
     return Case(
         id=spec.id,
@@ -115,6 +121,7 @@ def _case(
         source=source,
         line=line,
         dataset=dataset,
+        field_lines=field_lines or {},
     )
 
 

@@ -1,0 +1,36 @@
+"""Helpers for writing arena projects inside a pytester folder."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+MakeProject = Callable[..., Path]
+
+
+@pytest.fixture
+def make_project(pytester: pytest.Pytester) -> MakeProject:
+    """Write `projects/<name>/arena.yaml` and any other files; returns the project folder."""
+
+    def make(name: str, arena_yaml: str, files: dict[str, str] | None = None) -> Path:
+        root = pytester.path / "projects" / name
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "arena.yaml").write_text(textwrap.dedent(arena_yaml).lstrip("\n"))
+        for rel, text in (files or {}).items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text).lstrip("\n"))
+        return root
+
+    return make
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    # pytester restores sys.modules after each in-process run, so a heavy plugin that imports
+    # itself at summary time (hypothesis does) costs a second a run; these tests never use it.
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:benchmark")
+    return pytester

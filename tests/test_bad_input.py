@@ -1,0 +1,356 @@
+"""Bad input gets an error with file, line and fix, and the rest of the run goes on."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import MakeProject
+
+GOOD = """
+models: [sim_perfect]
+tests:
+  - id: one
+    input: "1"
+    reference: "1"
+  - id: two
+    input: "2"
+    reference: "2"
+"""
+
+
+def test_a_yaml_syntax_error_names_file_and_line_and_the_other_project_runs(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("good", GOOD)
+    make_project(
+        "broken",
+        """
+        models: [sim_perfect]
+        tests:
+          - id: one
+            input: "what: is this": no
+        """,
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at setup of projects/broken/arena.yaml::config*",
+            "projects/broken/arena.yaml:4: YAML syntax error: mapping values are not allowed*",
+            "  fix: quote a value that contains ': '*",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*arena leaderboard: good*"])
+
+
+def test_a_schema_error_names_file_line_and_key_and_the_other_project_runs(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("good", GOOD)
+    make_project(
+        "broken",
+        """
+        models: [sim_perfect]
+        scorers:
+          default: exact_match
+          option:
+            exact_match: {ignore_case: true}
+        tests: []
+        """,
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/broken/arena.yaml:4: scorers.option: unknown key 'option'",
+            "  fix: did you mean 'options'? known keys here: default, options",
+        ]
+    )
+
+
+def test_an_unknown_top_level_key_suggests_the_right_one(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("broken", "model: [sim_perfect]\ntests: []\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/broken/arena.yaml:1: model: unknown key 'model'",
+            "  fix: did you mean 'models'? known keys here: datasets, description, metrics,*",
+        ]
+    )
+
+
+def test_a_wrong_type_says_what_was_found(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "broken",
+        """
+        models: [sim_perfect]
+        metrics:
+          weights:
+            accuracy: lots
+        """,
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["projects/broken/arena.yaml:4: metrics.weights.accuracy: Input should be a valid number*"]
+    )
+
+
+def test_one_broken_case_does_not_hide_the_others(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "mixed",
+        """
+        models: [sim_perfect]
+        tests:
+          - id: fine
+            input: "1"
+            reference: "1"
+          - id: typo
+            inptu: "2"
+            reference: "2"
+          - id: "has space"
+            input: "3"
+          - id: fine
+            input: "4"
+            reference: "4"
+          - id: last
+            input: "5"
+            reference: "5"
+        """,
+    )
+    result = pytester.runpytest("-rE")
+    result.assert_outcomes(passed=2, errors=3)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/mixed/arena.yaml:7: tests[[]1].inptu: unknown key 'inptu'",
+            "  fix: did you mean 'input'?*",
+            "projects/mixed/arena.yaml:6: 'input' is required in tests[[]1]",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        ["projects/mixed/arena.yaml:9: tests[[]2].id: case id 'has space' may hold only letters*"]
+    )
+    result.stdout.fnmatch_lines(
+        ["projects/mixed/arena.yaml:11: duplicate case id 'fine' (first at line 3)"]
+    )
+
+
+def test_bad_dataset_rows_are_errors_with_their_line_and_good_rows_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "rows",
+        """
+        models: [sim_perfect]
+        datasets:
+          - path: data/cases.jsonl
+            fields: {id: qid, input: question, reference: answer}
+          - path: data/more.csv
+          - path: data/absent.jsonl
+        """,
+        files={
+            "data/cases.jsonl": (
+                '{"qid": "a", "question": "1", "answer": "1"}\n'
+                '{"qid": "b", "question": "2", "answer": "2"\n'
+                '{"qid": "c", "answer": "3"}\n'
+                '{"qid": "d", "question": "4", "answer": "4"}\n'
+            ),
+            "data/more.csv": "id,input,reference,weight\ne,5,5,1\nf,6,6,heavy\n",
+        },
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=3, errors=4)
+    result.stdout.fnmatch_lines(["projects/rows/data/cases.jsonl:2: not valid JSON*"])
+    result.stdout.fnmatch_lines(
+        ["projects/rows/data/cases.jsonl:3: row has no 'question' field for the case input"]
+    )
+    result.stdout.fnmatch_lines(
+        ["projects/rows/data/more.csv:3: weight: Input should be a valid number*"]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "projects/rows/arena.yaml:6: datasets[[]2].path: dataset file 'data/absent.jsonl' does not exist*"
+        ]
+    )
+
+
+def test_a_scorer_file_that_fails_to_import_is_named_and_other_scorers_still_work(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "scored",
+        """
+        models: [sim_perfect]
+        tests:
+          - {id: plain, input: "1", reference: "1"}
+          - {id: toned, input: "2", reference: "2", eval_type: tone}
+        """,
+        files={"scorers/tone.py": "import math\n\nvalue = math.nope\n"},
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, errors=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at setup of projects/scored/arena.yaml::scorers/tone.py*",
+            "projects/scored/scorers/tone.py:3: scorer file scorers/tone.py failed to import:"
+            " AttributeError: module 'math' has no attribute 'nope'",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "projects/scored/arena.yaml:4: eval_type: no scorer is named 'tone'; known scorers:"
+            " exact_match, json_match; these scorer files failed to load and may define it: tone.py"
+        ]
+    )
+
+
+def test_a_syntax_error_in_a_scorer_file_points_at_its_line(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "scored",
+        GOOD,
+        files={"scorers/bad.py": "from pytest_arena import Scorer\n\ndef broken(:\n    pass\n"},
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/scored/scorers/bad.py:3: scorer file scorers/bad.py failed to import: SyntaxError*"
+        ]
+    )
+
+
+def test_two_scorers_with_one_name_is_an_error_naming_both_files(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    scorer = """
+    from pytest_arena import Scorer, ScoreResult
+
+
+    class {cls}(Scorer):
+        name = "tone"
+
+        def score(self, output, reference, context):
+            return ScoreResult(1.0, True)
+    """
+    make_project(
+        "scored",
+        GOOD,
+        files={
+            "scorers/a_tone.py": scorer.format(cls="ToneScorer"),
+            "scorers/b_tone.py": scorer.format(cls="OtherToneScorer"),
+        },
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/scored/scorers/b_tone.py:4: scorer name 'tone' of OtherToneScorer is already"
+            " taken by a_tone.py:4",
+            "  fix: give each scorer its own `name`",
+        ]
+    )
+
+
+def test_an_eval_type_naming_no_scorer_lists_the_known_ones(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "scored",
+        """
+        models: [sim_perfect, sim_echo]
+        tests:
+          - {id: ok, input: "1", reference: "1"}
+          - {id: typo, input: "2", reference: "2", eval_type: json_mach}
+        """,
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, errors=2)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/scored/arena.yaml:4: eval_type: no scorer is named 'json_mach'"
+            " (did you mean 'json_match'?); known scorers: exact_match, json_match"
+        ]
+    )
+    # the broken case still counts on the leaderboard, as an error for each model
+    result.stdout.re_match_lines([r"\s+\d\s+sim_perfect\s+0\.500\s+0\.500\s+50\.0%\s+2\s+0\s+1\s"])
+
+
+def test_a_misspelt_builtin_option_names_the_valid_options(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "scored",
+        """
+        models: [sim_perfect]
+        scorers:
+          options:
+            exact_match: {ignorecase: true}
+        tests:
+          - {id: one, input: "1", reference: "1"}
+          - {id: two, input: "2", reference: {a: 1}, eval_type: json_match}
+        """,
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/scored/arena.yaml:4: scorers.options.exact_match: scorer 'exact_match':"
+            " unknown option 'ignorecase'"
+            " (valid options: ignore_case, normalize_whitespace)"
+        ]
+    )
+
+
+def test_a_broken_hooks_file_is_an_error_at_its_line(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("good", GOOD)
+    make_project(
+        "hooked",
+        GOOD,
+        files={"hooks.py": "def post_process(output):\n    return output\n"},
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/hooked/hooks.py:1: post_process must accept three arguments",
+            "  fix: define it as 'def post_process(output, case, context):'",
+        ]
+    )
+
+
+def test_a_prompt_template_variable_missing_from_a_case_is_an_error_for_that_case(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "templated",
+        """
+        models: [sim_perfect]
+        prompt:
+          template: "Translate into {language}: {text}"
+        tests:
+          - id: ok
+            input: {language: French, text: cat}
+            reference: chat
+          - id: lacking
+            input: {text: dog}
+            reference: chien
+        """,
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/templated/arena.yaml:8: prompt.template uses {language}, which this case's input lacks"
+        ]
+    )

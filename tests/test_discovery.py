@@ -1,0 +1,128 @@
+"""Scorers are found in a project's scorers/ folder with no registration."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from pytest_arena.importing import project_package
+from pytest_arena.scorers import Scorer, ScoreResult, ScoringContext
+from pytest_arena.scorers.builtins import BUILTINS
+from pytest_arena.scorers.discovery import discover
+
+
+def scorers_in(root: Path, files: dict[str, str]):  # type: ignore[no-untyped-def]
+    for rel, text in files.items():
+        path = root / "scorers" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return discover(root, project_package(root), BUILTINS)
+
+
+POLITE = """
+from pytest_arena.scorers import Scorer, ScoreResult
+from .words import MARKER
+
+
+class ToneScorer(Scorer):
+    name = "tone"
+
+    def score(self, output, reference, context):
+        return ScoreResult(1.0 if MARKER in output else 0.0, MARKER in output)
+
+
+class HelperBase(Scorer):
+    '''abstract: no score(), so not a scorer'''
+"""
+
+
+def test_scorer_classes_are_found_by_name_next_to_the_builtins(tmp_path: Path) -> None:
+    found = scorers_in(tmp_path, {"tone.py": POLITE, "words.py": "MARKER = 'please'\n"})
+    assert sorted(found.entries) == ["exact_match", "json_match", "tone"]
+    entry = found.get("tone")
+    assert entry is not None and entry.source == tmp_path / "scorers" / "tone.py"
+    assert entry.line == 6
+    assert entry.scorer.score("please", None, ScoringContext()).passed is True
+    assert found.problems == []
+
+
+def test_private_files_and_imported_scorers_are_not_registered_twice(tmp_path: Path) -> None:
+    found = scorers_in(
+        tmp_path,
+        {
+            "_shared.py": "from pytest_arena.scorers.builtins import ExactMatch\n",
+            "again.py": "from pytest_arena.scorers.builtins import ExactMatch, JsonMatch\n",
+        },
+    )
+    assert sorted(found.entries) == ["exact_match", "json_match"]
+    assert found.problems == []
+
+
+def test_a_scorer_without_a_name_is_named_after_its_class() -> None:
+    class CitationCountScorer(Scorer):
+        def score(self, output: str, reference: object, context: ScoringContext) -> ScoreResult:
+            return ScoreResult(1.0, True)
+
+    assert CitationCountScorer.name == "citation_count"
+
+
+def test_a_scorer_that_needs_arguments_is_a_problem_naming_its_class(tmp_path: Path) -> None:
+    found = scorers_in(
+        tmp_path,
+        {
+            "needy.py": """
+            from pytest_arena import Scorer
+
+
+            class NeedyScorer(Scorer):
+                def __init__(self, floor):
+                    self.floor = floor
+
+                def score(self, output, reference, context):
+                    raise AssertionError
+            """
+        },
+    )
+    (problem,) = found.problems
+    assert problem.format(tmp_path).startswith(
+        "scorers/needy.py:5: scorer NeedyScorer cannot be created without arguments"
+    )
+    assert "needy" not in found.entries
+
+
+def test_a_project_scorer_may_not_take_a_builtin_name(tmp_path: Path) -> None:
+    found = scorers_in(
+        tmp_path,
+        {
+            "mine.py": """
+            from pytest_arena import Scorer, ScoreResult
+
+
+            class MyExact(Scorer):
+                name = "exact_match"
+
+                def score(self, output, reference, context):
+                    return ScoreResult(1.0, True)
+            """
+        },
+    )
+    (problem,) = found.problems
+    assert "scorer name 'exact_match' of MyExact is already taken by a builtin" in problem.message
+
+
+def test_an_edited_scorer_file_is_read_afresh(tmp_path: Path) -> None:
+    source = """
+    from pytest_arena import Scorer, ScoreResult
+
+
+    class Fixed(Scorer):
+        name = "fixed"
+
+        def score(self, output, reference, context):
+            return ScoreResult({value}, True)
+    """
+    first = scorers_in(tmp_path, {"fixed.py": source.format(value=0.25)})
+    second = scorers_in(tmp_path, {"fixed.py": source.format(value=0.75)})
+    context = ScoringContext()
+    assert first.entries["fixed"].scorer.score("", None, context).score == 0.25
+    assert second.entries["fixed"].scorer.score("", None, context).score == 0.75

@@ -1,0 +1,149 @@
+"""hooks.py: pre_request changes the request, post_process reshapes the output."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import MakeProject
+
+FENCED = """
+models:
+  default: [fenced]
+  define:
+    fenced: {profile: sim_echo}
+scorers:
+  default: json_match
+tests:
+  - id: invoice
+    input: "```json\\n{\\"total\\": 1200}\\n```"
+    reference: {total: 1200}
+"""
+
+STRIP_FENCE = """
+def post_process(output, case, context):
+    # Strip a markdown fence before json_match sees it.
+    text = output.strip()
+    if text.startswith("```"):
+        text = text.split("\\n", 1)[1].rsplit("```", 1)[0]
+    return text
+"""
+
+
+def test_post_process_reshapes_the_output_before_scoring(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    root = make_project("fences", FENCED)
+    without = pytester.runpytest()
+    without.assert_outcomes(failed=1)
+    without.stdout.fnmatch_lines(["output is not valid JSON*wrapped in a markdown fence*"])
+    (root / "hooks.py").write_text(STRIP_FENCE)
+    with_hook = pytester.runpytest()
+    with_hook.assert_outcomes(passed=1)
+
+
+def test_post_process_sees_the_case_and_the_scoring_context(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "ctx",
+        """
+        models: [sim_echo]
+        scorers:
+          options:
+            exact_match: {ignore_case: true}
+        tests:
+          - {id: first, input: "ignored", reference: "FIRST|SIM_ECHO|TRUE"}
+        """,
+        files={
+            "hooks.py": """
+            def post_process(output, case, context):
+                return f"{case.id}|{context.model_key}|{context.options['ignore_case']}"
+            """
+        },
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_pre_request_can_change_the_messages_sent(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "pre",
+        """
+        models: [sim_echo]
+        tests:
+          - {id: greet, input: "hello", reference: "hello (from pre_request)"}
+        """,
+        files={
+            "hooks.py": """
+            def pre_request(request, case, context):
+                request.messages[-1]["content"] += " (from pre_request)"
+            """
+        },
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_pre_request_may_return_a_new_request(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "pre",
+        """
+        models: [sim_echo]
+        tests:
+          - {id: greet, input: "hello", reference: "replaced"}
+        """,
+        files={
+            "hooks.py": """
+            import dataclasses
+
+            def pre_request(request, case, context):
+                return dataclasses.replace(request, messages=[{"role": "user", "content": "replaced"}])
+            """
+        },
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("hooks", "message"),
+    [
+        (
+            "def post_process(output, case, context):\n    return None\n",
+            "hooks.py post_process returned NoneType; it must return a string",
+        ),
+        (
+            "def pre_request(request, case, context):\n    return 'text'\n",
+            "hooks.py pre_request returned str; return the request (or None after changing it in place)",
+        ),
+        (
+            "def post_process(output, case, context):\n    raise KeyError('total')\n",
+            "hooks.py post_process raised KeyError: 'total'",
+        ),
+    ],
+)
+def test_a_hook_that_misbehaves_fails_the_case_with_a_clear_reason(
+    pytester: pytest.Pytester, make_project: MakeProject, hooks: str, message: str
+) -> None:
+    make_project(
+        "bad",
+        "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n",
+        files={"hooks.py": hooks},
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([message])
+
+
+def test_a_hooks_file_that_fails_to_import_names_its_line(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "bad",
+        "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n",
+        files={"hooks.py": "import json\n\nSETTINGS = json.loads('{')\n"},
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["projects/bad/hooks.py:3: hooks.py failed to import: JSONDecodeError*"])

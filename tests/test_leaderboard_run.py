@@ -1,0 +1,115 @@
+"""The leaderboard printed at the end of a run, checked against hand-computed numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import MakeProject
+
+BY_MODEL_SCORER = """
+from pytest_arena.scorers import Scorer, ScoreResult
+
+
+class TableScorer(Scorer):
+    '''Reads each model's verdict from the case's metadata.'''
+
+    name = "table"
+
+    def score(self, output, reference, context):
+        row = context.test_case.metadata[context.model_key]
+        metrics = {"citation_rate": row["cr"]} if "cr" in row else {}
+        return ScoreResult(row["score"], row["passed"], "from the table", metrics=metrics)
+"""
+
+PROJECT = """
+models:
+  default: [sim_perfect, pricey]
+  define:
+    pricey:
+      profile: sim_perfect
+      latency_ms: 20
+      price: {input_per_mtok: 1000000, output_per_mtok: 2000000}
+scorers:
+  default: table
+metrics:
+  weights: {accuracy: 0.4, citation_rate: 0.4, cost: 0.2}
+tests:
+  - id: c1
+    input: abcd
+    reference: abcdefgh
+    metadata:
+      sim_perfect: {score: 1.0, passed: true, cr: 1.0}
+      pricey: {score: 0.5, passed: false, cr: 0.5}
+  - id: c2
+    input: abcd
+    reference: abcdefgh
+    weight: 3
+    metadata:
+      sim_perfect: {score: 0.5, passed: false, cr: 0.0}
+      pricey: {score: 1.0, passed: true, cr: 1.0}
+  - id: c3
+    input: abcd
+    reference: abcdefgh
+    metadata:
+      sim_perfect: {score: 0.0, passed: null}
+      pricey: {score: 0.0, passed: null}
+"""
+
+
+def test_the_leaderboard_matches_numbers_computed_by_hand(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, failed=2)
+    # accuracy is the case-weighted mean score over scored cases:
+    #   sim_perfect (1*1.0 + 3*0.5) / 4 = 0.625, pricey (1*0.5 + 3*1.0) / 4 = 0.875
+    # pass rate leaves the unscored c3 out: 1 of 2 for both.
+    # citation_rate is weighted like accuracy: sim_perfect 0.25, pricey 0.875.
+    # tokens per call: input 'abcd' is 1 token + 4 for the message, output 'abcdefgh' 2 tokens;
+    # pricey pays $1 per input token and $2 per output token: 3 * (5 + 4) = $27.
+    # cost is lower-is-better and normalised against the cheapest model (free): 1 and 0.
+    #   composite sim_perfect = 0.4*0.625 + 0.4*0.25 + 0.2*1 = 0.55
+    #   composite pricey      = 0.4*0.875 + 0.4*0.875 + 0.2*0 = 0.70
+    result.stdout.fnmatch_lines(
+        [
+            "*= arena leaderboard: table =*",
+            "  rank        model    composite    accuracy    pass rate    cases    failed    errors    unscored    tokens       cost    latency    citation_rate",
+            "---*",
+            "     1       pricey        0.700       0.875        50.0%        3         1         0           1        21     $27.00      20 ms            0.875",
+            "     2  sim_perfect        0.550       0.625        50.0%        3         1         0           1        21  $0.000000       0 ms            0.250",
+            "composite = 0.40·accuracy + 0.40·citation_rate + 0.20·cost",
+        ]
+    )
+
+
+def test_a_weight_on_a_metric_nobody_emits_is_a_warning_with_a_suggestion(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "table",
+        PROJECT.replace("citation_rate: 0.4", "citaton_rate: 0.4"),
+        files={"scorers/table.py": BY_MODEL_SCORER},
+    )
+    result = pytester.runpytest()
+    result.stdout.fnmatch_lines(
+        [
+            "composite = 0.67·accuracy + 0.33·cost",
+            "warning: metrics.weights names 'citaton_rate', which no record has"
+            " (did you mean 'citation_rate'?); it is left out of the composite",
+        ]
+    )
+
+
+def test_each_project_gets_its_own_board(pytester: pytest.Pytester, make_project: MakeProject) -> None:
+    for name in ("alpha", "beta"):
+        make_project(name, "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
+    result = pytester.runpytest()
+    result.stdout.fnmatch_lines(["*arena leaderboard: alpha*", "*arena leaderboard: beta*"])
+
+
+def test_no_board_without_arena_items(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_plain():\n    assert True\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    result.stdout.no_fnmatch_line("*arena leaderboard*")

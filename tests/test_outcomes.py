@@ -1,0 +1,216 @@
+"""Verdicts become pytest outcomes; the scorer's reason is the failure text."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import MakeProject
+
+TONE_SCORER = """
+from pytest_arena.scorers import Scorer, ScoreResult
+
+
+class ToneScorer(Scorer):
+    name = "tone"
+
+    def score(self, output, reference, context):
+        polite = "please" in output.lower()
+        return ScoreResult(
+            score=1.0 if polite else 0.0,
+            passed=polite,
+            reason="found 'please'" if polite else "no politeness marker",
+        )
+"""
+
+SUPPORT = """
+models: [sim_perfect]
+scorers:
+  default: tone
+tests:
+  - id: polite
+    input: "My parcel is late."
+    reference: "Sorry about that, please send us your order number."
+  - id: curt
+    input: "My parcel is late."
+    reference: "Send the order number."
+"""
+
+
+def test_a_failed_verdict_shows_the_reason_not_a_traceback(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("support", SUPPORT, files={"scorers/tone.py": TONE_SCORER})
+    result = pytester.runpytest("-rA")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ support::curt[[]sim_perfect] _*",
+            "no politeness marker",
+            "  scorer:    tone (score 0.00)",
+            "  output:    'Send the order number.'",
+            "  reference: 'Send the order number.'",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        ["FAILED projects/support/arena.yaml::curt[[]sim_perfect] - no politeness marker"]
+    )
+    result.stdout.no_fnmatch_line("*Traceback*")
+    result.stdout.no_fnmatch_line("*CaseFailed*")
+
+
+def test_a_long_output_is_cut_to_an_excerpt(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    long = "word " * 200
+    make_project(
+        "support",
+        f"""
+        models: [sim_perfect]
+        scorers: {{default: tone}}
+        tests:
+          - id: rambling
+            input: "?"
+            reference: "{long}"
+        """,
+        files={"scorers/tone.py": TONE_SCORER},
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    output_line = next(line for line in result.stdout.lines if line.startswith("  output:"))
+    assert output_line.endswith("…'")
+    assert len(output_line) < 230
+
+
+def test_an_exception_in_a_scorer_fails_the_case_naming_the_scorer_with_its_traceback(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "support",
+        SUPPORT,
+        files={
+            "scorers/tone.py": """
+            from pytest_arena.scorers import Scorer
+
+
+            class ToneScorer(Scorer):
+                name = "tone"
+
+                def score(self, output, reference, context):
+                    words = output.split()
+                    return words[99]
+            """
+        },
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "scorer 'tone' raised IndexError: list index out of range",
+            "",
+            "Traceback (most recent call last):",
+            '*File "*projects/support/scorers/tone.py", line 9, in score',
+            "*return words[[]99]*",
+            "IndexError: list index out of range",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*pytest_arena/evaluation.py*")
+
+
+def test_an_invalid_score_result_is_an_error_in_the_scorer(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "support",
+        SUPPORT,
+        files={
+            "scorers/tone.py": """
+            from pytest_arena.scorers import Scorer, ScoreResult
+
+
+            class ToneScorer(Scorer):
+                name = "tone"
+
+                def score(self, output, reference, context):
+                    if "please" in output:
+                        return ScoreResult(score=1.5, passed=True)
+                    return ScoreResult(score=0.0, passed=False, metrics={"politeness": "low"})
+            """
+        },
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*scorer 'tone' raised ScoreResultError: ScoreResult.score must be between 0 and 1, got 1.5"
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*scorer 'tone' raised ScoreResultError: metric 'politeness' must be a number, got str 'low'"
+        ]
+    )
+
+
+def test_a_scorer_that_returns_something_else_is_named(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "support",
+        SUPPORT,
+        files={
+            "scorers/tone.py": """
+            from pytest_arena.scorers import Scorer
+
+
+            class ToneScorer(Scorer):
+                name = "tone"
+
+                def score(self, output, reference, context):
+                    return 1.0
+            """
+        },
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["scorer 'tone' returned float; it must return a ScoreResult"])
+
+
+def test_unscored_cases_are_their_own_category_and_never_fail(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "notes",
+        """
+        models: [sim_perfect]
+        scorers: {default: length}
+        tests:
+          - {id: short, input: "a", reference: "ok"}
+          - {id: long, input: "b", reference: "a longer reply"}
+          - {id: exact, input: "c", reference: "c", eval_type: exact_match}
+        """,
+        files={
+            "scorers/length.py": """
+            from pytest_arena.scorers import Scorer, ScoreResult
+
+
+            class LengthScorer(Scorer):
+                name = "length"
+
+                def score(self, output, reference, context):
+                    return ScoreResult(
+                        score=0.0, passed=None, reason="recorded only", metrics={"chars": len(output)}
+                    )
+            """
+        },
+    )
+    result = pytester.runpytest("-v")
+    assert result.ret == 0
+    outcomes = result.parseoutcomes()
+    assert outcomes["passed"] == 1
+    assert outcomes["unscored"] == 2
+    assert "failed" not in outcomes
+    result.stdout.fnmatch_lines(["projects/notes/arena.yaml::short[[]sim_perfect] UNSCORED*"])
+    # the pass rate counts only the scored case; the metric is the mean of 2 and 14 characters
+    result.stdout.re_match_lines(
+        [r"\s+1\s+sim_perfect\s+1\.000\s+1\.000\s+100\.0%\s+3\s+0\s+0\s+2\s.*\s8\.000$"]
+    )

@@ -1,0 +1,213 @@
+"""Loading arena.yaml and datasets: cases, lines, and errors with file and line."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pytest_arena.spec import SpecError, load_project
+from pytest_arena.spec.template import render_messages
+
+
+def write(folder: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return folder / "arena.yaml"
+
+
+def test_inline_cases_keep_their_fields_and_lines(tmp_path: Path) -> None:
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": """
+                name: quiz
+                tests:
+                  - id: capital
+                    input: "Capital of France?"
+                    reference: Paris
+                    tags: [geo, easy]
+                    weight: 2
+                    eval_type: exact_match
+                    options: {ignore_case: true}
+                  - id: chat
+                    input:
+                      - {role: system, content: "Be brief."}
+                      - {role: user, content: "Hi"}
+                """
+            },
+        )
+    )
+    capital, chat = project.cases
+    assert project.name == "quiz"
+    assert (capital.id, capital.reference, capital.tags, capital.weight) == (
+        "capital",
+        "Paris",
+        ("geo", "easy"),
+        2.0,
+    )
+    assert capital.options == {"ignore_case": True}
+    assert (capital.line, capital.line_of("eval_type"), chat.line) == (3, 8, 10)
+    assert chat.input == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
+    assert project.problems == []
+
+
+def test_the_project_name_defaults_to_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "support_replies"
+    folder.mkdir()
+    assert load_project(write(folder, {"arena.yaml": "tests: []\n"})).name == "support_replies"
+
+
+def test_an_empty_file_is_a_project_without_cases(tmp_path: Path) -> None:
+    project = load_project(write(tmp_path, {"arena.yaml": ""}))
+    assert project.cases == [] and project.problems == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("- a\n- b\n", "arena.yaml:1: arena.yaml must be a mapping of keys"),
+        ("tests: []\ntests: []\n", "arena.yaml:2: duplicate key 'tests' (first at line 1)"),
+        ("models:\n\t- sim_small\n", "arena.yaml:2: YAML syntax error"),
+        ("prompt:\n  templte: x\n", "arena.yaml:2: prompt.templte: unknown key 'templte'"),
+        ("models:\n  define:\n    m: {price: {input: 1}}\n", "arena.yaml:3: models.define.m.price.input: unknown key"),
+        ("metrics:\n  weights: {cost: -1}\n", "arena.yaml:2: metrics.weights: weight of 'cost' is -1.0"),
+    ],
+)
+def test_project_wide_problems_raise_with_file_and_line(tmp_path: Path, text: str, expected: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        load_project(write(tmp_path, {"arena.yaml": text}))
+    assert caught.value.format(tmp_path).startswith(expected)
+
+
+def test_models_may_be_a_plain_list(tmp_path: Path) -> None:
+    project = load_project(write(tmp_path, {"arena.yaml": "models: [sim_small, sim_large]\n"}))
+    assert project.spec.models.default == ["sim_small", "sim_large"]
+
+
+def test_a_jsonl_dataset_maps_its_fields_and_keeps_the_rest_as_metadata(tmp_path: Path) -> None:
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": """
+                datasets:
+                  - path: data/problems.jsonl
+                    fields: {id: qid, input: question, reference: answer, tags: topic}
+                    tags: [arith]
+                    eval_type: exact_match
+                """,
+                "data/problems.jsonl": (
+                    '{"qid": 7, "question": "2+2", "answer": 4, "topic": "add", "level": 1}\n'
+                    "\n"
+                    '{"qid": "x8", "question": "3*3", "answer": 9, "topic": "mul"}\n'
+                ),
+            },
+        )
+    )
+    first, second = project.cases
+    assert (first.id, first.input, first.reference, first.tags) == ("7", "2+2", 4, ("arith", "add"))
+    assert first.metadata == {"level": 1}
+    assert first.eval_type == "exact_match"
+    assert (first.dataset, first.source.name, first.line, second.line) == (
+        "data/problems.jsonl",
+        "problems.jsonl",
+        1,
+        3,
+    )
+
+
+def test_a_csv_dataset_without_ids_numbers_its_rows_and_splits_tags(tmp_path: Path) -> None:
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": "datasets: [data/q.csv]\n",
+                "data/q.csv": 'input,reference,tags\n"Hello, you",hi,"a,b"\nBye,bye,\n',
+            },
+        )
+    )
+    first, second = project.cases
+    assert (first.id, first.input, first.tags, first.line) == ("q-1", "Hello, you", ("a", "b"), 2)
+    assert (second.id, second.tags, second.line) == ("q-2", (), 3)
+
+
+def test_a_dataset_row_may_fill_template_variables(tmp_path: Path) -> None:
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": """
+                prompt:
+                  template: "Translate into {language}: {text}"
+                  system: "You translate."
+                datasets:
+                  - path: data/t.yaml
+                    fields: {input: [language, text]}
+                """,
+                "data/t.yaml": "- {id: one, language: French, text: cat, reference: chat}\n",
+            },
+        )
+    )
+    (case,) = project.cases
+    assert case.input == {"language": "French", "text": "cat"}
+    spec = project.spec.prompt
+    assert render_messages(case, spec.template, spec.system) == [
+        {"role": "system", "content": "You translate."},
+        {"role": "user", "content": "Translate into French: cat"},
+    ]
+
+
+def test_templates_escape_braces_and_render_non_text_as_json() -> None:
+    from pytest_arena.spec import Case
+
+    case = Case(id="a", input={"doc": {"total": 3}})
+    assert render_messages(case, "Data {doc}; reply as {{\"total\": n}}", None) == [
+        {"role": "user", "content": 'Data {"total": 3}; reply as {"total": n}'}
+    ]
+
+
+def test_a_chat_input_gets_the_system_prompt_unless_it_has_one() -> None:
+    from pytest_arena.spec import Case
+
+    plain = Case(id="a", input=[{"role": "user", "content": "hi"}])
+    own = Case(id="b", input=[{"role": "system", "content": "mine"}, {"role": "user", "content": "hi"}])
+    assert render_messages(plain, None, "sys")[0] == {"role": "system", "content": "sys"}
+    assert render_messages(own, None, "sys")[0] == {"role": "system", "content": "mine"}
+
+
+def test_problems_in_cases_and_rows_are_collected_apart_from_good_cases(tmp_path: Path) -> None:
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": """
+                tests:
+                  - {id: good, input: x}
+                  - {id: bad, input: x, weight: -1}
+                  - just text
+                datasets: [data/d.jsonl, data/none.jsonl, data/d.txt]
+                """,
+                "data/d.jsonl": '{"id": "good", "input": "y"}\n[1]\n{"id": "r2", "input": "z"}\n',
+                "data/d.txt": "",
+            },
+        )
+    )
+    assert [c.id for c in project.cases] == ["good", "r2"]
+    problems = {p.name: p.problem.format(tmp_path) for p in project.problems}
+    assert problems == {
+        "bad": "arena.yaml:3: tests[1].weight: Input should be greater than or equal to 0\n"
+        "  fix: use a value of 0 or more",
+        "tests.2": "arena.yaml:4: a case must be a mapping with 'id' and 'input'",
+        "good@line1": "data/d.jsonl:1: duplicate case id 'good' (first at arena.yaml:2)\n"
+        "  fix: give every case in a project its own id",
+        "line2": "data/d.jsonl:2: a JSONL row must be a JSON object {...}",
+        "data/none.jsonl": f"arena.yaml:5: datasets[1].path: dataset file 'data/none.jsonl' does not exist (looked in {tmp_path})\n"
+        "  fix: paths are relative to the folder holding arena.yaml",
+        "data/d.txt": "data/d.txt: cannot tell the format of 'd.txt' from its suffix\n"
+        "  fix: name it .yaml, .jsonl or .csv, or set 'format:' on the dataset",
+    }
