@@ -24,17 +24,43 @@ def as_json(output: str, reference: Any, **options: Any) -> ScoreResult:
     [
         ("Paris", "Paris", {}, True, "exact match"),
         ("  Paris\n", "Paris", {}, True, "exact match"),
-        ("paris", "Paris", {}, False, "expected 'Paris', got 'paris'; it differs only in letter case: set the option ignore_case: true"),
+        (
+            "paris",
+            "Paris",
+            {},
+            False,
+            "expected 'Paris', got 'paris'; it differs only in letter case: set the option ignore_case: true",
+        ),
         ("paris", "Paris", {"ignore_case": True}, True, "exact match"),
-        ("New  York", "New York", {}, False, "expected 'New York', got 'New  York'; it differs only in whitespace: set the option normalize_whitespace: true"),
+        (
+            "New  York",
+            "New York",
+            {},
+            False,
+            "expected 'New York', got 'New  York'; it differs only in whitespace: set the option normalize_whitespace: true",
+        ),
         ("New  York", "New York", {"normalize_whitespace": True}, True, "exact match"),
-        ("Answer: 42", "42", {}, False, "expected '42', got 'Answer: 42'; it matches once 'Answer:' is removed: strip it in hooks.py post_process"),
-        ("```\n42\n```", 42, {}, False, "expected '42', got '```\\n42\\n```'; it matches once the markdown fence is removed: strip it in hooks.py post_process"),
+        (
+            "Answer: 42",
+            "42",
+            {},
+            False,
+            "expected '42', got 'Answer: 42'; it matches once 'Answer:' is removed: strip it in hooks.py post_process",
+        ),
+        (
+            "```\n42\n```",
+            42,
+            {},
+            False,
+            "expected '42', got '```\\n42\\n```'; it matches once the markdown fence is removed: strip it in hooks.py post_process",
+        ),
         ("42", 42, {}, True, "exact match"),
         ("Lyon", "Paris", {}, False, "expected 'Paris', got 'Lyon'"),
     ],
 )
-def test_exact_match(output: str, reference: Any, options: dict[str, Any], passed: bool, reason: str) -> None:
+def test_exact_match(
+    output: str, reference: Any, options: dict[str, Any], passed: bool, reason: str
+) -> None:
     result = exact(output, reference, **options)
     assert (result.passed, result.reason) == (passed, reason)
     assert result.score == (1.0 if passed else 0.0)
@@ -52,18 +78,74 @@ REF = {"vendor": "ACME", "total": 1200, "lines": [{"sku": "A", "qty": 2}, {"sku"
 @pytest.mark.parametrize(
     ("output", "options", "score", "passed", "reason"),
     [
-        ('{"total": 1200, "vendor": "ACME", "lines": [{"qty": 2, "sku": "A"}, {"sku": "B", "qty": 1}]}', {}, 1.0, True, "JSON matches"),
-        ('{"vendor": "ACME", "total": 1300, "lines": [{"sku": "A", "qty": 2}, {"sku": "B", "qty": 1}]}', {}, 5 / 6, False, "5 of 6 values match: $.total: expected 1200, got 1300"),
-        ('{"vendor": "ACME", "lines": [{"sku": "A", "qty": 2}]}', {}, 3 / 6, False, "3 of 6 values match: $.total missing; $.lines[1] missing"),
-        ('{"vendor": "ACME", "total": 1200, "lines": [{"sku": "B", "qty": 1}, {"sku": "A", "qty": 2}]}', {}, 2 / 6, False, "2 of 6 values match: $.lines[0].sku: expected 'A', got 'B'; $.lines[0].qty: expected 2, got 1; $.lines[1].sku: expected 'B', got 'A' (+1 more)"),
-        ('{"vendor": "ACME", "total": 1200, "lines": [{"sku": "B", "qty": 1}, {"sku": "A", "qty": 2}]}', {"ignore_list_order": True}, 1.0, True, "JSON matches"),
-        ('{"vendor": "ACME", "total": 1200.0, "lines": [{"sku": "A", "qty": 2}, {"sku": "B", "qty": 1}], "note": "x"}', {}, 1.0, True, "JSON matches"),
-        ('{"vendor": "ACME", "total": 1200, "lines": [{"sku": "A", "qty": 2}, {"sku": "B", "qty": 1}], "note": "x"}', {"allow_extra_keys": False}, 6 / 7, False, "6 of 7 values match: $.note not expected"),
-        ('{"vendor": "ACME", "total": "1200", "lines": [{"sku": "A", "qty": 2}, {"sku": "B", "qty": 1}]}', {"threshold": 0.8}, 5 / 6, True, "5 of 6 values match: $.total: expected 1200, got '1200'"),
-        ("vendor: ACME", {}, 0.0, False, "output is not valid JSON (Expecting value at line 1 column 1): 'vendor: ACME'"),
+        (
+            '{"total": 1200, "vendor": "ACME", "lines": [{"qty": 2, "sku": "A"}, {"sku": "B", "qty": 1}]}',
+            {},
+            1.0,
+            True,
+            "JSON matches",
+        ),
+        (
+            '{"vendor": "ACME", "total": 1300, "lines": [{"sku": "A", "qty": 2}, {"sku": "B", "qty": 1}]}',
+            {},
+            5 / 6,
+            False,
+            "5 of 6 values match: $.total: expected 1200, got 1300",
+        ),
+        (
+            '{"vendor": "ACME", "lines": [{"sku": "A", "qty": 2}]}',
+            {},
+            3 / 6,
+            False,
+            "3 of 6 values match: $.total missing; $.lines[1] missing",
+        ),
+        (
+            '{"vendor": "ACME", "total": 1200, "lines": [{"sku": "B", "qty": 1}, {"sku": "A", "qty": 2}]}',
+            {},
+            2 / 6,
+            False,
+            "2 of 6 values match: $.lines[0].sku: expected 'A', got 'B'; $.lines[0].qty: expected 2, got 1; $.lines[1].sku: expected 'B', got 'A' (+1 more)",
+        ),
+        (
+            '{"vendor": "ACME", "total": 1200, "lines": [{"sku": "B", "qty": 1}, {"sku": "A", "qty": 2}]}',
+            {"ignore_list_order": True},
+            1.0,
+            True,
+            "JSON matches",
+        ),
+        (
+            '{"vendor": "ACME", "total": 1200.0, "lines": [{"sku": "A", "qty": 2}, {"sku": "B", "qty": 1}], "note": "x"}',
+            {},
+            1.0,
+            True,
+            "JSON matches",
+        ),
+        (
+            '{"vendor": "ACME", "total": 1200, "lines": [{"sku": "A", "qty": 2}, {"sku": "B", "qty": 1}], "note": "x"}',
+            {"allow_extra_keys": False},
+            6 / 7,
+            False,
+            "6 of 7 values match: $.note not expected",
+        ),
+        (
+            '{"vendor": "ACME", "total": "1200", "lines": [{"sku": "A", "qty": 2}, {"sku": "B", "qty": 1}]}',
+            {"threshold": 0.8},
+            5 / 6,
+            True,
+            "5 of 6 values match: $.total: expected 1200, got '1200'",
+        ),
+        (
+            "vendor: ACME",
+            {},
+            0.0,
+            False,
+            "output is not valid JSON (Expecting value at line 1 column 1): 'vendor: ACME'",
+        ),
     ],
 )
-def test_json_match(output: str, options: dict[str, Any], score: float, passed: bool, reason: str) -> None:
+def test_json_match(
+    output: str, options: dict[str, Any], score: float, passed: bool, reason: str
+) -> None:
     result = as_json(output, REF, **options)
     assert result.score == pytest.approx(score)
     assert (result.passed, result.reason) == (passed, reason)
@@ -101,9 +183,15 @@ def test_extract_json_finds_the_first_object_or_array() -> None:
         ({"score": float("nan")}, "ScoreResult.score must be between 0 and 1, got nan"),
         ({"score": "high"}, "ScoreResult.score must be a number from 0 to 1, got 'high'"),
         ({"score": True}, "ScoreResult.score must be a number from 0 to 1, got True"),
-        ({"score": 1, "passed": "yes"}, "ScoreResult.passed must be True, False or None, got 'yes'"),
+        (
+            {"score": 1, "passed": "yes"},
+            "ScoreResult.passed must be True, False or None, got 'yes'",
+        ),
         ({"score": 1, "metrics": {"rate": "0.5"}}, "metric 'rate' must be a number, got str '0.5'"),
-        ({"score": 1, "metrics": {"rate": None}}, "metric 'rate' must be a number, got NoneType None"),
+        (
+            {"score": 1, "metrics": {"rate": None}},
+            "metric 'rate' must be a number, got NoneType None",
+        ),
     ],
 )
 def test_a_score_result_refuses_values_it_cannot_hold(kwargs: dict[str, Any], message: str) -> None:

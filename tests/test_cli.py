@@ -19,9 +19,13 @@ def test_arena_evaluate_runs_a_project_on_the_given_models(
 ) -> None:
     make_project("mine", PROJECT)
     make_project("other", PROJECT)
-    result = pytester.run("arena", "evaluate", "--project", "projects/mine", "--models", "sim_large,sim_echo")
+    result = pytester.run(
+        "arena", "evaluate", "--project", "projects/mine", "--models", "sim_large,sim_echo"
+    )
     assert result.ret == 1  # sim_echo repeats the prompt, which is not the reference
-    result.stdout.fnmatch_lines(["FAILED projects/mine/arena.yaml::a[[]sim_echo] - expected 'x', got 'say x'"])
+    result.stdout.fnmatch_lines(
+        ["FAILED projects/mine/arena.yaml::a[[]sim_echo] - expected 'x', got 'say x'"]
+    )
     result.stdout.fnmatch_lines(["*arena leaderboard: mine*"])
     result.stdout.no_fnmatch_line("*arena leaderboard: other*")
     result.stdout.fnmatch_lines(["*sim_large*", "*sim_echo*"])
@@ -32,10 +36,20 @@ def test_arena_evaluate_passes_other_arguments_to_pytest(
 ) -> None:
     make_project("mine", PROJECT)
     result = pytester.run(
-        "arena", "evaluate", "--project", "projects/mine", "--models", "sim_perfect", "-k", "not slow", "-v"
+        "arena",
+        "evaluate",
+        "--project",
+        "projects/mine",
+        "--models",
+        "sim_perfect",
+        "-k",
+        "not slow",
+        "-v",
     )
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["projects/mine/arena.yaml::a[[]sim_perfect] PASSED*", "*1 passed, 1 deselected*"])
+    result.stdout.fnmatch_lines(
+        ["projects/mine/arena.yaml::a[[]sim_perfect] PASSED*", "*1 passed, 1 deselected*"]
+    )
 
 
 def test_arena_without_a_command_prints_help(pytester: pytest.Pytester) -> None:

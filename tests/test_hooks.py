@@ -146,4 +146,6 @@ def test_a_hooks_file_that_fails_to_import_names_its_line(
     )
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["projects/bad/hooks.py:3: hooks.py failed to import: JSONDecodeError*"])
+    result.stdout.fnmatch_lines(
+        ["projects/bad/hooks.py:3: hooks.py failed to import: JSONDecodeError*"]
+    )

@@ -41,10 +41,27 @@ def test_lower_is_better_dimensions_are_scored_against_the_best_model() -> None:
 
 
 def test_custom_metrics_in_0_1_count_as_they_are_and_others_against_the_top() -> None:
-    settings = {"weights": {"recall": 1.0, "words": 1.0, "bad_refs": 1.0}, "lower_is_better": ["bad_refs"]}
+    settings = {
+        "weights": {"recall": 1.0, "words": 1.0, "bad_refs": 1.0},
+        "lower_is_better": ["bad_refs"],
+    }
     records = [
-        rec("a", "x", PASSED, 1.0, metrics={"recall": 0.5, "words": 50, "bad_refs": 2}, board=settings),
-        rec("b", "x", PASSED, 1.0, metrics={"recall": 0.9, "words": 200, "bad_refs": 1}, board=settings),
+        rec(
+            "a",
+            "x",
+            PASSED,
+            1.0,
+            metrics={"recall": 0.5, "words": 50, "bad_refs": 2},
+            board=settings,
+        ),
+        rec(
+            "b",
+            "x",
+            PASSED,
+            1.0,
+            metrics={"recall": 0.9, "words": 200, "bad_refs": 1},
+            board=settings,
+        ),
     ]
     rows = {r.model: r for r in build_board("p", records).rows}
     assert rows["a"].composite == pytest.approx((0.5 + 0.25 + 0.5) / 3)

@@ -101,7 +101,9 @@ def test_a_weight_on_a_metric_nobody_emits_is_a_warning_with_a_suggestion(
     )
 
 
-def test_each_project_gets_its_own_board(pytester: pytest.Pytester, make_project: MakeProject) -> None:
+def test_each_project_gets_its_own_board(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
     for name in ("alpha", "beta"):
         make_project(name, "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
     result = pytester.runpytest()

@@ -25,7 +25,12 @@ REFERENCES = [
 
 def cases(n: int) -> list[Case]:
     return [
-        Case(id=f"c{i}", input=f"question {i}", reference=REFERENCES[i % len(REFERENCES)], project="p")
+        Case(
+            id=f"c{i}",
+            input=f"question {i}",
+            reference=REFERENCES[i % len(REFERENCES)],
+            project="p",
+        )
         for i in range(n)
     ]
 
@@ -47,7 +52,9 @@ def test_the_same_model_case_and_sample_give_the_same_answer() -> None:
 
 
 def test_another_sample_is_another_draw() -> None:
-    differing = sum(answer("sim_small", c, 0).text != answer("sim_small", c, 1).text for c in cases(100))
+    differing = sum(
+        answer("sim_small", c, 0).text != answer("sim_small", c, 1).text for c in cases(100)
+    )
     assert differing > 10
 
 
@@ -111,16 +118,21 @@ def test_tokens_and_price_are_simulated() -> None:
     connector = build_connector("sim_large", {}, Path("arena.yaml"))
     price = PROFILES["sim_large"][1]
     assert connector.cost_of(response) == pytest.approx(
-        (response.tokens_in * price.input_per_mtok + response.tokens_out * price.output_per_mtok) / 1e6
+        (response.tokens_in * price.input_per_mtok + response.tokens_out * price.output_per_mtok)
+        / 1e6
     )
 
 
 def test_profiles_can_be_tuned_and_defined_in_the_project() -> None:
     defined = {
         "sim_small": ModelDef.model_validate({"accuracy": 0.0}),
-        "mine": ModelDef.model_validate({"connector": "sim", "profile": "sim_large", "format_noise": 0}),
+        "mine": ModelDef.model_validate(
+            {"connector": "sim", "profile": "sim_large", "format_noise": 0}
+        ),
     }
-    assert all(answer("sim_small", c, defined=defined).meta["verdict"] == "wrong" for c in cases(30))
+    assert all(
+        answer("sim_small", c, defined=defined).meta["verdict"] == "wrong" for c in cases(30)
+    )
     mine = build_connector("mine", defined, Path("arena.yaml"))
     assert mine.settings.accuracy == PROFILES["sim_large"][0].accuracy  # type: ignore[attr-defined]
     assert mine.settings.format_noise == 0  # type: ignore[attr-defined]

@@ -52,7 +52,10 @@ def test_inline_cases_keep_their_fields_and_lines(tmp_path: Path) -> None:
     )
     assert capital.options == {"ignore_case": True}
     assert (capital.line, capital.line_of("eval_type"), chat.line) == (3, 8, 10)
-    assert chat.input == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
+    assert chat.input == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Hi"},
+    ]
     assert project.problems == []
 
 
@@ -74,11 +77,19 @@ def test_an_empty_file_is_a_project_without_cases(tmp_path: Path) -> None:
         ("tests: []\ntests: []\n", "arena.yaml:2: duplicate key 'tests' (first at line 1)"),
         ("models:\n\t- sim_small\n", "arena.yaml:2: YAML syntax error"),
         ("prompt:\n  templte: x\n", "arena.yaml:2: prompt.templte: unknown key 'templte'"),
-        ("models:\n  define:\n    m: {price: {input: 1}}\n", "arena.yaml:3: models.define.m.price.input: unknown key"),
-        ("metrics:\n  weights: {cost: -1}\n", "arena.yaml:2: metrics.weights: weight of 'cost' is -1.0"),
+        (
+            "models:\n  define:\n    m: {price: {input: 1}}\n",
+            "arena.yaml:3: models.define.m.price.input: unknown key",
+        ),
+        (
+            "metrics:\n  weights: {cost: -1}\n",
+            "arena.yaml:2: metrics.weights: weight of 'cost' is -1.0",
+        ),
     ],
 )
-def test_project_wide_problems_raise_with_file_and_line(tmp_path: Path, text: str, expected: str) -> None:
+def test_project_wide_problems_raise_with_file_and_line(
+    tmp_path: Path, text: str, expected: str
+) -> None:
     with pytest.raises(SpecError) as caught:
         load_project(write(tmp_path, {"arena.yaml": text}))
     assert caught.value.format(tmp_path).startswith(expected)
@@ -166,7 +177,7 @@ def test_templates_escape_braces_and_render_non_text_as_json() -> None:
     from pytest_arena.spec import Case
 
     case = Case(id="a", input={"doc": {"total": 3}})
-    assert render_messages(case, "Data {doc}; reply as {{\"total\": n}}", None) == [
+    assert render_messages(case, 'Data {doc}; reply as {{"total": n}}', None) == [
         {"role": "user", "content": 'Data {"total": 3}; reply as {"total": n}'}
     ]
 
@@ -175,7 +186,9 @@ def test_a_chat_input_gets_the_system_prompt_unless_it_has_one() -> None:
     from pytest_arena.spec import Case
 
     plain = Case(id="a", input=[{"role": "user", "content": "hi"}])
-    own = Case(id="b", input=[{"role": "system", "content": "mine"}, {"role": "user", "content": "hi"}])
+    own = Case(
+        id="b", input=[{"role": "system", "content": "mine"}, {"role": "user", "content": "hi"}]
+    )
     assert render_messages(plain, None, "sys")[0] == {"role": "system", "content": "sys"}
     assert render_messages(own, None, "sys")[0] == {"role": "system", "content": "mine"}
 
