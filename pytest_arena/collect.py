@@ -182,6 +182,10 @@ def failure_text(record: Record) -> str:
         else f"  scorer:    {record.scorer}",
         f"  output:    {excerpt(record.output or '', 200)}",
     ]
+    if record.raw_output is not None:
+        lines.append(
+            f"  raw:       {excerpt(record.raw_output, 200)} (before hooks.py post_process)"
+        )
     if record.reference is not None:
         lines.append(f"  reference: {excerpt(record.reference, 200)}")
     return "\n".join(lines)

@@ -72,7 +72,8 @@ def evaluate(project: Project, case: Case, model: str, plan: Plan, sample: int =
             response = connector.complete(request)
         except Exception as exc:
             raise _Stop(f"model '{model}' call failed: {type(exc).__name__}: {exc}", exc) from exc
-        record.latency_ms = response.latency_ms or (time.perf_counter() - started) * 1000
+        measured = (time.perf_counter() - started) * 1000
+        record.latency_ms = measured if response.latency_ms is None else response.latency_ms
         record.tokens_in, record.tokens_out = response.tokens_in, response.tokens_out
         record.cost = connector.cost_of(response)
         output = response.text
@@ -84,7 +85,8 @@ def evaluate(project: Project, case: Case, model: str, plan: Plan, sample: int =
                     f"hooks.py post_process returned {type(output).__name__};"
                     " it must return a string"
                 )
-            record.output = output
+            if output != record.output:
+                record.raw_output, record.output = record.output, output
         result = _call_user(
             f"scorer '{plan.scorer}'", plan.entry.scorer.score, output, case.reference, context
         )

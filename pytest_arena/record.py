@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import PurePath
 from typing import Any
 
@@ -21,7 +21,8 @@ class Record:
     passed: bool | None = None
     reason: str = ""
     scorer: str = ""
-    output: str | None = None
+    output: str | None = None  # what was scored
+    raw_output: str | None = None  # what the model said, when hooks.py changed it
     reference: Any = None
     detail: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, float] = field(default_factory=dict)
@@ -41,13 +42,20 @@ class Record:
         return (self.project, self.case_id, self.model, self.sample)
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = json_safe(asdict(self))
+        """Plain JSON data, safe to send from a pytest-xdist worker."""
+        data = {name: getattr(self, name) for name in _FIELDS}
+        for name in _FREE_FORM:
+            data[name] = json_safe(data[name])
+        data["tags"] = list(self.tags)
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Record:
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        return cls(**{k: v for k, v in data.items() if k in _FIELDS})
+
+
+_FIELDS = tuple(f.name for f in fields(Record))
+_FREE_FORM = ("reference", "detail", "metrics", "board", "score", "latency_ms")  # may hold anything
 
 
 def json_safe(value: Any) -> Any:

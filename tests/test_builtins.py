@@ -56,6 +56,21 @@ def as_json(output: str, reference: Any, **options: Any) -> ScoreResult:
         ),
         ("42", 42, {}, True, "exact match"),
         ("Lyon", "Paris", {}, False, "expected 'Paris', got 'Lyon'"),
+        (
+            "12.0",
+            12,
+            {},
+            False,
+            "expected '12', got '12.0'; it is the same number written another way: normalise it in hooks.py post_process",
+        ),
+        (
+            "1,200",
+            "1200",
+            {},
+            False,
+            "expected '1200', got '1,200'; it is the same number written another way: normalise it in hooks.py post_process",
+        ),
+        ("1,300", "1200", {}, False, "expected '1200', got '1,300'"),
     ],
 )
 def test_exact_match(

@@ -41,6 +41,33 @@ def test_post_process_reshapes_the_output_before_scoring(
     with_hook.assert_outcomes(passed=1)
 
 
+def test_a_failure_shows_the_raw_output_when_post_process_changed_it(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "raw",
+        """
+        models: [sim_echo]
+        tests:
+          - {id: sum, input: "The answer is 41.", reference: "42"}
+        """,
+        files={
+            "hooks.py": "def post_process(output, case, context):\n    return output.split()[-1].rstrip('.')\n"
+        },
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "expected '42', got '41'",
+            "  scorer:    exact_match (score 0.00)",
+            "  output:    '41'",
+            "  raw:       'The answer is 41.' (before hooks.py post_process)",
+            "  reference: '42'",
+        ]
+    )
+
+
 def test_post_process_sees_the_case_and_the_scoring_context(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

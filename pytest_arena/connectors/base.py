@@ -38,7 +38,7 @@ class Response:
     text: str
     tokens_in: int = 0
     tokens_out: int = 0
-    latency_ms: float = 0.0
+    latency_ms: float | None = None  # None: the engine measures the call
     cost: float | None = None  # set by connectors that are told the cost; else priced
     retries: int = 0
     meta: dict[str, Any] = field(default_factory=dict)

@@ -36,8 +36,24 @@ def surface_hint(output: str, expected: str) -> str:
         if rest.rstrip(".") == expected.strip() or rest == expected.strip():
             said = prefix.group(0).strip()
             return f"it matches once '{said}' is removed: strip it in hooks.py post_process"
+    got, want = _number(output), _number(expected)
+    if got is not None and got == want:
+        return "it is the same number written another way: normalise it in hooks.py post_process"
     if output.strip().lower() == expected.strip().lower():
         return "it differs only in letter case: set the option ignore_case: true"
     if " ".join(output.split()) == " ".join(expected.split()):
         return "it differs only in whitespace: set the option normalize_whitespace: true"
     return ""
+
+
+_NUMERIC = re.compile(r"^[-+]?\d[\d,]*(\.\d+)?$")
+
+
+def _number(text: str) -> float | None:
+    text = text.strip()
+    if not _NUMERIC.match(text):
+        return None
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
