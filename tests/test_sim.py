@@ -155,3 +155,12 @@ def test_configured_latency_is_waited_and_reported() -> None:
     response = answer("slow", cases(1)[0], defined=defined)
     assert time.perf_counter() - started >= 0.03
     assert response.latency_ms == 30
+
+
+def test_the_seed_setting_draws_another_repeatable_set_of_answers() -> None:
+    seeded = {"other": ModelDef.model_validate({"profile": "sim_small", "seed": 7})}
+    sample = cases(100)
+    again = [answer("other", c, defined=seeded).text for c in sample]
+    assert again == [answer("other", c, defined=seeded).text for c in sample]
+    plain = {"other": ModelDef.model_validate({"profile": "sim_small"})}
+    assert again != [answer("other", c, defined=plain).text for c in sample]
