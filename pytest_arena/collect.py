@@ -32,8 +32,9 @@ class ArenaFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         state = ArenaState.of(self.config)
+        scorers, connectors = state.extensions(self.config)
         try:
-            project = load(self.path)
+            project = load(self.path, scorers, connectors)
         except SpecError as exc:
             yield ProblemItem.from_parent(self, name="config", message=exc.format())
             return

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pytest_arena.connectors import Request
-from pytest_arena.project import Plan, Project
+from pytest_arena.project import Component, Plan, Project
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
+from pytest_arena.scorers.contract import Part, combine
 from pytest_arena.spec import Case
 from pytest_arena.spec.template import render_messages
 
@@ -47,16 +48,18 @@ def evaluate(project: Project, case: Case, model: str, plan: Plan, sample: int =
         sample=sample,
         board=project.board(),
     )
+    judge = project.judge(case)
+    first = plan.components[0]
     context = ScoringContext(
         test_case=case,
         model_key=model,
-        options=plan.options,
-        judge=None,
+        options=first.options if not plan.contract else {},
+        judge=judge,
         project_root=project.root,
     )
+    hooks = project.hooks
     try:
         request = build_request(project, case, model, sample)
-        hooks = project.hooks
         if hooks.pre_request is not None:
             changed = _call_user("hooks.py pre_request", hooks.pre_request, request, case, context)
             if changed is not None:
@@ -87,22 +90,68 @@ def evaluate(project: Project, case: Case, model: str, plan: Plan, sample: int =
                 )
             if output != record.output:
                 record.raw_output, record.output = record.output, output
-        result = _call_user(
-            f"scorer '{plan.scorer}'", plan.entry.scorer.score, output, case.reference, context
-        )
-        if not isinstance(result, ScoreResult):
-            raise _Stop(
-                f"scorer '{plan.scorer}' returned {type(result).__name__};"
-                " it must return a ScoreResult"
-            )
+        result = _grade(plan, output, case, context)
+        if hooks.override_verdict is not None:
+            result = _override(hooks.override_verdict, result, output, case, context)
     except _Stop as stop:
         record.error = stop.message
         record.reason = stop.message
         return Outcome(record, _user_traceback(stop.exc))
+    finally:
+        record.judge_tokens = judge.usage.tokens_in + judge.usage.tokens_out
+        record.judge_cost = judge.usage.cost
     record.score, record.passed, record.reason = result.score, result.passed, result.reason
     record.detail, record.metrics = dict(result.detail), dict(result.metrics)
     record.status = UNSCORED if result.passed is None else PASSED if result.passed else FAILED
     return Outcome(record)
+
+
+def _grade(plan: Plan, output: str, case: Case, context: ScoringContext) -> ScoreResult:
+    if not plan.contract:
+        return _score(plan.components[0], output, case, context)
+    parts = [
+        Part(
+            c.name,
+            c.scorer,
+            c.weight,
+            c.required,
+            _score(c, output, case, replace(context, options=c.options)),
+        )
+        for c in plan.components
+    ]
+    return combine(parts, plan.threshold)
+
+
+def _score(component: Component, output: str, case: Case, context: ScoringContext) -> ScoreResult:
+    what = f"scorer '{component.name}'"
+    result = _call_user(what, component.entry.scorer.score, output, case.reference, context)
+    if not isinstance(result, ScoreResult):
+        raise _Stop(f"{what} returned {type(result).__name__}; it must return a ScoreResult")
+    return result
+
+
+def _override(
+    hook: Any, result: ScoreResult, output: str, case: Case, context: ScoringContext
+) -> ScoreResult:
+    """Let hooks.py change the verdict, and say so in the reason."""
+    new = _call_user("hooks.py override_verdict", hook, result, output, case, context)
+    if new is None or new is result:
+        return result
+    if not isinstance(new, ScoreResult):
+        raise _Stop(
+            f"hooks.py override_verdict returned {type(new).__name__};"
+            " return a ScoreResult, or None to keep the scorer's verdict"
+        )
+    if not new.reason.strip():
+        raise _Stop("hooks.py override_verdict changed the verdict without a reason; give one")
+    was = {True: "passed", False: "failed", None: "unscored"}[result.passed]
+    reason = (
+        f"verdict overridden by hooks.py override_verdict: {new.reason}"
+        f" (the scorer said {was}, score {result.score:.2f}: {result.reason})"
+    )
+    was_verdict = {"score": result.score, "passed": result.passed, "reason": result.reason}
+    detail = {**new.detail, "override": {**was_verdict, "because": new.reason}}
+    return ScoreResult(new.score, new.passed, reason, detail, {**result.metrics, **new.metrics})
 
 
 def _call_user(what: str, function: Any, *args: Any) -> Any:

@@ -25,6 +25,7 @@ class Row:
     tokens: int = 0
     cost: float = 0.0
     latency: float | None = None  # mean milliseconds per call
+    judge_cost: float = 0.0  # what grading cost, apart from the model's own cost
     metrics: dict[str, float] = field(default_factory=dict)
     composite: float = 0.0
     rank: int = 0
@@ -100,6 +101,7 @@ def _row(model: str, records: list[Record]) -> Row:
             weight_sum += r.weight
         row.tokens += r.tokens_in + r.tokens_out
         row.cost += r.cost
+        row.judge_cost += r.judge_cost
         if r.latency_ms is not None:
             latencies.append(r.latency_ms)
         for name, value in r.metrics.items():

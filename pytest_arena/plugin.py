@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +11,21 @@ import pytest
 from pytest_arena.collect import MARKER, ArenaFile, ArenaItem, CaseError
 from pytest_arena.leaderboard import build_boards
 from pytest_arena.record import UNSCORED, Record
+from pytest_arena.scorers.base import ScoringContext
 from pytest_arena.spec import PROJECT_FILE
 from pytest_arena.state import ArenaState
 from pytest_arena.summary import render_board
+from pytest_arena.testing import scoring_context
 
 RECORD_ATTR = "arena_record"
 REPORTER = "arena-reporter"
+_VERDICT = {True: "passed", False: "failed", None: "unscored"}
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_arena import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -39,6 +48,12 @@ def pytest_configure(config: pytest.Config) -> None:
     raw: str = config.getoption("arena_models") or ""
     state = ArenaState.install(config, [m.strip() for m in raw.split(",") if m.strip()])
     config.pluginmanager.register(ArenaReporter(state), REPORTER)
+
+
+@pytest.fixture
+def arena_context() -> Callable[..., ScoringContext]:
+    """`arena_context(reference, options=..., ...)` builds a ScoringContext for a scorer test."""
+    return scoring_context
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -84,6 +99,15 @@ class ArenaReporter:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.state.records:
             return
+        changed = [r for r in self.state.records if "override" in r.detail]
+        if changed:
+            terminalreporter.write_sep("-", "verdicts changed by hooks.py override_verdict")
+            for r in changed:
+                was = _VERDICT[r.detail["override"].get("passed")]
+                why = r.detail["override"].get("because", "")
+                terminalreporter.write_line(
+                    f"{r.project}::{r.case_id}[{r.model}]: {was} -> {_VERDICT[r.passed]}: {why}"
+                )
         for board in build_boards(self.state.records):
             terminalreporter.write_sep("=", f"arena leaderboard: {board.project}")
             terminalreporter.write_line(render_board(board))

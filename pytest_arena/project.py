@@ -2,30 +2,51 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from pytest_arena.connectors import Connector, build_connector
+from pytest_arena.connectors import CONNECTORS, Connector, build_connector
 from pytest_arena.importing import project_package
+from pytest_arena.judge import Judge
 from pytest_arena.project_hooks import ProjectHooks, load_hooks
+from pytest_arena.scorers.base import Scorer
 from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.discovery import ScorerEntry, ScorerSet, discover
-from pytest_arena.spec import Case, ProjectFile, load_project
+from pytest_arena.scorers.script import ScriptScorer
+from pytest_arena.spec import Case, ProjectFile, SpecError, load_project
 from pytest_arena.spec.errors import location
+from pytest_arena.spec.schema import ComponentSpec
 
 DEFAULT_SCORER = "exact_match"
 
 
 @dataclass(frozen=True)
-class Plan:
-    """How one case is scored."""
+class Component:
+    """One scorer of a plan, with its options, weight and whether it must pass."""
 
+    name: str
     scorer: str
     entry: ScorerEntry
     options: dict[str, Any]
+    weight: float = 1.0
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one case is scored: one scorer, or a weighted contract of several."""
+
+    components: tuple[Component, ...]
+    contract: bool = False
+    threshold: float | None = None
+
+    @property
+    def scorer(self) -> str:
+        return "+".join(c.name for c in self.components)
 
 
 class PlanError(Exception):
@@ -37,6 +58,7 @@ class Project:
     file: ProjectFile
     scorers: ScorerSet
     hooks: ProjectHooks
+    connector_types: Mapping[str, type[Connector]] = field(default_factory=lambda: CONNECTORS)
     _connectors: dict[str, Connector] = field(default_factory=dict)
 
     @property
@@ -52,7 +74,7 @@ class Project:
         if key not in self._connectors:
             file = self.file
             self._connectors[key] = build_connector(
-                key, file.spec.models.define, file.path, file.lines, asked_by
+                key, file.spec.models.define, file.path, file.lines, asked_by, self.connector_types
             )
         return self._connectors[key]
 
@@ -60,42 +82,116 @@ class Project:
         return list(self.file.spec.models.default)
 
     def plan(self, case: Case) -> Plan:
-        """Which scorer grades `case`, with which options; PlanError if that cannot work."""
+        """How `case` is graded; PlanError, naming file and line, if that cannot work.
+
+        A case's own `scoring` contract comes first, then its `eval_type`, then the
+        project's `scoring`, then `scorers.default`, then exact_match.
+        """
         spec = self.file.spec
+        if case.scoring is not None:
+            parts = [
+                self._component(c, location(case.source, case.line_of(f"scoring.{i}")), case)
+                for i, c in enumerate(case.scoring)
+            ]
+            return Plan(tuple(parts), True, _first(case.threshold, spec.threshold))
+        if case.eval_type is None and spec.scoring is not None:
+            parts = [
+                self._component(c, self._at(("scoring", i)), case)
+                for i, c in enumerate(spec.scoring)
+            ]
+            return Plan(tuple(parts), True, _first(case.threshold, spec.threshold))
         name = case.eval_type or spec.scorers.default or DEFAULT_SCORER
         entry = self.scorers.get(name)
-        where = location(case.source, case.line_of("eval_type"))
         if entry is None:
             source = "eval_type" if case.eval_type else "scorers.default"
+            where = location(case.source, case.line_of("eval_type"))
+            if not case.eval_type:
+                where = self._at(("scorers", "default"))
             raise PlanError(f"{where}: {source}: {self.scorers.unknown(name)}")
         shared = spec.scorers.options.get(name, {})
         options = {**shared, **case.options}
-        model = type(entry.scorer).options_model
-        if model is not None:
+        self._check_options(
+            name, entry, options, shared, location(case.source, case.line_of("options"))
+        )
+        return Plan((Component(name, name, entry, options),))
+
+    def _component(self, spec: ComponentSpec, where: str, case: Case) -> Component:
+        if spec.command is not None:
+            scorer = ScriptScorer.from_command(spec.label, spec.command)
+            options = dict(spec.params)
+            if spec.timeout is not None:
+                options["timeout"] = spec.timeout
+            script = ScorerEntry(scorer, None, None, None, scorer.shown)
+            return Component(spec.label, scorer.shown, script, options, spec.weight, spec.required)
+        assert spec.scorer is not None
+        found = self.scorers.get(spec.scorer)
+        if found is None:
+            raise PlanError(f"{where}: scoring: {self.scorers.unknown(spec.scorer)}")
+        entry = found
+        shared = self.file.spec.scorers.options.get(spec.scorer, {})
+        options = {**shared, **spec.params}
+        if spec.timeout is not None:
+            options["timeout"] = spec.timeout
+        self._check_options(spec.scorer, entry, options, shared, where)
+        return Component(spec.label, spec.scorer, entry, options, spec.weight, spec.required)
+
+    def _check_options(
+        self,
+        name: str,
+        entry: ScorerEntry,
+        options: dict[str, Any],
+        shared: dict[str, Any],
+        where: str,
+    ) -> None:
+        if name == "llm_judge":
+            judge_model = options.get("model") or self.file.spec.judge.model
             try:
-                model.model_validate(options)
-            except ValidationError as exc:
-                first = str(exc.errors()[0]["loc"][0]) if exc.errors()[0]["loc"] else ""
-                where = location(case.source, case.line_of("options"))
-                if first in shared and first not in case.options:
-                    loc = ("scorers", "options", name, first)
-                    line = self.file.lines.line(loc)
-                    where = f"{location(self.file.path, line)}: scorers.options.{name}"
-                raise PlanError(f"{where}: {_options_problem(name, model, exc)}") from None
-        return Plan(name, entry, options)
+                self.connector(str(judge_model))
+            except SpecError as exc:
+                raise PlanError(f"{where}: the judge of llm_judge: {exc.format()}") from None
+        model = entry.options_model
+        if model is None:
+            return
+        try:
+            model.model_validate(options)
+        except ValidationError as exc:
+            errors = exc.errors()
+            first = str(errors[0]["loc"][0]) if errors and errors[0]["loc"] else ""
+            if first in shared and shared.get(first) is options.get(first):
+                where = f"{self._at(('scorers', 'options', name, first))}: scorers.options.{name}"
+            raise PlanError(f"{where}: {_options_problem(name, model, exc)}") from None
+
+    def _at(self, loc: tuple[str | int, ...]) -> str:
+        return location(self.file.path, self.file.lines.line(loc))
+
+    def judge(self, case: Case) -> Judge:
+        """A judge bound to `case`, using the project's judge settings."""
+        settings = self.file.spec.judge
+        return Judge(case, self.connector, settings.model, settings.samples, settings.reduce)
 
     def board(self) -> dict[str, Any]:
         metrics = self.file.spec.metrics
         return {"weights": dict(metrics.weights), "lower_is_better": list(metrics.lower_is_better)}
 
 
-def load(path: Path) -> Project:
-    """Load the project whose `arena.yaml` is at `path`; SpecError for a project-wide problem."""
+def load(
+    path: Path,
+    plugin_scorers: Sequence[tuple[str, type[Scorer]]] = (),
+    connectors: Mapping[str, type[Connector]] = CONNECTORS,
+) -> Project:
+    """Load the project whose `arena.yaml` is at `path`; SpecError for a project-wide problem.
+
+    `plugin_scorers` are (plugin name, Scorer class) pairs that installed plugins offer.
+    """
     file = load_project(path)
     package = project_package(file.root)
     hooks = load_hooks(file.root, package)
-    scorers = discover(file.root, package, BUILTINS)
-    return Project(file, scorers, hooks)
+    scorers = discover(file.root, package, BUILTINS, plugin_scorers)
+    return Project(file, scorers, hooks, connectors)
+
+
+def _first(*values: float | None) -> float | None:
+    return next((v for v in values if v is not None), None)
 
 
 def _options_problem(name: str, model: type[Any], exc: ValidationError) -> str:

@@ -12,13 +12,14 @@ from pytest_arena.importing import import_file, import_problem
 from pytest_arena.spec.errors import Problem, SpecError
 
 HOOKS_FILE = "hooks.py"
-HOOKS = ("pre_request", "post_process")
+HOOKS = ("pre_request", "post_process", "override_verdict")
 
 
 @dataclass(frozen=True)
 class ProjectHooks:
     pre_request: Callable[..., Any] | None = None
     post_process: Callable[..., Any] | None = None
+    override_verdict: Callable[..., Any] | None = None
     source: Path | None = None
 
 
@@ -39,7 +40,7 @@ def load_hooks(root: Path, package: str) -> ProjectHooks:
         if not callable(function):
             raise SpecError([Problem(path, None, f"{name} must be a function")])
         try:
-            inspect.signature(function).bind(None, None, None)
+            inspect.signature(function).bind(*[None] * _ARGS[name].count(","), None)
         except TypeError:
             line = _line(function)
             raise SpecError(
@@ -47,7 +48,7 @@ def load_hooks(root: Path, package: str) -> ProjectHooks:
                     Problem(
                         path,
                         line,
-                        f"{name} must accept three arguments",
+                        f"{name} must accept the arguments ({_ARGS[name]})",
                         hint=f"define it as 'def {name}({_ARGS[name]}):'",
                     )
                 ]
@@ -55,10 +56,16 @@ def load_hooks(root: Path, package: str) -> ProjectHooks:
         except ValueError:
             pass  # builtins without a signature: trust them
         found[name] = function
-    return ProjectHooks(found.get("pre_request"), found.get("post_process"), path)
+    return ProjectHooks(
+        found.get("pre_request"), found.get("post_process"), found.get("override_verdict"), path
+    )
 
 
-_ARGS = {"pre_request": "request, case, context", "post_process": "output, case, context"}
+_ARGS = {
+    "pre_request": "request, case, context",
+    "post_process": "output, case, context",
+    "override_verdict": "result, output, case, context",
+}
 
 
 def _line(function: Callable[..., Any]) -> int | None:

@@ -30,6 +30,8 @@ class Record:
     tokens_out: int = 0
     cost: float = 0.0
     latency_ms: float | None = None
+    judge_tokens: int = 0  # the judge's, apart from the model's
+    judge_cost: float = 0.0
     weight: float = 1.0
     tags: list[str] = field(default_factory=list)
     sample: int = 0

@@ -12,7 +12,9 @@ def render_board(board: Board, fmt: str = "simple") -> str:
     headers = ["rank", "model", "composite", "accuracy", "pass rate", "cases", "failed", "errors"]
     if show_unscored:
         headers.append("unscored")
-    headers += ["tokens", "cost", "latency", *board.metric_names]
+    show_judge = any(r.judge_cost for r in board.rows)
+    headers += ["tokens", "cost", *(["judge cost"] if show_judge else []), "latency"]
+    headers += board.metric_names
     table = []
     for row in board.rows:
         cells: list[str | int] = [
@@ -27,7 +29,10 @@ def render_board(board: Board, fmt: str = "simple") -> str:
         ]
         if show_unscored:
             cells.append(row.unscored)
-        cells += [row.tokens, _money(row.cost), _ms(row.latency)]
+        cells += [row.tokens, _money(row.cost)]
+        if show_judge:
+            cells.append(_money(row.judge_cost))
+        cells.append(_ms(row.latency))
         cells += [_metric(row, name) for name in board.metric_names]
         table.append(cells)
     text = tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True, stralign="right")

@@ -77,7 +77,7 @@ def test_an_unknown_top_level_key_suggests_the_right_one(
     result.stdout.fnmatch_lines(
         [
             "projects/broken/arena.yaml:1: model: unknown key 'model'",
-            "  fix: did you mean 'models'? known keys here: datasets, description, metrics,*",
+            "  fix: did you mean 'models'? known keys here: datasets, description, judge, metrics,*",
         ]
     )
 
@@ -206,7 +206,8 @@ def test_a_scorer_file_that_fails_to_import_is_named_and_other_scorers_still_wor
     result.stdout.fnmatch_lines(
         [
             "projects/scored/arena.yaml:4: eval_type: no scorer is named 'tone'; known scorers:"
-            " exact_match, json_match; these scorer files failed to load and may define it: tone.py"
+            " choice, contains, edit_similarity, exact_match, json_match, json_schema, llm_judge,"
+            " numeric_match, regex, token_f1; these scorer files failed to load and may define it: tone.py"
         ]
     )
 
@@ -277,7 +278,7 @@ def test_an_eval_type_naming_no_scorer_lists_the_known_ones(
     result.stdout.fnmatch_lines(
         [
             "projects/scored/arena.yaml:4: eval_type: no scorer is named 'json_mach'"
-            " (did you mean 'json_match'?); known scorers: exact_match, json_match"
+            " (did you mean 'json_match'?); known scorers: choice, contains, edit_similarity,*"
         ]
     )
     # the broken case still counts on the leaderboard, as an error for each model
@@ -323,7 +324,7 @@ def test_a_broken_hooks_file_is_an_error_at_its_line(
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(
         [
-            "projects/hooked/hooks.py:1: post_process must accept three arguments",
+            "projects/hooked/hooks.py:1: post_process must accept the arguments (output, case, context)",
             "  fix: define it as 'def post_process(output, case, context):'",
         ]
     )

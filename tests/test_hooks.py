@@ -176,3 +176,78 @@ def test_a_hooks_file_that_fails_to_import_names_its_line(
     result.stdout.fnmatch_lines(
         ["projects/bad/hooks.py:3: hooks.py failed to import: JSONDecodeError*"]
     )
+
+
+OVERRIDE = """
+from pytest_arena.scorers import ScoreResult
+
+
+def override_verdict(result, output, case, context):
+    if case.id == "known_flaky" and not result.passed:
+        return ScoreResult(1.0, True, "ticket ARENA-12: the reference is out of date")
+    return None
+"""
+
+
+def test_a_hook_may_override_the_verdict_and_the_override_is_shown(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "over",
+        """
+        models: [sim_echo]
+        tests:
+          - {id: known_flaky, input: "old answer", reference: "new answer"}
+          - {id: plain, input: "old answer", reference: "new answer"}
+        """,
+        files={"hooks.py": OVERRIDE},
+    )
+    result = pytester.runpytest("-rA")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*- verdicts changed by hooks.py override_verdict -*",
+            "over::known_flaky[[]sim_echo]: failed -> passed: ticket ARENA-12: the reference is out of date",
+            "*= arena leaderboard: over =*",
+        ]
+    )
+    result.stdout.fnmatch_lines(["PASSED projects/over/arena.yaml::known_flaky[[]sim_echo]"])
+    pytester.makeconftest(
+        """
+        def pytest_runtest_logreport(report):
+            record = getattr(report, "arena_record", None)
+            if record and record["case_id"] == "known_flaky":
+                print("REASON", record["reason"])
+                print("WAS", record["detail"]["override"]["passed"])
+        """
+    )
+    result = pytester.runpytest("-s")
+    result.stdout.fnmatch_lines(
+        [
+            "*REASON verdict overridden by hooks.py override_verdict: ticket ARENA-12: the reference"
+            " is out of date (the scorer said failed, score 0.00: expected 'new answer', got 'old answer')",
+            "WAS False",
+        ]
+    )
+
+
+def test_an_override_without_a_reason_is_refused(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "over",
+        "models: [sim_echo]\ntests:\n  - {id: a, input: x, reference: y}\n",
+        files={
+            "hooks.py": """
+            from pytest_arena.scorers import ScoreResult
+
+            def override_verdict(result, output, case, context):
+                return ScoreResult(1.0, True)
+            """
+        },
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["hooks.py override_verdict changed the verdict without a reason; give one"]
+    )

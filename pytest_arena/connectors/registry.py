@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from pytest_arena.connectors.base import Connector
@@ -25,6 +26,7 @@ def build_connector(
     path: Path,
     lines: LineMap | None = None,
     asked_by: str = "",
+    connectors: Mapping[str, type[Connector]] = CONNECTORS,
 ) -> Connector:
     """The connector for model `key`; SpecError naming file and line if it cannot be made.
 
@@ -49,9 +51,9 @@ def build_connector(
             )
         definition = ModelDef()
     loc = ("models", "define", key)
-    cls = CONNECTORS.get(definition.connector)
+    cls = connectors.get(definition.connector)
     if cls is None:
-        hint = did_you_mean(definition.connector, CONNECTORS)
+        hint = did_you_mean(definition.connector, connectors)
         raise SpecError(
             [
                 Problem(
@@ -59,7 +61,7 @@ def build_connector(
                     lines.line((*loc, "connector")) if lines else None,
                     f"unknown connector '{definition.connector}'",
                     key=f"models.define.{key}.connector",
-                    hint=(hint + " " if hint else "") + f"connectors: {', '.join(CONNECTORS)}",
+                    hint=(hint + " " if hint else "") + f"connectors: {', '.join(connectors)}",
                 )
             ]
         )

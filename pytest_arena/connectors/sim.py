@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_arena.connectors.base import Connector, Request, Response, estimate_tokens
-from pytest_arena.connectors.sim_answers import OFF_TOPIC, variant, wrong
+from pytest_arena.connectors.sim_answers import OFF_TOPIC, judge_reply, variant, wrong
 from pytest_arena.spec.case import as_text
 from pytest_arena.spec.schema import Price
 
@@ -42,9 +42,14 @@ PROFILES: dict[str, tuple[SimSettings, Price]] = {
     ),
     "sim_perfect": (SimSettings(accuracy=1.0, format_noise=0.0), Price()),
     "sim_echo": (SimSettings(echo=True, format_noise=0.0), Price()),
+    "sim_judge": (
+        SimSettings(accuracy=0.95, format_noise=0.3),
+        Price(input_per_mtok=1.0, output_per_mtok=4.0),
+    ),
 }
 
 _NORMAL = NormalDist()
+JUDGE_MARK = "<arena-judge>"  # the judge's prompts start with it: the sim then grades
 
 
 def _unit(text: str) -> float:
@@ -84,6 +89,11 @@ class SimConnector(Connector):
         meta: dict[str, str] = {}
         if s.echo:
             text, meta["verdict"] = request.prompt, "echo"
+        elif JUDGE_MARK in request.prompt:
+            text, meta["form"] = judge_reply(
+                request.prompt, self._right(where + "|judge", draw), rng, s.format_noise
+            )
+            meta["verdict"] = "judged"
         elif self._right(where, draw):
             if case.reference is None:
                 text, meta["verdict"] = f"Here is my reply to: {request.prompt[:80]}", "right"

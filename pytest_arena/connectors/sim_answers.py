@@ -138,3 +138,49 @@ def _change_number_in(text: str, match: re.Match[str], rng: random.Random) -> st
     changed = _perturb_number(value, rng)
     digits = f"{int(changed):,}" if "," in whole else str(int(changed))
     return text[: match.start()] + digits + frac + text[match.end() :]
+
+
+_TAG = re.compile(r"<(answer|reference)>\n(.*?)\n</\1>", re.S)
+_WORDS = re.compile(r"[a-z0-9]+")
+_ARTICLES = {"a", "an", "the"}
+_JUDGE_PREFIXES = ("answer", "final", "is")
+
+
+def judge_reply(prompt: str, right: bool, rng: random.Random, noise: float) -> tuple[str, str]:
+    """A simulated judge's verdict on the answer in a judge prompt, and its surface form.
+
+    It grades by how much of the reference the answer contains (recall, mostly) and,
+    when it is not `right`, gets the verdict the wrong way round.
+    """
+    parts = {m.group(1): m.group(2) for m in _TAG.finditer(prompt)}
+    answer = _tokens(parts.get("answer", ""))
+    if "reference" in parts:
+        reference = _tokens(parts["reference"])
+        common = sum(min(answer.count(w), reference.count(w)) for w in set(reference))
+        recall = common / len(reference) if reference else float(not answer)
+        precision = common / len(answer) if answer else 0.0
+        score = round(0.8 * recall + 0.2 * precision, 2)
+        why = f"the answer holds {recall:.0%} of the reference"
+    else:
+        score, why = (0.7 if answer else 0.0), "no reference: judged on having an answer"
+    passed = score >= 0.7
+    if not right:
+        score, passed = round(1 - score, 2), not passed
+        why = "misread: " + why
+    verdict = {"score": score, "passed": passed, "reason": why}
+    text = json.dumps(verdict)
+    if rng.random() >= noise:
+        return text, "json"
+    form = rng.choice(["fence", "prose", "python", "plain"])
+    if form == "fence":
+        return f"```json\n{json.dumps(verdict, indent=2)}\n```", form
+    if form == "prose":
+        return f"Here is my assessment.\n{text}\nLet me know if you need more.", form
+    if form == "python":
+        return repr(verdict), form
+    return f"Score: {round(score * 10)}/10 - {'PASS' if passed else 'FAIL'}. {why}", form
+
+
+def _tokens(text: str) -> list[str]:
+    words = _WORDS.findall(text.lower().replace(",", ""))
+    return [w for w in words if w not in _ARTICLES and w not in _JUDGE_PREFIXES]

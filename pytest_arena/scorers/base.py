@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel
 
@@ -74,6 +74,13 @@ class ScoringContext:
     options: Mapping[str, Any] = field(default_factory=dict)
     judge: Judge | None = None
     project_root: Path = field(default_factory=Path.cwd)
+    workspace: Path | None = None  # where an agent under test wrote its files, if anywhere
+
+
+class ScoresOutputs(Protocol):
+    """Anything with Scorer's `score` method: Scorer subclasses and script scorers."""
+
+    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult: ...
 
 
 class Scorer(ABC):

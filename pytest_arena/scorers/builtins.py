@@ -212,4 +212,21 @@ def extract_json(text: str) -> str | None:
     return None
 
 
-BUILTINS: tuple[type[Scorer], ...] = (ExactMatch, JsonMatch)
+from pytest_arena.scorers.judging import LlmJudge  # noqa: E402
+from pytest_arena.scorers.matching import Choice, Contains, Regex  # noqa: E402
+from pytest_arena.scorers.numeric import NumericMatch  # noqa: E402
+from pytest_arena.scorers.schema import JsonSchema  # noqa: E402
+from pytest_arena.scorers.similarity import EditSimilarity, TokenF1  # noqa: E402
+
+BUILTINS: tuple[type[Scorer], ...] = (
+    ExactMatch,
+    JsonMatch,
+    Contains,
+    Regex,
+    Choice,
+    NumericMatch,
+    TokenF1,
+    EditSimilarity,
+    JsonSchema,
+    LlmJudge,
+)

@@ -3,22 +3,33 @@
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from pytest_arena.importing import import_file, import_problem
-from pytest_arena.scorers.base import Scorer
+from pytest_arena.scorers.base import Scorer, ScoresOutputs
+from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.spec.errors import Problem, did_you_mean
 
 SCORERS_DIR = "scorers"
+SHELL_SUFFIXES = (".sh", ".bash")
 
 
 @dataclass(frozen=True)
 class ScorerEntry:
-    scorer: Scorer
+    scorer: ScoresOutputs
     source: Path | None = None  # None for builtins and plugins
     line: int | None = None
+    options_model: type[BaseModel] | None = None
+    origin: str = "a builtin"  # said when another scorer wants this name
+
+    @classmethod
+    def of(cls, scorer: Scorer, source: Path | None = None, line: int | None = None) -> ScorerEntry:
+        return cls(scorer, source, line, type(scorer).options_model)
 
 
 @dataclass
@@ -44,27 +55,100 @@ class ScorerSet:
         return text
 
 
-def discover(project_root: Path, package: str, builtins: Iterable[type[Scorer]]) -> ScorerSet:
-    """Builtins plus every Scorer subclass defined in `project_root/scorers/*.py`."""
+def discover(
+    project_root: Path,
+    package: str,
+    builtins: Iterable[type[Scorer]],
+    plugins: Iterable[tuple[str, type[Scorer]]] = (),
+) -> ScorerSet:
+    """Builtins, scorers from plugins, then what `project_root/scorers/` holds: Scorer
+    subclasses in `*.py` files, and executable scripts named after their file's stem."""
     found = ScorerSet()
     for cls in builtins:
-        found.entries[cls.name] = ScorerEntry(cls())
+        found.entries[cls.name] = ScorerEntry.of(cls())
+    for plugin, cls in plugins:
+        _add_plugin_scorer(found, plugin, cls)
     folder = project_root / SCORERS_DIR
     if not folder.is_dir():
         return found
-    for path in sorted(folder.glob("*.py")):
-        if path.name.startswith("_"):
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(("_", ".")) or not path.is_file():
             continue
-        try:
-            module = import_file(path, package)
-        except Exception as exc:
+        if path.suffix == ".py":
+            _load_module(found, path, package)
+        elif path.suffix in SHELL_SUFFIXES or os.access(path, os.X_OK):
+            _add_script(found, path)
+        elif _has_shebang(path):
             found.problems.append(
-                import_problem(path, exc, f"scorer file {SCORERS_DIR}/{path.name}")
+                Problem(
+                    path,
+                    1,
+                    f"{SCORERS_DIR}/{path.name} starts with '#!' but is not executable",
+                    hint=f"make it a script scorer with: chmod +x {SCORERS_DIR}/{path.name}",
+                )
             )
-            continue
-        for cls in _scorer_classes(module.__dict__.values(), module.__name__):
-            _register(found, cls, path)
     return found
+
+
+def _load_module(found: ScorerSet, path: Path, package: str) -> None:
+    try:
+        module = import_file(path, package)
+    except Exception as exc:
+        found.problems.append(import_problem(path, exc, f"scorer file {SCORERS_DIR}/{path.name}"))
+        return
+    for cls in _scorer_classes(module.__dict__.values(), module.__name__):
+        _register(found, cls, path)
+
+
+def _add_script(found: ScorerSet, path: Path) -> None:
+    name = path.stem
+    other = found.entries.get(name)
+    if other is not None:
+        found.problems.append(
+            Problem(
+                path,
+                None,
+                f"script scorer name '{name}' is already taken by {_where(other)}",
+                hint="rename the script",
+            )
+        )
+        return
+    shown = f"{SCORERS_DIR}/{path.name}"
+    argv = [str(path)]
+    if path.suffix in SHELL_SUFFIXES and not (os.access(path, os.X_OK) and _has_shebang(path)):
+        argv.insert(0, "bash")  # a script pasted from elsewhere, without its '#!' line first
+    scorer = ScriptScorer(name, argv, f"script {shown}")
+    found.entries[name] = ScorerEntry(scorer, path, None, None, shown)
+
+
+def _add_plugin_scorer(found: ScorerSet, plugin: str, cls: type[Scorer]) -> None:
+    other = found.entries.get(cls.name)
+    if other is not None:
+        found.problems.append(
+            Problem(
+                Path(plugin),
+                None,
+                f"plugin {plugin} offers scorer '{cls.name}', a name already taken by"
+                f" {_where(other)}",
+                hint="rename the plugin's scorer",
+            )
+        )
+        return
+    found.entries[cls.name] = replace(ScorerEntry.of(cls()), origin=f"plugin {plugin}")
+
+
+def _has_shebang(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(2) == b"#!"
+    except OSError:
+        return False
+
+
+def _where(entry: ScorerEntry) -> str:
+    if entry.source is not None and entry.line is not None:
+        return f"{entry.source.name}:{entry.line}"
+    return entry.origin
 
 
 def _scorer_classes(values: Iterable[object], module: str) -> list[type[Scorer]]:
@@ -85,12 +169,11 @@ def _register(found: ScorerSet, cls: type[Scorer], path: Path) -> None:
         line = None
     other = found.entries.get(cls.name)
     if other is not None:
-        where = f"{other.source.name}:{other.line}" if other.source else "a builtin"
         found.problems.append(
             Problem(
                 path,
                 line,
-                f"scorer name '{cls.name}' of {cls.__name__} is already taken by {where}",
+                f"scorer name '{cls.name}' of {cls.__name__} is already taken by {_where(other)}",
                 hint="give each scorer its own `name`",
             )
         )
@@ -108,4 +191,4 @@ def _register(found: ScorerSet, cls: type[Scorer], path: Path) -> None:
             )
         )
         return
-    found.entries[cls.name] = ScorerEntry(instance, path, line)
+    found.entries[cls.name] = ScorerEntry.of(instance, path, line)

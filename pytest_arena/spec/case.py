@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_arena.spec.schema import ComponentSpec
+
 Input = str | list[dict[str, str]] | dict[str, Any]
 
 
@@ -22,6 +24,8 @@ class Case:
     weight: float = 1.0
     eval_type: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    scoring: tuple[ComponentSpec, ...] | None = None  # a weighted scoring contract
+    threshold: float | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     project: str = ""
     source: Path = Path("arena.yaml")
@@ -30,8 +34,9 @@ class Case:
     field_lines: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     def line_of(self, name: str) -> int:
-        """The line where this case sets `name`, else the case's first line."""
-        return self.field_lines.get(name, self.line)
+        """The line where this case sets `name` (`scoring.0`: a contract's first component),
+        else the line of the case's own `scoring` key or, failing that, its first line."""
+        return self.field_lines.get(name, self.field_lines.get(name.split(".")[0], self.line))
 
 
 def as_text(value: Any) -> str:

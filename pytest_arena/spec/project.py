@@ -84,6 +84,8 @@ def load_project(path: Path) -> ProjectFile:
             )
             continue
         field_lines = {k: lines.line((*loc, k)) or line for k in raw if isinstance(k, str)}
+        for i, _ in enumerate(raw.get("scoring") or ()):
+            field_lines[f"scoring.{i}"] = lines.line((*loc, "scoring", i)) or line
         _add(project, _case(case_spec, project, path, line, None, field_lines), seen)
     for index, dataset in enumerate(spec.datasets):
         _load_dataset(project, dataset, ("datasets", index), seen)
@@ -115,6 +117,8 @@ def _case(
         tags=tuple(spec.tags),
         weight=spec.weight,
         eval_type=spec.eval_type,
+        scoring=tuple(spec.scoring) if spec.scoring is not None else None,
+        threshold=spec.threshold,
         options=spec.options,
         metadata=spec.metadata,
         project=project.name,
@@ -267,6 +271,10 @@ def _load_row(
     if isinstance(tags, list):
         raw["tags"] = [*dataset.tags, *tags]
     raw.setdefault("eval_type", dataset.eval_type)
+    if dataset.scoring is not None and "eval_type" not in column_of:
+        raw["scoring"] = [c.model_dump(exclude_unset=True) for c in dataset.scoring]
+    if dataset.threshold is not None:
+        raw["threshold"] = dataset.threshold
     if values:
         raw["metadata"] = values
     try:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 CASE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -80,12 +80,52 @@ class FieldMap(Strict):
     eval_type: str | None = "eval_type"
 
 
+class ComponentSpec(Strict):
+    """One scorer of a weighted scoring contract."""
+
+    name: str | None = None
+    scorer: str | None = None
+    command: str | list[str] | None = None
+    weight: float = Field(1.0, ge=0)
+    params: dict[str, Any] = Field(default_factory=dict)
+    required: bool = False
+    timeout: float | None = Field(None, gt=0)
+
+    @model_validator(mode="after")
+    def _one_way_to_score(self) -> ComponentSpec:
+        if (self.scorer is None) == (self.command is None):
+            raise ValueError("give each component either 'scorer: NAME' or 'command: PROGRAM'")
+        return self
+
+    @property
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        if self.scorer:
+            return self.scorer
+        first = self.command if isinstance(self.command, str) else (self.command or ["command"])[0]
+        return first.split()[0].rsplit("/", 1)[-1] if first else "command"
+
+
+Threshold = Annotated[float, Field(ge=0, le=1)]
+
+
 class DatasetSpec(Strict):
     path: str
     format: Literal["yaml", "jsonl", "csv"] | None = None
     fields: FieldMap = Field(default_factory=FieldMap)
     tags: list[str] = Field(default_factory=list)
     eval_type: str | None = None
+    scoring: list[ComponentSpec] | None = None
+    threshold: Threshold | None = None
+
+
+class JudgeSpec(Strict):
+    """The model that grades for `llm_judge` and `context.judge`."""
+
+    model: str = "sim_judge"
+    samples: int = Field(1, ge=1, le=25)
+    reduce: Literal["majority", "mean"] = "majority"
 
 
 class Message(Strict):
@@ -103,6 +143,8 @@ class CaseSpec(Strict):
     weight: float = Field(1.0, ge=0)
     eval_type: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+    scoring: list[ComponentSpec] | None = None
+    threshold: Threshold | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("id", mode="before")
@@ -131,6 +173,9 @@ class ProjectSpec(Strict):
     scorers: ScorersSpec = Field(default_factory=ScorersSpec)
     metrics: MetricsSpec = Field(default_factory=MetricsSpec)
     prompt: PromptSpec = Field(default_factory=PromptSpec)
+    scoring: list[ComponentSpec] | None = None
+    threshold: Threshold | None = None
+    judge: JudgeSpec = Field(default_factory=JudgeSpec)
     tests: list[Any] = Field(default_factory=list)
     datasets: list[DatasetSpec] = Field(default_factory=list)
 

@@ -1,0 +1,27 @@
+"""Hooks through which installed packages extend pytest-arena.
+
+Implement them in a pytest plugin (a `pytest11` entry point, or a conftest.py);
+pytest-arena calls them once per run.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from pytest_arena.connectors.base import Connector
+    from pytest_arena.scorers.base import Scorer
+
+
+@pytest.hookspec
+def pytest_arena_scorers() -> list[type[Scorer]]:
+    """Return Scorer classes that every project can use by their `name`."""
+    return []
+
+
+@pytest.hookspec
+def pytest_arena_connectors() -> list[type[Connector]]:
+    """Return Connector classes that model definitions can name as `connector:`."""
+    return []

@@ -1,0 +1,228 @@
+"""Grading with a model: the judge behind `context.judge` and `llm_judge`."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_arena.connectors.base import Connector, Request
+from pytest_arena.scorers.builtins import extract_json
+from pytest_arena.scorers.text import excerpt
+from pytest_arena.spec.case import Case, as_text
+
+MARK = "<arena-judge>"
+_UNSET: Any = object()
+
+PROMPT = """{mark}
+You are grading an answer to a task. Follow the rubric strictly.
+
+<rubric>
+{rubric}
+</rubric>
+
+<task>
+{task}
+</task>
+{reference_block}
+<answer>
+{answer}
+</answer>
+
+Reply with one JSON object and nothing else:
+{{"score": <a number from 0 to 1>, "passed": <true or false>, "reason": "<one sentence>"}}
+</arena-judge>"""
+
+
+class JudgeReplyError(ValueError):
+    """The judge's reply held no verdict that could be read."""
+
+
+@dataclass
+class Verdict:
+    """What the judge decided, with each sample's verdict when it was asked several times."""
+
+    score: float
+    passed: bool
+    reason: str
+    model: str
+    samples: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Usage:
+    """The judge's own tokens and cost, kept apart from the model under test."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    calls: int = 0
+
+
+class Judge:
+    """`judge(rubric, output)` asks a model to grade `output`; returns a Verdict.
+
+    Bound to one case: the case's input is the task and its reference, unless
+    another is given, is shown to the judge.
+    """
+
+    def __init__(
+        self,
+        case: Case,
+        connector_for: Callable[[str], Connector],
+        model: str,
+        samples: int = 1,
+        reduce: str = "majority",
+    ) -> None:
+        self.case = case
+        self.connector_for = connector_for
+        self.model = model
+        self.samples = samples
+        self.reduce = reduce
+        self.usage = Usage()
+
+    def __call__(
+        self,
+        rubric: str,
+        output: str,
+        reference: Any = _UNSET,
+        *,
+        model: str | None = None,
+        samples: int | None = None,
+        reduce: str | None = None,
+        threshold: float = 0.5,
+    ) -> Verdict:
+        model = model or self.model
+        samples = samples or self.samples
+        reduce = reduce or self.reduce
+        if reference is _UNSET:
+            reference = self.case.reference
+        prompt = render_prompt(rubric, self.case.input, reference, output)
+        connector = self.connector_for(model)
+        votes = []
+        for sample in range(samples):
+            request = Request(model, [{"role": "user", "content": prompt}], self.case, sample)
+            response = connector.complete(request)
+            self.usage.calls += 1
+            self.usage.tokens_in += response.tokens_in
+            self.usage.tokens_out += response.tokens_out
+            self.usage.cost += connector.cost_of(response)
+            score, passed, reason = parse_verdict(response.text)
+            votes.append({"score": score, "passed": passed, "reason": reason})
+        return _reduce(votes, reduce, threshold, model)
+
+
+def render_prompt(rubric: str, task: Any, reference: Any, answer: str) -> str:
+    reference_block = (
+        f"\n<reference>\n{as_text(reference)}\n</reference>\n" if reference is not None else ""
+    )
+    return PROMPT.format(
+        mark=MARK,
+        rubric=rubric.strip(),
+        task=as_text(task),
+        reference_block=reference_block,
+        answer=answer,
+    )
+
+
+def _reduce(votes: list[dict[str, Any]], how: str, threshold: float, model: str) -> Verdict:
+    mean = sum(v["score"] for v in votes) / len(votes)
+    if len(votes) == 1:
+        only = votes[0]
+        return Verdict(only["score"], only["passed"], only["reason"], model, votes)
+    if how == "mean":
+        passed = mean >= threshold
+        reason = f"mean of {len(votes)} judgements {mean:.2f}: {votes[0]['reason']}"
+        return Verdict(mean, passed, reason, model, votes)
+    yes = sum(1 for v in votes if v["passed"])
+    passed = yes * 2 > len(votes)
+    side = [v for v in votes if v["passed"] == passed]
+    reason = f"{yes} of {len(votes)} judgements passed: {side[0]['reason']}"
+    return Verdict(mean, passed, reason, model, votes)
+
+
+_SCORE = re.compile(
+    r"\bscore\b\W{0,3}(?P<num>\d+(?:\.\d+)?)(?:\s*(?:/|out of)\s*(?P<den>\d+))?", re.I
+)
+_FRACTION = re.compile(r"\b(?P<num>\d+(?:\.\d+)?)\s*(?:/|out of)\s*(?P<den>10|100|5)\b")
+_WORD = re.compile(r"\b(PASS(?:ED)?|FAIL(?:ED)?|CORRECT|INCORRECT)\b")  # shouted: a verdict
+_SHORT_WORD = re.compile(r"^\W*(pass(?:ed)?|fail(?:ed)?|correct|incorrect)\W*$", re.I)
+
+
+def parse_verdict(text: str) -> tuple[float, bool, str]:
+    """Read `{score, passed, reason}` from a judge's reply, repairing what models break.
+
+    Tries strict JSON, then JSON inside a fence or prose, then JSON with single quotes,
+    Python literals or trailing commas, then a plain grade ("Score: 8/10", "PASS").
+    """
+    for candidate in _json_candidates(text):
+        try:
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and "score" in data:
+            return _from_mapping(data, text)
+    return _plain_grade(text)
+
+
+def _json_candidates(text: str) -> list[str]:
+    stripped = text.strip()
+    found = [stripped]
+    inner = extract_json(stripped) or _braces(stripped)
+    if inner:
+        found.append(inner)
+    for item in list(found):
+        fixed = re.sub(r"'([^'\\]*)'", r'"\1"', item)
+        fixed = re.sub(r"\bTrue\b", "true", re.sub(r"\bFalse\b", "false", fixed))
+        fixed = re.sub(r"\bNone\b", "null", fixed)
+        fixed = re.sub(r",\s*([}\]])", r"\1", fixed)
+        found.append(fixed)
+    return found
+
+
+def _braces(text: str) -> str | None:
+    start, end = text.find("{"), text.rfind("}")
+    return text[start : end + 1] if 0 <= start < end else None
+
+
+def _from_mapping(data: dict[str, Any], text: str) -> tuple[float, bool, str]:
+    score = data.get("score")
+    if isinstance(score, str):
+        try:
+            score = float(score.strip().rstrip("%")) / (100 if score.strip().endswith("%") else 1)
+        except ValueError:
+            raise JudgeReplyError(f"the judge's score {score!r} is not a number") from None
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        raise JudgeReplyError(f"the judge's score {score!r} is not a number: {excerpt(text)}")
+    score = float(score)
+    if score > 1 and score <= 10:
+        score /= 10
+    elif score > 10 and score <= 100:
+        score /= 100
+    if not 0 <= score <= 1:
+        raise JudgeReplyError(f"the judge's score {score} is outside 0-1: {excerpt(text)}")
+    passed = data.get("passed")
+    if isinstance(passed, str):
+        passed = passed.strip().lower() in ("true", "yes", "pass", "passed")
+    if not isinstance(passed, bool):
+        passed = score >= 0.5
+    reason = str(data.get("reason") or "no reason given")
+    return score, passed, reason
+
+
+def _plain_grade(text: str) -> tuple[float, bool, str]:
+    match = _SCORE.search(text) or _FRACTION.search(text)
+    if match:
+        value = float(match["num"])
+        scale = float(match["den"]) if match["den"] else (1.0 if value <= 1 else 10.0)
+        score = min(1.0, value / scale)
+        word = _WORD.search(text)
+        passed = word.group(1).upper().startswith(("PASS", "CORRECT")) if word else score >= 0.5
+        return score, passed, f"plain grade: {excerpt(text.strip(), 80)}"
+    word = _WORD.search(text) or _SHORT_WORD.match(text.strip())
+    if word:
+        passed = word.group(1).upper().startswith(("PASS", "CORRECT"))
+        return float(passed), passed, f"plain grade: {excerpt(text.strip(), 80)}"
+    raise JudgeReplyError(f"the judge's reply holds no verdict: {excerpt(text, 120)}")

@@ -1,0 +1,85 @@
+"""Weighted scoring contracts: several scorers graded as one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pytest_arena.scorers.base import ScoreResult
+
+
+@dataclass(frozen=True)
+class Part:
+    """One component's result within a contract."""
+
+    name: str
+    scorer: str
+    weight: float
+    required: bool
+    result: ScoreResult
+
+
+def combine(parts: Sequence[Part], threshold: float | None) -> ScoreResult:
+    """The contract's verdict: the weighted mean score, passing when every required
+    component passes and the score reaches `threshold` (without one: when every
+    component passes). Unscored components are left out."""
+    graded = [p for p in parts if p.result.passed is not None]
+    detail = {"components": [_detail(p) for p in parts], "threshold": threshold}
+    metrics = _metrics(parts)
+    if not graded:
+        return ScoreResult(0.0, None, _reason("no component was graded", parts), detail, metrics)
+    total = sum(p.weight for p in graded)
+    score = sum(p.weight * p.result.score for p in graded) / total if total else 0.0
+    score = min(1.0, max(0.0, score))
+    failed_required = [p.name for p in graded if p.required and not p.result.passed]
+    if threshold is None:
+        passed = all(p.result.passed for p in graded)
+        rule = f"{sum(bool(p.result.passed) for p in graded)} of {len(graded)} components passed"
+    else:
+        passed = score >= threshold and not failed_required
+        rule = (
+            f"score {score:.2f} {'reaches' if score >= threshold else 'is below'} {threshold:.2f}"
+        )
+    if failed_required:
+        rule += f"; required {', '.join(repr(n) for n in failed_required)} failed"
+    return ScoreResult(score, passed, _reason(rule, parts), detail, metrics)
+
+
+def _reason(summary: str, parts: Sequence[Part]) -> str:
+    width = max(len(p.name) for p in parts)
+    lines = [summary]
+    for p in parts:
+        verdict = {True: "passed", False: "failed", None: "unscored"}[p.result.passed]
+        flag = " required" if p.required else ""
+        lines.append(
+            f"  {p.name:<{width}}  {p.result.score:.2f} x{p.weight:g}  {verdict}{flag}:"
+            f" {p.result.reason or '(no reason)'}"
+        )
+    return "\n".join(lines)
+
+
+def _detail(part: Part) -> dict[str, object]:
+    r = part.result
+    return {
+        "name": part.name,
+        "scorer": part.scorer,
+        "weight": part.weight,
+        "required": part.required,
+        "score": r.score,
+        "passed": r.passed,
+        "reason": r.reason,
+        "detail": r.detail,
+        "metrics": r.metrics,
+    }
+
+
+def _metrics(parts: Sequence[Part]) -> dict[str, float]:
+    """Each component's metrics under their own names; a name two emit is weight-averaged."""
+    sums: dict[str, list[float]] = {}
+    for part in parts:
+        for name, value in part.result.metrics.items():
+            acc = sums.setdefault(name, [0.0, 0.0])
+            weight = part.weight or 1.0
+            acc[0] += weight * value
+            acc[1] += weight
+    return {name: s / w for name, (s, w) in sums.items()}

@@ -1,0 +1,368 @@
+"""Builtin scorers that look for something in the output: contains, regex and choice."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
+from pytest_arena.scorers.text import excerpt
+from pytest_arena.spec.case import as_text
+
+
+class _Options(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _quoted(items: list[str]) -> str:
+    return ", ".join(excerpt(item, 40) for item in items)
+
+
+class ContainsOptions(_Options):
+    values: list[str] | None = Field(None, min_length=1)
+    mode: Literal["any", "all"] = "all"
+    ignore_case: bool = True
+    negate: bool = False
+
+
+class Contains(Scorer):
+    """The output contains the reference, or all (or any) of several strings.
+
+    The strings are the option `values`, else the reference (a string or a list).
+    Options: `mode` (all: every string, partial credit for the share found;
+    any: at least one), `ignore_case` (true), `negate` (false: when true the
+    strings must not appear, and `mode` says how many of them must be missing).
+    """
+
+    name = "contains"
+    options_model = ContainsOptions
+
+    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
+        opts = ContainsOptions.model_validate(dict(context.options))
+        wanted = opts.values if opts.values is not None else _strings(reference)
+        if not wanted:
+            return ScoreResult(0.0, None, "no reference or values to look for: unscored")
+        fold: Callable[[str], str] = str.casefold if opts.ignore_case else str
+        text = fold(output)
+        present = [item for item in wanted if fold(item) in text]
+        absent = [item for item in wanted if fold(item) not in text]
+        good, bad = (absent, present) if opts.negate else (present, absent)
+        if opts.mode == "all":
+            score, passed = len(good) / len(wanted), not bad
+        else:
+            score, passed = float(bool(good)), bool(good)
+        reason = _contains_reason(output, wanted, opts, good, bad)
+        if not passed and not opts.negate and not opts.ignore_case:
+            cased = [item for item in bad if item.casefold() in output.casefold()]
+            if cased:
+                reason += (
+                    f"; {_quoted(cased)} in other letter case: set the option ignore_case: true"
+                )
+        return ScoreResult(score, passed, reason, {"found": present, "missing": absent})
+
+
+def _strings(reference: Any) -> list[str]:
+    if reference is None:
+        return []
+    if isinstance(reference, list):
+        return [as_text(item) for item in reference]
+    return [as_text(reference)]
+
+
+def _contains_reason(
+    output: str, wanted: list[str], opts: ContainsOptions, good: list[str], bad: list[str]
+) -> str:
+    got = excerpt(output)
+    several = len(wanted) > 1
+    if not opts.negate:
+        if not bad:
+            return f"found all of {_quoted(good)}" if several else f"found {_quoted(good)}"
+        if opts.mode == "any" and good:
+            return f"found {_quoted(good)}"
+        if opts.mode == "any":
+            return f"none of {_quoted(wanted)} found in {got}"
+        if several:
+            return f"missing {_quoted(bad)} (found {len(good)} of {len(wanted)}) in {got}"
+        return f"{_quoted(bad)} not found in {got}"
+    if not bad:
+        return (
+            f"none of {_quoted(wanted)} appears"
+            if several
+            else f"{_quoted(wanted)} does not appear"
+        )
+    if opts.mode == "any" and good:
+        return f"{_quoted(good)} does not appear"
+    if opts.mode == "any":
+        return f"all of {_quoted(wanted)} appear, and one must not, in {got}"
+    return f"{_quoted(bad)} must not appear, found in {got}"
+
+
+class RegexOptions(_Options):
+    pattern: str | None = None
+    group: int | str | None = None
+    ignore_case: bool = False
+    multiline: bool = False
+    dotall: bool = False
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            _compile(value, 0)
+        return value
+
+
+class Regex(Scorer):
+    """The output matches a regular expression (re.search), or a group of it equals the reference.
+
+    Options: `pattern` (default: the reference is the pattern), `group` (a group
+    number or name: extract it from the first match and compare it, stripped,
+    with the reference), `ignore_case`, `multiline`, `dotall` (all false).
+    """
+
+    name = "regex"
+    options_model = RegexOptions
+
+    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
+        opts = RegexOptions.model_validate(dict(context.options))
+        flags = (
+            (re.IGNORECASE if opts.ignore_case else 0)
+            | (re.MULTILINE if opts.multiline else 0)
+            | (re.DOTALL if opts.dotall else 0)
+        )
+        if opts.group is not None:
+            if opts.pattern is None:
+                raise ValueError(
+                    "the option group needs the option pattern:"
+                    " the reference is what the group is compared with"
+                )
+            return _extract(output, reference, _compile(opts.pattern, flags), opts.group, opts)
+        pattern = opts.pattern
+        if pattern is None and reference is not None:
+            pattern = as_text(reference)
+        if pattern is None:
+            return ScoreResult(
+                0.0, None, "no pattern to match: unscored; set the option pattern or a reference"
+            )
+        match = _compile(pattern, flags).search(output)
+        if match is None:
+            return ScoreResult(
+                0.0, False, f"pattern {excerpt(pattern)} did not match {excerpt(output)}"
+            )
+        return ScoreResult(1.0, True, f"pattern {excerpt(pattern)} matched {excerpt(match[0])}")
+
+
+def _compile(pattern: str, flags: int) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern, flags)
+    except re.error as exc:
+        raise ValueError(f"invalid regex pattern {excerpt(pattern)}: {exc}") from exc
+
+
+def _extract(
+    output: str, reference: Any, pattern: re.Pattern[str], group: int | str, opts: RegexOptions
+) -> ScoreResult:
+    shown = excerpt(pattern.pattern)
+    if isinstance(group, str) and group.isdigit():
+        group = int(group)
+    if isinstance(group, int) and not 0 <= group <= pattern.groups:
+        raise ValueError(
+            f"pattern {shown} has {pattern.groups} group(s): there is no group {group}"
+        )
+    if isinstance(group, str) and group not in pattern.groupindex:
+        raise ValueError(f"pattern {shown} has no group named '{group}'")
+    if reference is None:
+        return ScoreResult(0.0, None, "no reference to compare the extracted answer with: unscored")
+    match = pattern.search(output)
+    if match is None:
+        return ScoreResult(
+            0.0, False, f"no answer found: pattern {shown} did not match {excerpt(output)}"
+        )
+    found = match.group(group)
+    if found is None:
+        reason = (
+            f"no answer found: group {group} of pattern {shown} is empty in {excerpt(match[0])}"
+        )
+        return ScoreResult(0.0, False, reason)
+    got, want = found.strip(), as_text(reference).strip()
+    detail = {"extracted": got}
+    same = got.casefold() == want.casefold() if opts.ignore_case else got == want
+    if same:
+        return ScoreResult(1.0, True, f"extracted {excerpt(got)}, as expected", detail)
+    reason = f"expected {excerpt(want)}, extracted {excerpt(got)} from {excerpt(output)}"
+    return ScoreResult(0.0, False, reason, detail)
+
+
+class ChoiceOptions(_Options):
+    choices: list[str] | None = Field(None, min_length=1, max_length=26)
+
+
+class Choice(Scorer):
+    """Multiple choice: the letter the output chooses is the reference's.
+
+    The reference is the right letter ("B") or the right option's text. The
+    choices are the option `choices`, else the case's `metadata.choices`, and
+    get the letters A, B, C… in order. The output may give a bare letter
+    ("B", "(B)", "b."), mark it ("Answer: B", "the answer is (B)", "I'd go
+    with option B"), or write an option's text. Two different letters given
+    as the answer ("A or B") are ambiguous and fail.
+    Options: `choices`.
+    """
+
+    name = "choice"
+    options_model = ChoiceOptions
+
+    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
+        opts = ChoiceOptions.model_validate(dict(context.options))
+        choices = opts.choices if opts.choices is not None else _metadata_choices(context)
+        if reference is None:
+            return ScoreResult(0.0, None, "no reference to compare with: unscored")
+        expected = _expected_letter(reference, choices)
+        letters = _chosen(output, choices)
+        if not letters:
+            return ScoreResult(0.0, False, f"no choice found in {excerpt(output)}")
+        if len(letters) > 1:
+            either = " or ".join(_label(letter, choices) for letter in letters)
+            return ScoreResult(
+                0.0, False, f"ambiguous: {either} in {excerpt(output)}", {"chosen": letters}
+            )
+        chosen = letters[0]
+        detail = {"chosen": chosen, "expected": expected}
+        if chosen == expected:
+            return ScoreResult(1.0, True, f"chose {_label(chosen, choices)}", detail)
+        reason = f"expected {_label(expected, choices)}, chose {_label(chosen, choices)}"
+        return ScoreResult(0.0, False, reason, detail)
+
+
+_LETTERS = string.ascii_uppercase
+_ALONE = re.compile(
+    r"(?:(?:option|choice)\s+)?[(\[]?[a-z][)\]]?"
+    r"(?:\s*(?:,|/|\bor\b|\band\b)\s*[(\[]?[a-z][)\]]?)*[.:]?",
+    re.I,
+)
+_SINGLE = re.compile(r"\b[A-Za-z]\b")
+_MARKER = re.compile(
+    r"\b(?:answer|choice|option)\s*(?:is\s*:?|:|=)"
+    r"|\b(?:go(?:ing)?\s+with|choose|chose|pick(?:ed)?|select(?:ed)?)\b",
+    re.I,
+)
+_ONE = re.compile(r"[\s*_]*(?:(?i:option|choice)\s+)?([(\[])?([A-Za-z])(?![\w'\u2019])[)\]]?[*_]*")
+_JOIN = re.compile(r"\s*(?:,|/|or\b|and\b)\s*", re.I)
+_PRONOUN = re.compile(r"\s+(?!(?:or|and)\b)[a-z]")
+_SENTENCE_END = re.compile(r"\s*(?:$|[.,;:!?)])")
+_LEAD = re.compile(r"[(\[]?([A-Za-z])[)\].:]\s+\S[^\n]*")
+_MENTION = re.compile(r"[(\[]([A-Z])[)\]]|\b(?i:option|choice)\s+([A-Z])(?![\w'\u2019])")
+
+
+def _metadata_choices(context: ScoringContext) -> list[str] | None:
+    if context.test_case is None or "choices" not in context.test_case.metadata:
+        return None
+    value = context.test_case.metadata["choices"]
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"metadata choices must be a list of option texts, got {excerpt(value)}")
+    return [as_text(item) for item in value]
+
+
+def _label(letter: str, choices: list[str] | None) -> str:
+    if choices is None:
+        return letter
+    index = _LETTERS.index(letter)
+    if index >= len(choices):
+        return f"{letter}, which is not one of A-{_LETTERS[len(choices) - 1]}"
+    return f"{letter} ({choices[index]})"
+
+
+def _expected_letter(reference: Any, choices: list[str] | None) -> str:
+    text = as_text(reference).strip()
+    if choices is not None:
+        for index, option in enumerate(choices):
+            if text.casefold() == option.strip().casefold():
+                return _LETTERS[index]
+    letter = re.fullmatch(r"[(\[]?([A-Za-z])[)\].]?", text)
+    if letter is None:
+        if choices is None:
+            raise ValueError(
+                f"reference {excerpt(reference)} is not a choice letter;"
+                " to give the answer as text, give the choices too"
+            )
+        raise ValueError(
+            f"reference {excerpt(reference)} is neither a choice letter"
+            f" nor one of the choices {_quoted(choices)}"
+        )
+    expected = letter[1].upper()
+    if choices is not None and _LETTERS.index(expected) >= len(choices):
+        raise ValueError(
+            f"reference {excerpt(reference)} is not one of the letters"
+            f" A-{_LETTERS[len(choices) - 1]} of the {len(choices)} choices"
+        )
+    return expected
+
+
+def _chosen(output: str, choices: list[str] | None) -> list[str]:
+    """The letters the output gives as its answer, from the most to the least explicit form."""
+    text = output.strip().strip("*_").strip()
+    if _ALONE.fullmatch(text):
+        return _unique(_SINGLE.findall(text))
+    for finder in (_marked, _led, _mentioned):
+        letters = finder(text)
+        if letters:
+            return _unique(letters)
+    return _by_text(text, choices) if choices else []
+
+
+def _unique(letters: list[str]) -> list[str]:
+    return list(dict.fromkeys(letter.upper() for letter in letters))
+
+
+def _marked(text: str) -> list[str]:
+    letters: list[str] = []
+    for marker in _MARKER.finditer(text):
+        position = marker.end()
+        while (one := _ONE.match(text, position)) and _is_letter(one, text):
+            letters.append(one[2])
+            join = _JOIN.match(text, one.end())
+            if join is None:
+                break
+            position = join.end()
+    return letters
+
+
+def _is_letter(match: re.Match[str], text: str) -> bool:
+    if match[1]:
+        return True
+    rest = text[match.end() :]
+    if match[2].isupper():
+        return not (match[2] == "I" and _PRONOUN.match(rest))
+    return _SENTENCE_END.match(rest) is not None
+
+
+def _led(text: str) -> list[str]:
+    match = _LEAD.fullmatch(text)
+    return [match[1]] if match else []
+
+
+def _mentioned(text: str) -> list[str]:
+    return [m[1] or m[2] for m in _MENTION.finditer(text)]
+
+
+def _by_text(text: str, choices: list[str]) -> list[str]:
+    said = text.rstrip(".!").strip().casefold()
+    for index, option in enumerate(choices):
+        if said == option.strip().casefold():
+            return [_LETTERS[index]]
+    found = {
+        index: option.strip().casefold()
+        for index, option in enumerate(choices)
+        if option.strip()
+        and re.search(rf"(?<!\w){re.escape(option.strip())}(?!\w)", text, re.I) is not None
+    }
+    kept = [
+        index
+        for index, option in found.items()
+        if not any(option != other and option in other for other in found.values())
+    ]
+    return [_LETTERS[index] for index in kept]

@@ -1,0 +1,138 @@
+"""The json_schema builtin: the output is JSON valid against a JSON Schema."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+from jsonschema.validators import Draft202012Validator, validator_for  # type: ignore[import-untyped]
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
+from pytest_arena.scorers.text import excerpt, strip_fence
+
+
+class JsonSchemaOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_: dict[str, Any] | None = Field(None, alias="schema")
+    schema_file: str | None = None
+    extract: bool = False
+
+    @field_validator("schema_")
+    @classmethod
+    def _valid_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            _check(value, "the option schema")
+        return value
+
+
+class JsonSchema(Scorer):
+    """The output is valid JSON and, when a schema is given, valid against it.
+
+    The schema is the option `schema`, else the file `schema_file`, else the
+    reference when it is a mapping that looks like a schema (it has "type",
+    "properties" or "$schema"). Drafts follow "$schema", by default 2020-12.
+    Partial credit: 1 - errors / the schema's top-level properties (or 1);
+    a document of the wrong type scores 0.
+    Options: `schema`, `schema_file` (relative to the project, YAML or JSON),
+    `extract` (false: find the JSON inside fences or prose).
+    """
+
+    name = "json_schema"
+    options_model = JsonSchemaOptions
+
+    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
+        opts = JsonSchemaOptions.model_validate(dict(context.options))
+        schema, source = _schema(opts, reference, context.project_root)
+        if schema is None and reference is None:
+            return ScoreResult(0.0, None, "no schema and no reference to check against: unscored")
+        text = output
+        if opts.extract:
+            from pytest_arena.scorers.builtins import extract_json  # builtins imports this module
+
+            text = extract_json(output) or output
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as exc:
+            where = f"line {exc.lineno} column {exc.colno}"
+            reason = f"output is not valid JSON ({exc.msg} at {where}): {excerpt(output)}"
+            if strip_fence(output) is not None:
+                reason += (
+                    "; it is wrapped in a markdown fence:"
+                    " strip it in hooks.py post_process or set extract: true"
+                )
+            return ScoreResult(0.0, False, reason, detail={"parse_error": exc.msg})
+        if schema is None:
+            return ScoreResult(
+                1.0,
+                True,
+                "valid JSON; the reference is not a schema (it has no type, properties"
+                " or $schema), so nothing else is checked",
+            )
+        validator = validator_for(schema, default=Draft202012Validator)(schema)
+        errors = list(validator.iter_errors(document))
+        if not errors:
+            return ScoreResult(1.0, True, f"valid against {source}")
+        messages = [f"{error.json_path}: {_short(error.message)}" for error in errors]
+        if any(error.validator == "type" and not error.absolute_path for error in errors):
+            score = 0.0
+        else:
+            properties = schema.get("properties")
+            checked = len(properties) if isinstance(properties, Mapping) and properties else 1
+            score = max(0.0, 1 - len(errors) / checked)
+        shown = "; ".join(messages[:3])
+        more = f" (+{len(messages) - 3} more)" if len(messages) > 3 else ""
+        count = f"{len(errors)} error{'s' if len(errors) > 1 else ''}"
+        return ScoreResult(
+            score, False, f"{count} against {source}: {shown}{more}", {"errors": messages}
+        )
+
+
+def _schema(
+    opts: JsonSchemaOptions, reference: Any, project_root: Path
+) -> tuple[dict[str, Any] | None, str]:
+    if opts.schema_ is not None and opts.schema_file is not None:
+        raise ValueError("give the option schema or the option schema_file, not both")
+    if opts.schema_ is not None:
+        return opts.schema_, "the schema"
+    if opts.schema_file is not None:
+        return _load(project_root, opts.schema_file), opts.schema_file
+    if isinstance(reference, Mapping) and {"type", "properties", "$schema"} & reference.keys():
+        schema = dict(reference)
+        _check(schema, "the reference")
+        return schema, "the reference schema"
+    return None, ""
+
+
+def _load(project_root: Path, name: str) -> dict[str, Any]:
+    path = project_root / name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"schema_file '{name}' cannot be read: {exc.strerror}: {path}") from exc
+    try:
+        schema = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"schema_file '{name}' is not valid YAML or JSON: {exc}") from exc
+    if not isinstance(schema, dict):
+        raise ValueError(f"schema_file '{name}' must hold a mapping, not {type(schema).__name__}")
+    _check(schema, f"schema_file '{name}'")
+    return schema
+
+
+def _check(schema: dict[str, Any], where: str) -> None:
+    try:
+        validator_for(schema, default=Draft202012Validator).check_schema(schema)
+    except SchemaError as exc:
+        raise ValueError(
+            f"{where} is not a valid JSON Schema: {exc.json_path}: {_short(exc.message)}"
+        ) from exc
+
+
+def _short(message: str, limit: int = 100) -> str:
+    return message if len(message) <= limit else message[: limit - 1] + "…"

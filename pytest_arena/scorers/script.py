@@ -1,0 +1,181 @@
+"""Script scorers: any program that reads a JSON context and prints a score.
+
+The context goes in the environment variables `ARENA_SCORER_CONTEXT` and
+`RL_SCORER_CONTEXT` (so scripts written for Runloop's custom scorers run as they
+are), and the model's output also goes in a file named by `output_file`. The
+output never passes through a shell or a command line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_arena.record import json_safe
+from pytest_arena.scorers.base import ScoreResult, ScoringContext
+from pytest_arena.scorers.text import excerpt
+
+CONTEXT_VARS = ("ARENA_SCORER_CONTEXT", "RL_SCORER_CONTEXT")
+DEFAULT_TIMEOUT = 30.0
+RESERVED = ("timeout", "pass_threshold")  # read by us; also passed on to the script
+_ENV_LIMIT = 100_000  # one environment string may hold at most 128 KiB on Linux
+_STDERR_TAIL = 400
+
+
+class ScriptScorer:
+    """Runs `argv` for each output; `label` names it in reasons."""
+
+    def __init__(self, name: str, argv: Sequence[str], shown: str) -> None:
+        self.name = name
+        self.argv = list(argv)
+        self.shown = shown
+
+    @classmethod
+    def from_command(cls, name: str, command: str | list[str]) -> ScriptScorer:
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        return cls(name, argv, f"command '{shlex.join(argv)}'")
+
+    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
+        options = dict(context.options)
+        timeout = float(options.get("timeout") or DEFAULT_TIMEOUT)
+        pass_threshold = float(options.get("pass_threshold", 1.0))
+        with tempfile.TemporaryDirectory(prefix="arena-score-") as scratch:
+            workspace = Path(context.workspace) if context.workspace else Path(scratch)
+            output_file = Path(scratch) / "output.txt"
+            output_file.write_text(output, encoding="utf-8")
+            places = {
+                "output_file": str(output_file),
+                "project_root": str(context.project_root),
+                "workspace": str(workspace),
+            }
+            payload = script_context(output, reference, context, places)
+            env = {**os.environ, **dict.fromkeys(CONTEXT_VARS, _fit(payload))}
+            try:
+                done = subprocess.run(
+                    self.argv,
+                    cwd=context.project_root,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout,
+                )
+            except subprocess.TimeoutExpired as exc:
+                return self._fail(f"timed out after {timeout:g} s", _text(exc.stderr))
+            except OSError as exc:
+                return self._fail(f"could not be started: {exc.strerror or exc}", "")
+        if done.returncode != 0:
+            return self._fail(f"exited with status {done.returncode}", done.stderr)
+        return self._read(done.stdout, done.stderr, pass_threshold)
+
+    def _read(self, stdout: str, stderr: str, pass_threshold: float) -> ScoreResult:
+        lines = [line.strip() for line in stdout.splitlines() if line.strip()]
+        if not lines:
+            return self._fail("printed nothing; it must print a score as its last line", stderr)
+        last = lines[-1]
+        data: Any
+        try:
+            data = json.loads(last)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict):
+            return self._from_object(data, last, stderr, pass_threshold)
+        try:
+            score = float(last)
+        except ValueError:
+            return self._fail(
+                f"printed {excerpt(last)} as its last line, which is not a score"
+                " (a number from 0 to 1, or a JSON object with 'score')",
+                stderr,
+            )
+        if not math.isfinite(score) or not 0.0 <= score <= 1.0:
+            return self._fail(f"printed {last}, which is outside 0-1", stderr)
+        passed = score >= pass_threshold
+        return ScoreResult(score, passed, f"{self.shown} scored {score:g}")
+
+    def _from_object(
+        self, data: dict[str, Any], last: str, stderr: str, pass_threshold: float
+    ) -> ScoreResult:
+        score = data.get("score")
+        if isinstance(score, bool) or not isinstance(score, int | float):
+            return self._fail(f"printed {excerpt(last)}, whose 'score' is not a number", stderr)
+        if not math.isfinite(score) or not 0.0 <= score <= 1.0:
+            return self._fail(f"printed a score of {score}, which is outside 0-1", stderr)
+        passed = data.get("passed", score >= pass_threshold)
+        if passed is not None and not isinstance(passed, bool):
+            return self._fail(f"printed 'passed': {passed!r}; use true, false or null", stderr)
+        metrics = data.get("metrics") or {}
+        bad = [
+            k for k, v in metrics.items() if isinstance(v, bool) or not isinstance(v, int | float)
+        ]
+        if not isinstance(metrics, dict) or bad:
+            return self._fail(f"printed metrics that are not all numbers: {bad or metrics}", stderr)
+        given = data.get("detail")
+        detail: dict[str, Any] = given if isinstance(given, dict) else {}
+        reason = str(data.get("reason") or f"{self.shown} scored {score:g}")
+        return ScoreResult(float(score), passed, reason, detail=detail, metrics=metrics)
+
+    def _fail(self, what: str, stderr: str) -> ScoreResult:
+        reason = f"{self.shown} {what}"
+        tail = stderr.strip()[-_STDERR_TAIL:]
+        if tail:
+            reason += f"; end of stderr: {excerpt(tail, _STDERR_TAIL)}"
+        return ScoreResult(0.0, False, reason, detail={"stderr": tail})
+
+
+def script_context(
+    output: str, reference: Any, context: ScoringContext, places: dict[str, str]
+) -> dict[str, Any]:
+    """What a script scorer is told: the case, the output, where things are, and its params."""
+    case = context.test_case
+    payload: dict[str, Any] = {
+        "case": {
+            "id": case.id if case else "",
+            "input": case.input if case else "",
+            "reference": reference,
+            "tags": list(case.tags) if case else [],
+            "metadata": dict(case.metadata) if case else {},
+        },
+        "output": output,
+        "model": context.model_key,
+        **places,
+    }
+    for key, value in context.options.items():
+        payload.setdefault(key, fill(value, places))
+    result: dict[str, Any] = json_safe(payload)
+    return result
+
+
+def fill(value: Any, places: dict[str, str]) -> Any:
+    """Replace `{output_file}`, `{project_root}` and `{workspace}` in strings, deeply."""
+    if isinstance(value, str):
+        for key, path in places.items():
+            value = value.replace("{" + key + "}", path)
+        return value
+    if isinstance(value, dict):
+        return {k: fill(v, places) for k, v in value.items()}
+    if isinstance(value, list):
+        return [fill(v, places) for v in value]
+    return value
+
+
+def _fit(payload: dict[str, Any]) -> str:
+    text = json.dumps(payload, ensure_ascii=False)
+    if len(text.encode()) <= _ENV_LIMIT:
+        return text
+    # the full output is in output_file; keep the variable under the kernel's limit
+    payload = {**payload, "output": payload["output"][:2000], "output_truncated": True}
+    return json.dumps(payload, ensure_ascii=False)
+
+
+def _text(data: str | bytes | None) -> str:
+    if isinstance(data, bytes):
+        return data.decode(errors="replace")
+    return data or ""

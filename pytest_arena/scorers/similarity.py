@@ -1,0 +1,128 @@
+"""Builtin scorers of closeness to the reference: token_f1 and edit_similarity."""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections import Counter
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from rapidfuzz.distance import Levenshtein
+
+from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
+from pytest_arena.scorers.text import excerpt
+from pytest_arena.spec.case import as_text
+
+
+class _Options(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _references(reference: Any) -> list[str]:
+    if reference is None:
+        return []
+    if isinstance(reference, list):
+        return [as_text(item) for item in reference]
+    return [as_text(reference)]
+
+
+class TokenF1Options(_Options):
+    threshold: float = Field(0.5, ge=0, le=1)
+
+
+class TokenF1(Scorer):
+    """SQuAD-style F1 of the words shared by the output and the reference.
+
+    Both are lowercased and stripped of punctuation, articles (a, an, the) and
+    extra whitespace; the score is the F1 of their common words, counted with
+    repeats. A list of references scores against the best one.
+    Options: `threshold` (0.5): the F1 needed to pass.
+    """
+
+    name = "token_f1"
+    options_model = TokenF1Options
+
+    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
+        opts = TokenF1Options.model_validate(dict(context.options))
+        references = _references(reference)
+        if not references:
+            return ScoreResult(0.0, None, "no reference to compare with: unscored")
+        words = squad_tokens(output)
+        scored = [(_f1(words, squad_tokens(text)), text) for text in references]
+        (f1, precision, recall), best = max(scored, key=lambda item: item[0][0])
+        passed = f1 >= opts.threshold
+        reason = (
+            f"token F1 {f1:.2f} (precision {precision:.2f}, recall {recall:.2f})"
+            f" against {excerpt(best)}"
+        )
+        if not passed:
+            reason += f", below {opts.threshold:g}: got {excerpt(output)}"
+        detail = {"precision": precision, "recall": recall, "reference": best}
+        return ScoreResult(f1, passed, reason, detail)
+
+
+_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
+
+
+def squad_tokens(text: str) -> list[str]:
+    """`text` lowercased, without punctuation and articles, split into words."""
+    text = "".join(
+        ch
+        for ch in text.lower()
+        if ch not in string.punctuation and not unicodedata.category(ch).startswith("P")
+    )
+    return _ARTICLES.sub(" ", text).split()
+
+
+def _f1(words: list[str], wanted: list[str]) -> tuple[float, float, float]:
+    if not words or not wanted:
+        same = float(words == wanted)
+        return same, same, same
+    common = sum((Counter(words) & Counter(wanted)).values())
+    if not common:
+        return 0.0, 0.0, 0.0
+    precision, recall = common / len(words), common / len(wanted)
+    return 2 * precision * recall / (precision + recall), precision, recall
+
+
+class EditSimilarityOptions(_Options):
+    threshold: float = Field(0.8, ge=0, le=1)
+    ignore_case: bool = False
+    normalize_whitespace: bool = True
+
+
+class EditSimilarity(Scorer):
+    """The output is close to the reference in edit distance.
+
+    The score is rapidfuzz's `Levenshtein.normalized_similarity`: 1 minus the
+    edits needed (insertions, deletions, substitutions) over the longer text's
+    length. Surrounding whitespace is ignored. A list of references scores
+    against the closest one.
+    Options: `threshold` (0.8): the similarity needed to pass; `ignore_case`
+    (false); `normalize_whitespace` (true: runs of whitespace count as one space).
+    """
+
+    name = "edit_similarity"
+    options_model = EditSimilarityOptions
+
+    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
+        opts = EditSimilarityOptions.model_validate(dict(context.options))
+        references = _references(reference)
+        if not references:
+            return ScoreResult(0.0, None, "no reference to compare with: unscored")
+        got = _prepare(output, opts)
+        similar = Levenshtein.normalized_similarity
+        scored = [(similar(got, _prepare(t, opts)), t) for t in references]
+        similarity, best = max(scored, key=lambda item: item[0])
+        passed = similarity >= opts.threshold
+        reason = f"edit similarity {similarity:.2f} to {excerpt(best)}"
+        if not passed:
+            reason += f", below {opts.threshold:g}: got {excerpt(output)}"
+        return ScoreResult(similarity, passed, reason, {"reference": best})
+
+
+def _prepare(text: str, opts: EditSimilarityOptions) -> str:
+    text = " ".join(text.split()) if opts.normalize_whitespace else text.strip()
+    return text.casefold() if opts.ignore_case else text

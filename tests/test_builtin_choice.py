@@ -1,0 +1,124 @@
+"""choice: reading the chosen letter or option text, ambiguity and bad references."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pydantic
+import pytest
+
+from pytest_arena import Case
+from pytest_arena.scorers import ScoreResult, ScoringContext
+from pytest_arena.scorers.matching import Choice
+
+CITIES = ["London", "Paris", "Rome"]
+
+
+def choice(
+    output: str, reference: Any, metadata: Mapping[str, Any] | None = None, **options: Any
+) -> ScoreResult:
+    case = Case("c", "q", reference, metadata=metadata or {})
+    return Choice().score(output, reference, ScoringContext(options=options, test_case=case))
+
+
+@pytest.mark.parametrize(
+    ("output", "passed", "reason"),
+    [
+        ("B", True, "chose B (Paris)"),
+        ("(B)", True, "chose B (Paris)"),
+        ("B)", True, "chose B (Paris)"),
+        ("b.", True, "chose B (Paris)"),
+        ("**B**", True, "chose B (Paris)"),
+        ("The answer is (B)", True, "chose B (Paris)"),
+        ("Answer: b", True, "chose B (Paris)"),
+        ("The correct answer is: B. Paris is the capital.", True, "chose B (Paris)"),
+        ("I'd go with option B because it is the capital", True, "chose B (Paris)"),
+        ("Option A is wrong; the answer is B", True, "chose B (Paris)"),
+        ("B) Paris", True, "chose B (Paris)"),
+        ("Paris", True, "chose B (Paris)"),
+        ("The capital of France is Paris.", True, "chose B (Paris)"),
+        ("C", False, "expected B (Paris), chose C (Rome)"),
+        ("Answer: (c)", False, "expected B (Paris), chose C (Rome)"),
+        ("Rome, of course", False, "expected B (Paris), chose C (Rome)"),
+        ("E", False, "expected B (Paris), chose E, which is not one of A-C"),
+        ("A or B", False, "ambiguous: A (London) or B (Paris) in 'A or B'"),
+        (
+            "The answer is B or C",
+            False,
+            "ambiguous: B (Paris) or C (Rome) in 'The answer is B or C'",
+        ),
+        ("London or Paris", False, "ambiguous: A (London) or B (Paris) in 'London or Paris'"),
+        ("I don't know", False, "no choice found in 'I don't know'"),
+        ("Answer: I think B", False, "no choice found in 'Answer: I think B'"),
+    ],
+)
+def test_choice(output: str, passed: bool, reason: str) -> None:
+    result = choice(output, "B", choices=CITIES)
+    assert (result.score, result.passed, result.reason) == (float(passed), passed, reason)
+
+
+@pytest.mark.parametrize(
+    ("reference", "metadata", "options", "reason"),
+    [
+        ("Paris", {"choices": CITIES}, {}, "expected B (Paris), chose C (Rome)"),
+        ("(b)", {"choices": CITIES}, {}, "expected B (Paris), chose C (Rome)"),
+        (
+            "B",
+            {"choices": ["x", "y", "z"]},
+            {"choices": CITIES},
+            "expected B (Paris), chose C (Rome)",
+        ),
+        ("B", {}, {}, "expected B, chose C"),
+    ],
+)
+def test_choice_reads_the_reference_and_the_choices(
+    reference: str, metadata: dict[str, Any], options: dict[str, Any], reason: str
+) -> None:
+    result = choice("Answer: C", reference, metadata, **options)
+    assert (result.passed, result.reason) == (False, reason)
+    assert result.detail == {"chosen": "C", "expected": "B"}
+
+
+@pytest.mark.parametrize(
+    ("reference", "metadata", "message"),
+    [
+        (
+            "Madrid",
+            {"choices": CITIES},
+            "reference 'Madrid' is neither a choice letter nor one of the choices 'London', 'Paris', 'Rome'",
+        ),
+        (
+            "Madrid",
+            {},
+            "reference 'Madrid' is not a choice letter; to give the answer as text, give the choices too",
+        ),
+        ("F", {"choices": CITIES}, "reference 'F' is not one of the letters A-C of the 3 choices"),
+        (
+            "B",
+            {"choices": "London, Paris"},
+            "metadata choices must be a list of option texts, got 'London, Paris'",
+        ),
+    ],
+)
+def test_choice_names_a_reference_it_cannot_use(
+    reference: str, metadata: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ValueError) as caught:
+        choice("B", reference, metadata)
+    assert str(caught.value) == message
+
+
+def test_choice_without_a_reference_is_unscored() -> None:
+    result = choice("B", None, choices=CITIES)
+    assert (result.score, result.passed, result.reason) == (
+        0.0,
+        None,
+        "no reference to compare with: unscored",
+    )
+
+
+def test_choice_refuses_a_misspelt_option() -> None:
+    with pytest.raises(pydantic.ValidationError) as caught:
+        choice("B", "B", choises=CITIES)
+    assert caught.value.errors()[0]["loc"] == ("choises",)

@@ -1,0 +1,248 @@
+"""json_schema: where the schema comes from, validity, partial credit and bad schemas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pydantic
+import pytest
+
+from pytest_arena import Case
+from pytest_arena.scorers import ScoreResult, ScoringContext
+from pytest_arena.scorers.schema import JsonSchema
+
+PERSON = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "age": {"type": "integer", "minimum": 0},
+        "email": {"type": "string"},
+    },
+    "required": ["name", "age", "email"],
+}
+ANN = '{"name": "Ann", "age": 3, "email": "ann@example.com"}'
+
+
+def json_schema(
+    output: str, reference: Any = None, root: Path | None = None, **options: Any
+) -> ScoreResult:
+    context = ScoringContext(
+        options=options,
+        test_case=Case("c", "q", reference),
+        project_root=root or Path.cwd(),
+    )
+    return JsonSchema().score(output, reference, context)
+
+
+@pytest.mark.parametrize(
+    ("output", "reference", "options", "score", "passed", "reason"),
+    [
+        (ANN, None, {"schema": PERSON}, 1.0, True, "valid against the schema"),
+        (ANN, PERSON, {}, 1.0, True, "valid against the reference schema"),
+        (
+            '{"name": "Ann", "age": -3, "email": "a@b"}',
+            None,
+            {"schema": PERSON},
+            2 / 3,
+            False,
+            "1 error against the schema: $.age: -3 is less than the minimum of 0",
+        ),
+        (
+            '{"name": 5, "age": "x"}',
+            None,
+            {"schema": PERSON},
+            0.0,
+            False,
+            "3 errors against the schema: $.name: 5 is not of type 'string'; $.age: 'x' is not of type 'integer'; $: 'email' is a required property",
+        ),
+        (
+            '{"name": "Ann"}',
+            PERSON,
+            {},
+            1 / 3,
+            False,
+            "2 errors against the reference schema: $: 'age' is a required property; $: 'email' is a required property",
+        ),
+        (
+            "[1, 2]",
+            None,
+            {"schema": PERSON},
+            0.0,
+            False,
+            "1 error against the schema: $: [1, 2] is not of type 'object'",
+        ),
+        (
+            '{"tags": ["a", 1, 2, 3]}',
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "properties": {"tags": {"items": {"type": "string"}}},
+            },
+            {},
+            0.0,
+            False,
+            "3 errors against the reference schema: $.tags[1]: 1 is not of type 'string'; $.tags[2]: 2 is not of type 'string'; $.tags[3]: 3 is not of type 'string'",
+        ),
+        (
+            '{"a": 1, "b": 2, "c": 3, "d": 4}',
+            {
+                "type": "object",
+                "maxProperties": 1,
+                "minProperties": 5,
+                "required": ["e"],
+                "properties": {},
+                "not": {},
+            },
+            {},
+            0.0,
+            False,
+            "4 errors against the reference schema: $: {'a': 1, 'b': 2, 'c': 3, 'd': 4} has too many properties; $: {'a': 1, 'b': 2, 'c': 3, 'd': 4} does not have enough properties; $: 'e' is a required property (+1 more)",
+        ),
+        (
+            '{"name": "Ann", ',
+            None,
+            {"schema": PERSON},
+            0.0,
+            False,
+            'output is not valid JSON (Expecting property name enclosed in double quotes at line 1 column 17): \'{"name": "Ann", \'',
+        ),
+        (
+            f"```json\n{ANN}\n```",
+            None,
+            {"schema": PERSON},
+            0.0,
+            False,
+            'output is not valid JSON (Expecting value at line 1 column 1): \'```json\\n{"name": "Ann", "age": 3, "email": "ann@example.co…\'; it is wrapped in a markdown fence: strip it in hooks.py post_process or set extract: true',
+        ),
+        (
+            f"```json\n{ANN}\n```",
+            None,
+            {"schema": PERSON, "extract": True},
+            1.0,
+            True,
+            "valid against the schema",
+        ),
+        (
+            f"Here it is: {ANN}. Anything else?",
+            PERSON,
+            {"extract": True},
+            1.0,
+            True,
+            "valid against the reference schema",
+        ),
+        (
+            '{"a": 1}',
+            {"a": 1},
+            {},
+            1.0,
+            True,
+            "valid JSON; the reference is not a schema (it has no type, properties or $schema), so nothing else is checked",
+        ),
+    ],
+)
+def test_json_schema(
+    output: str, reference: Any, options: dict[str, Any], score: float, passed: bool, reason: str
+) -> None:
+    result = json_schema(output, reference, **options)
+    assert result.score == pytest.approx(score)
+    assert (result.passed, result.reason) == (passed, reason)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("person.yaml", "type: object\nproperties: {name: {type: string}}\nrequired: [name]\n"),
+        (
+            "person.json",
+            '{"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}',
+        ),
+    ],
+)
+def test_json_schema_reads_a_schema_file_in_the_project(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / name).write_text(text)
+    option = f"schemas/{name}"
+    assert json_schema('{"name": "Ann"}', root=tmp_path, schema_file=option).reason == (
+        f"valid against {option}"
+    )
+    missing = json_schema('{"nom": "Ann"}', root=tmp_path, schema_file=option)
+    assert (missing.score, missing.reason) == (
+        0.0,
+        f"1 error against {option}: $: 'name' is a required property",
+    )
+
+
+@pytest.mark.parametrize(
+    ("files", "options", "reference", "message"),
+    [
+        (
+            {},
+            {"schema_file": "none.yaml"},
+            None,
+            "schema_file 'none.yaml' cannot be read: No such file or directory: {root}/none.yaml",
+        ),
+        (
+            {"s.yaml": "type: [object"},
+            {"schema_file": "s.yaml"},
+            None,
+            "schema_file 's.yaml' is not valid YAML or JSON: ",
+        ),
+        (
+            {"s.yaml": "- object"},
+            {"schema_file": "s.yaml"},
+            None,
+            "schema_file 's.yaml' must hold a mapping, not list",
+        ),
+        (
+            {"s.yaml": "type: objec"},
+            {"schema_file": "s.yaml"},
+            None,
+            "schema_file 's.yaml' is not a valid JSON Schema: $.type: 'objec' is not valid under any of the given schemas",
+        ),
+        (
+            {},
+            {},
+            {"type": 3},
+            "the reference is not a valid JSON Schema: $.type: 3 is not valid under any of the given schemas",
+        ),
+        (
+            {"s.yaml": "type: object"},
+            {"schema_file": "s.yaml", "schema": {"type": "object"}},
+            None,
+            "give the option schema or the option schema_file, not both",
+        ),
+    ],
+)
+def test_json_schema_names_a_schema_it_cannot_use(
+    tmp_path: Path, files: dict[str, str], options: dict[str, Any], reference: Any, message: str
+) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(ValueError) as caught:
+        json_schema("{}", reference, root=tmp_path, **options)
+    assert str(caught.value).startswith(message.format(root=tmp_path))
+
+
+def test_an_invalid_schema_option_is_refused_by_the_options_model() -> None:
+    with pytest.raises(pydantic.ValidationError) as caught:
+        json_schema("{}", schema={"type": "objec"})
+    error = caught.value.errors()[0]
+    assert error["loc"] == ("schema",)
+    assert "the option schema is not a valid JSON Schema: $.type: 'objec'" in error["msg"]
+
+
+def test_json_schema_without_a_schema_or_reference_is_unscored() -> None:
+    result = json_schema("{}")
+    assert (result.score, result.passed, result.reason) == (
+        0.0,
+        None,
+        "no schema and no reference to check against: unscored",
+    )
+
+
+def test_json_schema_refuses_a_misspelt_option() -> None:
+    with pytest.raises(pydantic.ValidationError) as caught:
+        json_schema("{}", schemma=PERSON)
+    assert caught.value.errors()[0]["loc"] == ("schemma",)

@@ -1,0 +1,130 @@
+"""numeric_match: reading the answer's number, tolerances, partial credit and reasons."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pydantic
+import pytest
+
+from pytest_arena import Case
+from pytest_arena.scorers import ScoreResult, ScoringContext
+from pytest_arena.scorers.numeric import NumericMatch, read_number
+
+
+def numeric(output: str, reference: Any, **options: Any) -> ScoreResult:
+    context = ScoringContext(options=options, test_case=Case("c", "q", reference))
+    return NumericMatch().score(output, reference, context)
+
+
+@pytest.mark.parametrize(
+    ("output", "reference", "options", "score", "passed", "reason"),
+    [
+        ("42", 42, {}, 1.0, True, "found 42, as expected"),
+        ("The total is $1,200.00", "1200", {}, 1.0, True, "found 1200, as expected"),
+        ("USD 1,200", "$1,200.00", {}, 1.0, True, "found 1200, as expected"),
+        ("1300", 1200, {"abs_tol": 0.5}, 0.0, False, "expected 1200 (±0.5), found 1300 in '1300'"),
+        ("about 1200.3", 1200, {"abs_tol": 0.5}, 1.0, True, "found 1200.3, within ±0.5 of 1200"),
+        ("99", 100, {"rel_tol": 0.02}, 1.0, True, "found 99, within ±2% of 100"),
+        ("97", 100, {"rel_tol": 0.02}, 0.0, False, "expected 100 (±2%), found 97 in '97'"),
+        ("0.1 + 0.2 = 0.30000000000000004", 0.3, {}, 1.0, True, "found 0.3, as expected"),
+        ("First 3 eggs, then 5 more: 8 in all", 8, {}, 1.0, True, "found 8, as expected"),
+        (
+            "First 3 eggs, then 5 more: 8 in all",
+            8,
+            {"pick": "first"},
+            0.0,
+            False,
+            "expected 8, found 3 in 'First 3 eggs, then 5 more: 8 in all'",
+        ),
+        ("Answer: 42. Check: 42 + 1 = 43", 42, {}, 1.0, True, "found 42, as expected"),
+        ("the answer is 42, not 43", 42, {}, 1.0, True, "found 42, as expected"),
+        (
+            "16 - 3 - 4 = 9, 9 * 2 = 18\n#### 18",
+            "Janet sells 9 eggs at $2 each.\n#### 18",
+            {},
+            1.0,
+            True,
+            "found 18, as expected",
+        ),
+        (
+            "so x = \\boxed{\\frac{3}{4}} for 2 cases",
+            0.75,
+            {},
+            1.0,
+            True,
+            "found 0.75, as expected",
+        ),
+        ("It weighs 12 kg", "12", {}, 1.0, True, "found 12, as expected"),
+        ("He ran 3.5km", 3.5, {}, 1.0, True, "found 3.5, as expected"),
+        ("Growth was 50%", "50%", {}, 1.0, True, "found 50, as expected"),
+        ("It fell to -5 degrees", -5, {}, 1.0, True, "found -5, as expected"),
+        ("A loss of -$5", "−5", {}, 1.0, True, "found -5, as expected"),
+        ("Avogadro: 6.02e23", 6.02e23, {}, 1.0, True, "found 6.02e+23, as expected"),
+        ("3/4 of them", "0.75", {}, 1.0, True, "found 0.75, as expected"),
+        ("COVID-19", 19, {}, 1.0, True, "found 19, as expected"),
+        ("1100", 1000, {"partial_credit": True}, 0.9, False, "expected 1000, found 1100 in '1100'"),
+        ("5000", 1000, {"partial_credit": True}, 0.0, False, "expected 1000, found 5000 in '5000'"),
+        ("1", 0, {"partial_credit": True}, 0.0, False, "expected 0, found 1 in '1'"),
+        ("I am not sure", 7, {}, 0.0, False, "no number found in 'I am not sure'"),
+    ],
+)
+def test_numeric_match(
+    output: str, reference: Any, options: dict[str, Any], score: float, passed: bool, reason: str
+) -> None:
+    result = numeric(output, reference, **options)
+    assert result.score == pytest.approx(score)
+    assert (result.passed, result.reason) == (passed, reason)
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("1,234,567.5", 1234567.5),
+        ("1,2345", 2345.0),
+        ("version 1.2.3", 1.2),
+        ("H2O", None),
+        ("5-3", 3.0),
+        ("1.5E-3 mol", 0.0015),
+        ("£12 or €13", 13.0),
+        ("Final answer: \\boxed{7}. Earlier I wrote 6", 7.0),
+    ],
+)
+def test_read_number(text: str, number: float | None) -> None:
+    assert read_number(text) == number
+
+
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        ("no digits", "reference 'no digits' holds no number"),
+        (True, "reference true holds no number"),
+    ],
+)
+def test_numeric_match_names_a_reference_without_a_number(reference: Any, message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        numeric("42", reference)
+    assert str(caught.value) == message
+
+
+def test_numeric_match_without_a_reference_is_unscored() -> None:
+    result = numeric("42", None)
+    assert (result.score, result.passed, result.reason) == (
+        0.0,
+        None,
+        "no reference to compare with: unscored",
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "option"),
+    [
+        ({"abs_tolerance": 1}, "abs_tolerance"),
+        ({"abs_tol": -1}, "abs_tol"),
+        ({"pick": "middle"}, "pick"),
+    ],
+)
+def test_numeric_match_refuses_bad_options(options: dict[str, Any], option: str) -> None:
+    with pytest.raises(pydantic.ValidationError) as caught:
+        numeric("42", 42, **options)
+    assert caught.value.errors()[0]["loc"] == (option,)

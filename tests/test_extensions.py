@@ -1,0 +1,102 @@
+"""Other packages add scorers and connectors through pluggy hooks, without changes here."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import MakeProject
+
+PLUGIN = """
+from pytest_arena.connectors.base import Connector, Response
+from pytest_arena.scorers import Scorer, ScoreResult
+from pydantic import BaseModel
+
+
+class ShoutScorer(Scorer):
+    name = "shouted"
+
+    def score(self, output, reference, context):
+        loud = output.isupper()
+        return ScoreResult(float(loud), loud, "all capitals" if loud else "not shouted")
+
+
+class UpperSettings(BaseModel):
+    suffix: str = "!"
+
+
+class UpperConnector(Connector):
+    name = "upper"
+    settings_model = UpperSettings
+
+    def complete(self, request):
+        return Response(request.prompt.upper() + self.settings.suffix, tokens_in=1, tokens_out=1)
+
+
+def pytest_arena_scorers():
+    return [ShoutScorer]
+
+
+def pytest_arena_connectors():
+    return [UpperConnector]
+"""
+
+PROJECT = """
+models:
+  default: [loud]
+  define:
+    loud: {connector: upper, suffix: "!!"}
+scorers:
+  default: shouted
+tests:
+  - {id: hello, input: "hello", reference: "HELLO!!"}
+  - {id: exact, input: "bye", reference: "BYE!!", eval_type: exact_match}
+"""
+
+
+def test_a_plugin_adds_a_scorer_and_a_connector(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    pytester.makepyfile(arena_shout=PLUGIN)
+    pytester.syspathinsert()
+    make_project("ext", PROJECT)
+    result = pytester.runpytest("-p", "arena_shout", "-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*::hello[[]loud] PASSED*", "*::exact[[]loud] PASSED*"])
+
+
+def test_without_the_plugin_its_names_are_unknown(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("ext", PROJECT)
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*models.define.loud.connector: unknown connector 'upper'*"])
+
+
+def test_a_plugin_scorer_may_not_take_a_builtin_name(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    pytester.makepyfile(arena_shout=PLUGIN.replace('name = "shouted"', 'name = "exact_match"'))
+    pytester.syspathinsert()
+    make_project("ext", PROJECT.replace("scorers:\n  default: shouted\n", ""))
+    result = pytester.runpytest("-p", "arena_shout")
+    result.stdout.fnmatch_lines(
+        [
+            "arena_shout*: plugin arena_shout offers scorer 'exact_match', a name already taken by a builtin"
+        ]
+    )
+
+
+def test_the_arena_context_fixture_builds_a_context_in_one_line(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        from pytest_arena.scorers.builtins import ExactMatch
+
+
+        def test_ignore_case(arena_context):
+            ctx = arena_context("Paris", options={"ignore_case": True}, tags=["geo"])
+            assert ctx.test_case.tags == ("geo",)
+            assert ExactMatch().score("paris", ctx.test_case.reference, ctx).passed
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=1)

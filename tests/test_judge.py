@@ -1,0 +1,278 @@
+"""The judge: verdicts read from what models write, samples, usage, and llm_judge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_arena.connectors import build_connector
+from pytest_arena.connectors.base import Connector, Request, Response
+from pytest_arena.judge import Judge, JudgeReplyError, parse_verdict
+from pytest_arena.spec import Case
+from pytest_arena.testing import scoring_context
+from tests.conftest import MakeProject
+
+
+@pytest.mark.parametrize(
+    ("reply", "score", "passed", "reason"),
+    [
+        ('{"score": 0.8, "passed": true, "reason": "close"}', 0.8, True, "close"),
+        (
+            '```json\n{"score": 0.2, "passed": false, "reason": "wrong year"}\n```',
+            0.2,
+            False,
+            "wrong year",
+        ),
+        (
+            'Sure! Here you go: {"score": 1, "passed": true, "reason": "exact"} Anything else?',
+            1.0,
+            True,
+            "exact",
+        ),
+        ("{'score': 0.5, 'passed': False, 'reason': 'half'}", 0.5, False, "half"),
+        ('{"score": 0.9, "passed": true, "reason": "ok",}', 0.9, True, "ok"),
+        ('{"score": 7, "reason": "good"}', 0.7, True, "good"),
+        ('{"score": "85%", "passed": "yes"}', 0.85, True, "no reason given"),
+        (
+            "Score: 8/10 - PASS. Mostly right.",
+            0.8,
+            True,
+            "plain grade: 'Score: 8/10 - PASS. Mostly right.'",
+        ),
+        ("I'd give it 3 out of 10.", 0.3, False, "plain grade: 'I'd give it 3 out of 10.'"),
+        (
+            "FAIL: the answer names the wrong city",
+            0.0,
+            False,
+            "plain grade: 'FAIL: the answer names the wrong city'",
+        ),
+        ("Verdict: CORRECT", 1.0, True, "plain grade: 'Verdict: CORRECT'"),
+        ("incorrect.", 0.0, False, "plain grade: 'incorrect.'"),
+    ],
+)
+def test_verdicts_are_read_and_repaired(
+    reply: str, score: float, passed: bool, reason: str
+) -> None:
+    assert parse_verdict(reply) == (pytest.approx(score), passed, reason)
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (
+            "I am not sure what to say.",
+            "the judge's reply holds no verdict: 'I am not sure what to say.'",
+        ),
+        ("It passed the first test but I cannot tell.", "the judge's reply holds no verdict"),
+        ('{"score": "great"}', "the judge's score 'great' is not a number"),
+        ('{"score": 250}', "the judge's score 250.0 is outside 0-1"),
+    ],
+)
+def test_a_reply_without_a_verdict_is_an_error(reply: str, message: str) -> None:
+    with pytest.raises(JudgeReplyError) as caught:
+        parse_verdict(reply)
+    assert str(caught.value).startswith(message)
+
+
+class Scripted(Connector):
+    """Replies with the next of a list of texts; counts tokens."""
+
+    name = "scripted"
+    settings_model = type(None)  # type: ignore[assignment]
+
+    def __init__(self, replies: list[str]) -> None:
+        from pytest_arena.spec.schema import Price
+
+        super().__init__("scripted", None, Price(input_per_mtok=1e6, output_per_mtok=0))  # type: ignore[arg-type]
+        self.replies = list(replies)
+        self.prompts: list[str] = []
+
+    def complete(self, request: Request) -> Response:
+        self.prompts.append(request.prompt)
+        return Response(self.replies.pop(0), tokens_in=2, tokens_out=1)
+
+
+CASE = Case(id="capital", input="Capital of France?", reference="Paris", project="p")
+
+
+def test_the_judge_is_shown_the_task_the_reference_and_the_answer() -> None:
+    connector = Scripted(['{"score": 1, "passed": true, "reason": "right"}'])
+    verdict = Judge(CASE, lambda key: connector, "scripted")("Be strict.", "Paris, of course")
+    assert (verdict.score, verdict.passed, verdict.reason, verdict.model) == (
+        1.0,
+        True,
+        "right",
+        "scripted",
+    )
+    prompt = connector.prompts[0]
+    for part in (
+        "<rubric>\nBe strict.\n</rubric>",
+        "Capital of France?",
+        "<reference>\nParis\n</reference>",
+        "<answer>\nParis, of course\n</answer>",
+    ):
+        assert part in prompt
+
+
+def test_majority_of_samples_decides_and_usage_is_counted() -> None:
+    replies = [
+        '{"score": 1, "passed": true, "reason": "a"}',
+        '{"score": 0, "passed": false, "reason": "b"}',
+        '{"score": 0.8, "passed": true, "reason": "c"}',
+    ]
+    connector = Scripted(replies)
+    judge = Judge(CASE, lambda key: connector, "scripted", samples=3)
+    verdict = judge("rubric", "Paris")
+    assert verdict.passed is True
+    assert verdict.score == pytest.approx(0.6)
+    assert verdict.reason == "2 of 3 judgements passed: a"
+    assert (judge.usage.calls, judge.usage.tokens_in, judge.usage.tokens_out) == (3, 6, 3)
+    assert judge.usage.cost == pytest.approx(6.0)
+
+
+def test_mean_of_samples_passes_at_the_threshold() -> None:
+    replies = ['{"score": 0.4}', '{"score": 0.8}']
+    judge = Judge(CASE, lambda key: Scripted(replies), "scripted", samples=2, reduce="mean")
+    verdict = judge("rubric", "Paris", threshold=0.6)
+    assert (verdict.score, verdict.passed) == (pytest.approx(0.6), True)
+
+
+def test_the_simulated_judge_grades_by_closeness_to_the_reference_and_repeats() -> None:
+    connector = build_connector("sim_judge", {}, Path("arena.yaml"))
+    judge = Judge(CASE, lambda key: connector, "sim_judge", samples=5)
+    right = judge("rubric", "The capital is Paris.")
+    wrong = judge("rubric", "Lyon")
+    assert right.passed and not wrong.passed
+    assert right.score > 0.7 > wrong.score
+    assert judge("rubric", "Lyon").samples == wrong.samples
+
+
+def test_the_simulated_judge_sometimes_writes_verdicts_that_need_repair() -> None:
+    connector = build_connector("sim_judge", {}, Path("arena.yaml"))
+    forms = set()
+    for i in range(60):
+        case = Case(id=f"c{i}", input="q", reference="Paris", project="p")
+        request = Request(
+            "sim_judge",
+            [{"role": "user", "content": "<arena-judge>\n<answer>\nParis\n</answer>"}],
+            case,
+        )
+        forms.add(connector.complete(request).meta["form"])
+    assert {"json", "fence", "prose", "python", "plain"} <= forms
+
+
+def test_scoring_context_gives_a_simulated_judge_by_default() -> None:
+    ctx = scoring_context("Paris", input="Capital of France?")
+    assert ctx.judge is not None
+    assert ctx.judge("Is it right?", "Paris").passed is True
+    assert scoring_context(judge=None).judge is None
+
+
+JUDGED = """
+models: [sim_perfect, sim_echo]
+judge:
+  model: sim_judge
+  samples: 3
+scorers:
+  default: llm_judge
+  options:
+    llm_judge:
+      rubric: "Does the answer name the same city as the reference?"
+tests:
+  - {id: capital, input: "Name the French capital.", reference: "Paris"}
+  - {id: river, input: "Name the river of the French capital.", reference: "The Seine"}
+"""
+
+
+def test_llm_judge_grades_on_the_simulated_models_and_its_cost_is_kept_apart(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("judged", JUDGED)
+    result = pytester.runpytest("-rA")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(["PASSED projects/judged/arena.yaml::capital[[]sim_perfect]"])
+    result.stdout.fnmatch_lines(["judge sim_judge: * judgements passed: *"])
+    result.stdout.fnmatch_lines(["*rank*model*composite*cost*judge cost*latency*"])
+    # the echo model is free, yet grading its answers cost something
+    result.stdout.re_match_lines([r"\s+2\s+sim_echo\s.*\$0\.000000\s+\$0\.0\d*[1-9]\d*\s+0 ms$"])
+
+
+def test_the_judge_model_can_be_chosen_per_scorer(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "judged",
+        JUDGED.replace('rubric: "Does', 'model: sim_small\n      rubric: "Does'),
+    )
+    result = pytester.runpytest("-rA")
+    result.stdout.fnmatch_lines(
+        ["FAILED projects/judged/arena.yaml::capital[[]sim_echo] - judge sim_small: *"]
+    )
+
+
+def test_a_judge_reply_without_a_verdict_is_an_error_naming_the_scorer(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    # sim_echo repeats its prompt even when asked to judge: no verdict in that
+    make_project("judged", JUDGED.replace("model: sim_judge", "model: sim_echo"))
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=4)
+    result.stdout.fnmatch_lines(
+        ["scorer 'llm_judge' raised JudgeReplyError: the judge's reply holds no verdict*"]
+    )
+
+
+def test_a_rubric_can_live_in_a_file(pytester: pytest.Pytester, make_project: MakeProject) -> None:
+    make_project(
+        "judged",
+        JUDGED.replace(
+            'rubric: "Does the answer name the same city as the reference?"',
+            "rubric_file: rubric.md",
+        ),
+        files={"rubric.md": "Grade the city named.\n"},
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, failed=2)
+
+
+def test_a_custom_scorer_can_grade_with_context_judge(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "judged",
+        """
+        models: [sim_perfect]
+        scorers: {default: graded}
+        tests:
+          - {id: capital, input: "Capital of France?", reference: "Paris"}
+        """,
+        files={
+            "scorers/graded.py": """
+            from pytest_arena.scorers import Scorer, ScoreResult
+
+
+            class Graded(Scorer):
+                name = "graded"
+
+                def score(self, output, reference, context):
+                    verdict = context.judge("Is the answer the reference's city?", output)
+                    return ScoreResult(verdict.score, verdict.passed, "judge: " + verdict.reason)
+            """
+        },
+    )
+    result = pytester.runpytest("-rA")
+    result.assert_outcomes(passed=1)
+
+
+def test_an_unknown_judge_model_is_an_error_before_any_call(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("judged", JUDGED.replace("model: sim_judge", "model: gpt-judge"))
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=4)
+    result.stdout.fnmatch_lines(
+        [
+            "*the judge of llm_judge: projects/judged/arena.yaml*: model 'gpt-judge' is neither defined*"
+        ]
+    )

@@ -1,0 +1,277 @@
+"""Script scorers: programs that read a JSON context and print a score."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import stat
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pytest_arena.scorers.script import ScriptScorer
+from pytest_arena.testing import scoring_context
+from tests.conftest import MakeProject
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The bash scorer from Runloop's custom-scorer guide (shared/seeds/001_...), character for
+# character as the guide passes it in `bash_script`: it starts with a newline and is indented.
+RUNLOOP_SCRIPT = '\n    #!/bin/bash\n\n    # Parse the test context to get expected length and file path\n    expected_length=$(echo "$RL_SCORER_CONTEXT" | jq -r \'.expected_length\')\n    file_path=$(echo "$RL_SCORER_CONTEXT" | jq -r \'.file_path\')\n\n    # Read the file contents\n    file_contents=$(cat "$file_path")\n\n    # Get the actual length by counting characters in file contents\n    actual_length=$(echo -n "$file_contents" | wc -m)\n\n    # Compare lengths and exit with appropriate code\n    # Calculate difference between actual and expected length\n    diff=$(( actual_length > expected_length ? actual_length - expected_length : expected_length - actual_length ))\n    \n    # Calculate score based on difference (1.0 when equal, decreasing linearly as difference increases)\n    # Use bc for floating point math\n    score=$(echo "scale=2; 1.0 - ($diff / $expected_length)" | bc)\n    \n    # Ensure score doesn\'t go below 0\n    if (( $(echo "$score < 0" | bc -l) )); then\n        echo "0.0"\n    else\n        echo "$score"\n    fi\n    '
+
+needs_jq_and_bc = pytest.mark.skipif(
+    not (shutil.which("jq") and shutil.which("bc")), reason="the Runloop script uses jq and bc"
+)
+
+
+def executable(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+LENGTH_PROJECT = """
+models: [sim_perfect]
+scorers:
+  default: length
+  options:
+    length:
+      expected_length: 10
+      file_path: "{output_file}"
+tests:
+  - {id: exactly_ten, input: "?", reference: "0123456789"}
+  - {id: seven, input: "?", reference: "0123456"}
+  - {id: far_off, input: "?", reference: "012345678901234567890123456789"}
+"""
+
+
+@needs_jq_and_bc
+def test_the_runloop_guide_script_runs_unchanged(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    root = make_project("files", LENGTH_PROJECT)
+    (root / "scorers").mkdir()
+    (root / "scorers" / "length.sh").write_text(RUNLOOP_SCRIPT)
+    result = pytester.runpytest("-rA")
+    result.assert_outcomes(passed=1, failed=2)
+    # 1 - |7 - 10| / 10 = .70 (bc prints no leading zero); 30 characters score below 0: 0.0
+    result.stdout.fnmatch_lines(
+        ["script scorers/length.sh scored 0.7", "  scorer:    length (score 0.70)"]
+    )
+    result.stdout.fnmatch_lines(
+        ["script scorers/length.sh scored 0", "  scorer:    length (score 0.00)"]
+    )
+
+
+@needs_jq_and_bc
+def test_the_example_project_ships_the_runloop_script() -> None:
+    shipped = ROOT / "projects" / "support_replies" / "scorers" / "length.sh"
+    assert (
+        shipped.read_text()
+        == "#!/bin/bash\n" + textwrap.dedent(RUNLOOP_SCRIPT).split("#!/bin/bash\n", 1)[1]
+    )
+    assert shipped.stat().st_mode & stat.S_IXUSR
+    scorer = ScriptScorer("length", [str(shipped)], "script scorers/length.sh")
+    ctx = scoring_context(options={"expected_length": 4, "file_path": "{output_file}"})
+    assert scorer.score("abcd", None, ctx).score == 1.0
+    assert scorer.score("abc", None, ctx).score == 0.75
+
+
+def test_the_script_sees_the_case_output_and_params_in_its_context(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    root = make_project(
+        "ctx",
+        """
+        models: [sim_perfect]
+        tests:
+          - id: seen
+            input: "the question"
+            reference: "the answer"
+            tags: [t1]
+            scoring:
+              - scorer: inspect
+                params: {where: "{project_root}/data", nested: {file: "{output_file}"}}
+        """,
+    )
+    executable(
+        root / "scorers" / "inspect",
+        f"""
+        #!{__import__("sys").executable}
+        import json, os, pathlib
+        ctx = json.loads(os.environ["ARENA_SCORER_CONTEXT"])
+        assert os.environ["RL_SCORER_CONTEXT"] == os.environ["ARENA_SCORER_CONTEXT"]
+        pathlib.Path(os.environ["DUMP"]).write_text(json.dumps(ctx))
+        print(json.dumps({{"score": 0.5, "passed": True, "reason": "looked", "metrics": {{"checks": 3}}}}))
+        """,
+    )
+    dump = pytester.path / "context.json"
+    pytester._monkeypatch.setenv("DUMP", str(dump))  # type: ignore[attr-defined]
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    ctx = json.loads(dump.read_text())
+    assert ctx["case"] == {
+        "id": "seen",
+        "input": "the question",
+        "reference": "the answer",
+        "tags": ["t1"],
+        "metadata": {},
+    }
+    assert ctx["output"] == "the answer"
+    assert ctx["model"] == "sim_perfect"
+    assert ctx["where"] == f"{root}/data"
+    assert ctx["project_root"] == str(root)
+    assert Path(ctx["nested"]["file"]).name == "output.txt"
+    assert ctx["output_file"] == ctx["nested"]["file"]
+    result.stdout.re_match_lines([r".*\s0\.500\s.*\s3\.000$"])
+
+
+def test_broken_scripts_fail_their_case_with_the_reason_and_the_rest_runs(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    root = make_project(
+        "broken",
+        """
+        models: [sim_perfect]
+        tests:
+          - {id: slow, input: "?", reference: x, eval_type: sleepy}
+          - {id: crash, input: "?", reference: x, eval_type: crashes}
+          - {id: garbage, input: "?", reference: x, eval_type: chatty}
+          - {id: too_high, input: "?", reference: x, eval_type: generous}
+          - {id: fine, input: "?", reference: x}
+        scorers:
+          options:
+            sleepy: {timeout: 0.5}
+        """,
+    )
+    executable(root / "scorers" / "sleepy.sh", "#!/bin/bash\necho starting >&2\nsleep 5\necho 1\n")
+    executable(
+        root / "scorers" / "crashes.sh", "#!/bin/bash\necho 'jq: command not found' >&2\nexit 3\n"
+    )
+    executable(root / "scorers" / "chatty.sh", "#!/bin/bash\necho 'the score is'\necho 'great!'\n")
+    executable(root / "scorers" / "generous.sh", "#!/bin/bash\necho 1.7\n")
+    result = pytester.runpytest("-rA")
+    result.assert_outcomes(passed=1, failed=4)
+    result.stdout.fnmatch_lines(
+        ["script scorers/sleepy.sh timed out after 0.5 s; end of stderr: 'starting'"]
+    )
+    result.stdout.fnmatch_lines(
+        ["script scorers/crashes.sh exited with status 3; end of stderr: 'jq: command not found'"]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "script scorers/chatty.sh printed 'great!' as its last line, which is not a score"
+            " (a number from 0 to 1, or a JSON object with 'score')"
+        ]
+    )
+    result.stdout.fnmatch_lines(["script scorers/generous.sh printed 1.7, which is outside 0-1"])
+    result.stdout.fnmatch_lines(["PASSED projects/broken/arena.yaml::fine[[]sim_perfect]"])
+
+
+def test_a_command_component_runs_any_program(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "cmd",
+        f"""
+        models: [sim_perfect]
+        tests:
+          - id: checked
+            input: "?"
+            reference: "hello world"
+            scoring:
+              - name: words
+                command: ["{__import__("sys").executable}", "check.py"]
+                params: {{min_words: 2}}
+        """,
+        files={
+            "check.py": """
+            import json, os
+            ctx = json.loads(os.environ["ARENA_SCORER_CONTEXT"])
+            words = len(open(ctx["output_file"]).read().split())
+            print(1.0 if words >= ctx["min_words"] else 0.0)
+            """
+        },
+    )
+    result = pytester.runpytest("-v")
+    result.assert_outcomes(passed=1)
+
+
+def test_the_output_never_reaches_a_shell(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    script = tmp_path / "echo.sh"
+    executable(
+        script,
+        '#!/bin/bash\ncat "$(echo "$ARENA_SCORER_CONTEXT" | jq -r .output_file)" >/dev/null\necho 1\n',
+    )
+    scorer = ScriptScorer("echo", [str(script)], "script echo.sh")
+    hostile = f"$(touch {marker}); `touch {marker}`; rm -rf /"
+    result = scorer.score(hostile, None, scoring_context(project_root=tmp_path))
+    assert result.score == 1.0
+    assert not marker.exists()
+
+
+def test_a_very_long_output_still_reaches_the_script_in_full(tmp_path: Path) -> None:
+    script = tmp_path / "count.sh"
+    executable(
+        script,
+        '#!/bin/bash\nf=$(echo "$ARENA_SCORER_CONTEXT" | jq -r .output_file)\n'
+        'test "$(wc -c < "$f")" -eq 500000 && echo 1 || echo 0\n',
+    )
+    scorer = ScriptScorer("count", [str(script)], "script count.sh")
+    assert scorer.score("x" * 500_000, None, scoring_context(project_root=tmp_path)).score == 1.0
+
+
+@pytest.mark.parametrize(
+    ("printed", "score", "passed", "reason"),
+    [
+        ("1", 1.0, True, "script s scored 1"),
+        ("0.25", 0.25, False, "script s scored 0.25"),
+        (".70", 0.7, False, "script s scored 0.7"),
+        ('{"score": 0.4, "passed": true, "reason": "close enough"}', 0.4, True, "close enough"),
+        ('{"score": 0.9}', 0.9, False, "script s scored 0.9"),
+        ('{"score": 1, "passed": null}', 1.0, None, "script s scored 1"),
+        (
+            '{"score": "high"}',
+            0.0,
+            False,
+            "script s printed '{\"score\": \"high\"}', whose 'score' is not a number",
+        ),
+        ("-0.1", 0.0, False, "script s printed -0.1, which is outside 0-1"),
+        ("nan", 0.0, False, "script s printed nan, which is outside 0-1"),
+        (
+            '{"score": 1, "metrics": {"n": "x"}}',
+            0.0,
+            False,
+            "script s printed metrics that are not all numbers: ['n']",
+        ),
+    ],
+)
+def test_what_a_script_prints_is_read_as_a_score(
+    tmp_path: Path, printed: str, score: float, passed: bool | None, reason: str
+) -> None:
+    script = tmp_path / "s.sh"
+    executable(script, f"#!/bin/bash\necho 'noise first'\ncat <<'EOF'\n{printed}\nEOF\n")
+    result = ScriptScorer("s", [str(script)], "script s").score(
+        "out", None, scoring_context(project_root=tmp_path)
+    )
+    assert (result.score, result.passed, result.reason) == (pytest.approx(score), passed, reason)
+
+
+def test_a_file_with_a_shebang_that_is_not_executable_is_a_problem(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "perm",
+        "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n",
+        files={"scorers/check.py3": "#!/usr/bin/env python3\nprint(1)\n"},
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/perm/scorers/check.py3:1: scorers/check.py3 starts with '#!' but is not executable",
+            "  fix: make it a script scorer with: chmod +x scorers/check.py3",
+        ]
+    )
