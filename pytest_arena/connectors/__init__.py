@@ -1,6 +1,14 @@
 """Connectors: how model keys are reached. They know nothing about scorers or pytest."""
 
-from pytest_arena.connectors.base import Connector, Request, Response
+from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
 from pytest_arena.connectors.registry import BUILTIN_MODELS, CONNECTORS, build_connector
 
-__all__ = ["BUILTIN_MODELS", "CONNECTORS", "Connector", "Request", "Response", "build_connector"]
+__all__ = [
+    "BUILTIN_MODELS",
+    "CONNECTORS",
+    "Connector",
+    "ConnectorError",
+    "Request",
+    "Response",
+    "build_connector",
+]

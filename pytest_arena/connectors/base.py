@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+import asyncio
+from abc import ABC
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -21,6 +23,7 @@ class Request:
     case: Case
     sample: int = 0
     params: dict[str, Any] = field(default_factory=dict)
+    workspace: Path | None = None  # a fresh folder for this call, for connectors that want one
 
     @property
     def prompt(self) -> str:
@@ -44,12 +47,31 @@ class Response:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+class ConnectorError(Exception):
+    """A call failed. `retryable` calls (429, 5xx, dropped connections, timeouts) are tried
+    again by the engine, after `retry_after` seconds when the server said so."""
+
+    def __init__(
+        self, message: str, *, retryable: bool = False, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
 class Connector(ABC):
-    """How one model key is reached. Knows nothing about scorers or pytest."""
+    """How one model key is reached. Knows nothing about scorers or pytest.
+
+    Implement `acomplete` (async: HTTP clients, subprocesses) or `complete` (plain code);
+    each has a default built on the other. Raise ConnectorError for a failed call, never
+    put a secret in its message. The engine owns concurrency, retries, timeouts and caching.
+    """
 
     name: ClassVar[str]
     settings_model: ClassVar[type[BaseModel]]
     default_price: ClassVar[Price | None] = None
+    cacheable: ClassVar[bool] = True  # False: answers are free or have side effects
+    wants_workspace: ClassVar[bool] = False  # True: the engine gives each call a fresh folder
 
     def __init__(self, key: str, settings: BaseModel, price: Price | None = None) -> None:
         self.key = key
@@ -61,9 +83,34 @@ class Connector(ABC):
         """The settings to validate for model `key`, and a default price for it."""
         return raw, cls.default_price
 
-    @abstractmethod
     def complete(self, request: Request) -> Response:
-        """Ask the model and return its response."""
+        """Ask the model and return its response (blocking)."""
+        if type(self).acomplete is Connector.acomplete:
+            raise NotImplementedError(
+                f"{type(self).__name__} implements neither complete nor acomplete"
+            )
+        return asyncio.run(self.acomplete(request))
+
+    async def acomplete(self, request: Request) -> Response:
+        """Ask the model and return its response, on the engine's event loop."""
+        if type(self).complete is Connector.complete:
+            raise NotImplementedError(
+                f"{type(self).__name__} implements neither complete nor acomplete"
+            )
+        return await asyncio.to_thread(self.complete, request)
+
+    def is_inline(self) -> bool:
+        """True when a call is cheap CPU work that gains nothing from running ahead."""
+        return False
+
+    def cache_identity(self) -> dict[str, Any]:
+        """What, beside the request, decides the answer: connector, base URL, model name and
+        request parameters. Never a secret: this is stored in the response cache."""
+        return {"connector": self.name, "model": self.key}
+
+    async def aclose(self) -> None:
+        """Release clients and sessions; called once on the engine's loop at the end."""
+        return None
 
     def cost_of(self, response: Response) -> float:
         if response.cost is not None:

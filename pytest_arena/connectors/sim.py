@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import random
 import time
@@ -79,8 +80,28 @@ class SimConnector(Connector):
         settings, price = PROFILES[base]
         return {**settings.model_dump(), **raw, "profile": base}, price
 
+    cacheable: ClassVar[bool] = False
+
+    def is_inline(self) -> bool:
+        return not (self.settings.latency_ms or self.settings.latency_jitter_ms)
+
     def complete(self, request: Request) -> Response:
         started = time.perf_counter()
+        response = self._answer(request)
+        remaining = (response.latency_ms or 0) / 1000 - (time.perf_counter() - started)
+        if remaining > 0:
+            time.sleep(remaining)
+        return response
+
+    async def acomplete(self, request: Request) -> Response:
+        started = time.perf_counter()
+        response = self._answer(request)
+        remaining = (response.latency_ms or 0) / 1000 - (time.perf_counter() - started)
+        if remaining > 0:
+            await asyncio.sleep(remaining)
+        return response
+
+    def _answer(self, request: Request) -> Response:
         s = self.settings
         case = request.case
         where = f"{s.seed}|{case.project}|{case.id}"
@@ -110,10 +131,6 @@ class SimConnector(Connector):
         latency = s.latency_ms
         if s.latency_jitter_ms:
             latency = max(0.0, latency + rng.uniform(-s.latency_jitter_ms, s.latency_jitter_ms))
-        if latency:
-            remaining = latency / 1000 - (time.perf_counter() - started)
-            if remaining > 0:
-                time.sleep(remaining)
         tokens_in = sum(estimate_tokens(m.get("content", "")) + 4 for m in request.messages)
         return Response(
             text=text,

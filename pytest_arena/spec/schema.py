@@ -22,12 +22,19 @@ class Price(Strict):
 
 
 class ModelDef(BaseModel):
-    """A model key's connector, its price and its connector's own settings."""
+    """A model key's connector, its price, how the engine calls it, and its connector's own
+    settings (every other key)."""
 
     model_config = ConfigDict(extra="allow")
 
     connector: str = "sim"
     price: Price | None = None
+    concurrency: int | None = Field(None, ge=1, le=1024)  # calls in flight; default per connector
+    rpm: float | None = Field(None, gt=0)  # requests per minute
+    tpm: float | None = Field(None, gt=0)  # tokens (in + out) per minute
+    timeout: float | None = Field(None, gt=0)  # seconds per try
+    max_retries: int | None = Field(None, ge=0, le=20)
+    cache: bool | None = None  # None: the connector's default
 
     def settings(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
