@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from pytest_arena.evaluation import Outcome, evaluate
+from pytest_arena.engine import Call, CallResult
+from pytest_arena.evaluation import Outcome, Prepared, finish, prepare
 from pytest_arena.project import Plan, PlanError, Project, load
 from pytest_arena.record import ERROR, FAILED, Record
 from pytest_arena.scorers.text import excerpt
@@ -38,6 +39,7 @@ class ArenaFile(pytest.File):
         except SpecError as exc:
             yield ProblemItem.from_parent(self, name="config", message=exc.format())
             return
+        project.engine = state.engine
         models = state.models or project.default_models()
         if not models:
             message = (
@@ -100,6 +102,13 @@ class DatasetNode(pytest.Collector):
             yield from case_items(self, self.project, case, self.models)
 
 
+def start_ahead(items: list[pytest.Item]) -> None:
+    """Start the model calls of `items`, in their order, before the first one runs."""
+    for item in items:
+        if isinstance(item, ArenaItem):
+            item.start()
+
+
 def case_items(
     parent: pytest.Collector, project: Project, case: Case, models: list[str]
 ) -> Iterator[ArenaItem]:
@@ -126,6 +135,8 @@ class ArenaItem(pytest.Item):
         self.plan = plan
         self.record: Record | None = None
         self.user_traceback: str | None = None
+        self.prepared: Prepared | None = None
+        self.call: Call | None = None
         self.add_marker(pytest.mark.arena(project=project.name, model=model))
         for tag in case.tags:
             self.add_marker(pytest.mark.arena(tag=tag))
@@ -146,9 +157,30 @@ class ArenaItem(pytest.Item):
             )
             raise CaseError(self.plan)
 
+    def start(self) -> None:
+        """Prepare the request and, unless the call is cheap inline work, start it ahead."""
+        if isinstance(self.plan, str) or self.prepared is not None:
+            return
+        self.prepared = prepare(self.project, self.case, self.model, self.plan)
+        request = self.prepared.request
+        if request is not None and not self.project.connector(self.model).is_inline():
+            self.call = self.project.submit(self.model, request)
+
     def runtest(self) -> None:
         assert not isinstance(self.plan, str)
-        outcome: Outcome = evaluate(self.project, self.case, self.model, self.plan)
+        self.start()
+        prepared = self.prepared
+        assert prepared is not None
+        if prepared.request is None:
+            result = CallResult()
+        elif self.call is not None:
+            result = self.project.engine.wait(self.call)
+        else:
+            result = self.project.call(self.model, prepared.request)
+        self.prepared = self.call = None  # done with them: keep memory flat on long runs
+        if result.skipped is not None:
+            pytest.skip(result.skipped)
+        outcome: Outcome = finish(prepared, self.plan, result)
         self.record, self.user_traceback = outcome.record, outcome.traceback
         if outcome.record.status == FAILED:
             raise CaseFailed(outcome.record.reason)

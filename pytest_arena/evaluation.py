@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import time
 import traceback
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from pytest_arena.connectors import Request
+from pytest_arena.engine import CallResult
+from pytest_arena.judge import Judge
 from pytest_arena.project import Component, Plan, Project
+from pytest_arena.project_hooks import ProjectHooks
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.contract import Part, combine
@@ -34,8 +37,20 @@ def build_request(project: Project, case: Case, model: str, sample: int = 0) -> 
     return Request(model, render_messages(case, prompt.template, prompt.system), case, sample)
 
 
-def evaluate(project: Project, case: Case, model: str, plan: Plan, sample: int = 0) -> Outcome:
-    """Run `case` on `model` and grade it. Every failure ends as a record, never raises."""
+@dataclass
+class Prepared:
+    """A case ready to call its model: the request, or why it cannot be made."""
+
+    record: Record
+    context: ScoringContext
+    judge: Judge
+    hooks: ProjectHooks
+    request: Request | None = None
+    stop: _Stop | None = None
+
+
+def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 0) -> Prepared:
+    """The record to fill and the request to send, after hooks.py pre_request."""
     record = Record(
         project=project.name,
         case_id=case.id,
@@ -58,6 +73,7 @@ def evaluate(project: Project, case: Case, model: str, plan: Plan, sample: int =
         project_root=project.root,
     )
     hooks = project.hooks
+    prepared = Prepared(record, context, judge, hooks)
     try:
         request = build_request(project, case, model, sample)
         if hooks.pre_request is not None:
@@ -69,16 +85,41 @@ def evaluate(project: Project, case: Case, model: str, plan: Plan, sample: int =
                         " return the request (or None after changing it in place)"
                     )
                 request = changed
-        connector = project.connector(model)
-        started = time.perf_counter()
-        try:
-            response = connector.complete(request)
-        except Exception as exc:
-            raise _Stop(f"model '{model}' call failed: {type(exc).__name__}: {exc}", exc) from exc
-        measured = (time.perf_counter() - started) * 1000
-        record.latency_ms = measured if response.latency_ms is None else response.latency_ms
+    except _Stop as stop:
+        prepared.stop = stop
+    else:
+        prepared.request = request
+    return prepared
+
+
+def evaluate(project: Project, case: Case, model: str, plan: Plan, sample: int = 0) -> Outcome:
+    """Run `case` on `model` now and grade it. Every failure ends as a record, never raises."""
+    prepared = prepare(project, case, model, plan, sample)
+    if prepared.request is None:
+        return finish(prepared, plan, CallResult())
+    return finish(prepared, plan, project.call(model, prepared.request))
+
+
+def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
+    """Grade the model's answer (or record why there is none). Never raises."""
+    record, context, judge = prepared.record, prepared.context, prepared.judge
+    case, model = context.test_case, context.model_key
+    assert case is not None
+    hooks = prepared.hooks
+    try:
+        if prepared.stop is not None:
+            raise prepared.stop
+        if result.error is not None:
+            raise _Stop(f"model '{model}' call failed: {result.error}")
+        response = result.response
+        assert response is not None
+        record.latency_ms = result.latency_ms
         record.tokens_in, record.tokens_out = response.tokens_in, response.tokens_out
-        record.cost = connector.cost_of(response)
+        record.cost, record.retries, record.cached = result.cost, result.retries, result.cached
+        workspace = response.meta.get("workspace")
+        if workspace:
+            context.workspace = Path(workspace)
+            record.detail["workspace"] = str(workspace)
         output = response.text
         record.output = output
         if hooks.post_process is not None:
@@ -90,9 +131,9 @@ def evaluate(project: Project, case: Case, model: str, plan: Plan, sample: int =
                 )
             if output != record.output:
                 record.raw_output, record.output = record.output, output
-        result = _grade(plan, output, case, context)
+        verdict = _grade(plan, output, case, context)
         if hooks.override_verdict is not None:
-            result = _override(hooks.override_verdict, result, output, case, context)
+            verdict = _override(hooks.override_verdict, verdict, output, case, context)
     except _Stop as stop:
         record.error = stop.message
         record.reason = stop.message
@@ -100,9 +141,10 @@ def evaluate(project: Project, case: Case, model: str, plan: Plan, sample: int =
     finally:
         record.judge_tokens = judge.usage.tokens_in + judge.usage.tokens_out
         record.judge_cost = judge.usage.cost
-    record.score, record.passed, record.reason = result.score, result.passed, result.reason
-    record.detail, record.metrics = dict(result.detail), dict(result.metrics)
-    record.status = UNSCORED if result.passed is None else PASSED if result.passed else FAILED
+    record.score, record.passed, record.reason = verdict.score, verdict.passed, verdict.reason
+    record.detail = {**record.detail, **verdict.detail}
+    record.metrics = dict(verdict.metrics)
+    record.status = UNSCORED if verdict.passed is None else PASSED if verdict.passed else FAILED
     return Outcome(record)
 
 

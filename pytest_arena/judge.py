@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_arena.connectors.base import Connector, Request
+from pytest_arena.connectors.base import Request
+from pytest_arena.engine import CallResult
 from pytest_arena.scorers.builtins import extract_json
 from pytest_arena.scorers.text import excerpt
 from pytest_arena.spec.case import Case, as_text
@@ -34,6 +35,10 @@ You are grading an answer to a task. Follow the rubric strictly.
 Reply with one JSON object and nothing else:
 {{"score": <a number from 0 to 1>, "passed": <true or false>, "reason": "<one sentence>"}}
 </arena-judge>"""
+
+
+class JudgeError(RuntimeError):
+    """The judge model could not be asked (its call failed, or a budget stopped it)."""
 
 
 class JudgeReplyError(ValueError):
@@ -71,13 +76,13 @@ class Judge:
     def __init__(
         self,
         case: Case,
-        connector_for: Callable[[str], Connector],
+        call: Callable[[str, Request], CallResult],
         model: str,
         samples: int = 1,
         reduce: str = "majority",
     ) -> None:
         self.case = case
-        self.connector_for = connector_for
+        self.call = call
         self.model = model
         self.samples = samples
         self.reduce = reduce
@@ -100,15 +105,19 @@ class Judge:
         if reference is _UNSET:
             reference = self.case.reference
         prompt = render_prompt(rubric, self.case.input, reference, output)
-        connector = self.connector_for(model)
         votes = []
         for sample in range(samples):
             request = Request(model, [{"role": "user", "content": prompt}], self.case, sample)
-            response = connector.complete(request)
+            result = self.call(model, request)
+            if result.response is None:
+                raise JudgeError(
+                    f"judge model '{model}' gave no verdict: {result.error or result.skipped}"
+                )
+            response = result.response
             self.usage.calls += 1
             self.usage.tokens_in += response.tokens_in
             self.usage.tokens_out += response.tokens_out
-            self.usage.cost += connector.cost_of(response)
+            self.usage.cost += result.cost
             score, passed, reason = parse_verdict(response.text)
             votes.append({"score": score, "passed": passed, "reason": reason})
         return _reduce(votes, reduce, threshold, model)

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from pytest_arena.collect import MARKER, ArenaFile, ArenaItem, CaseError
+from pytest_arena.collect import MARKER, ArenaFile, ArenaItem, CaseError, start_ahead
+from pytest_arena.engine import Budget, Engine
 from pytest_arena.leaderboard import build_boards
 from pytest_arena.record import UNSCORED, Record
 from pytest_arena.scorers.base import ScoringContext
@@ -37,6 +38,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="KEYS",
         help="comma-separated model keys to run every project on (default: each project's models)",
     )
+    group.addoption(
+        "--arena-max-cost",
+        action="store",
+        type=float,
+        default=None,
+        metavar="DOLLARS",
+        help="stop starting model calls once the run has spent this much; the rest are skipped",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -46,7 +55,8 @@ def pytest_configure(config: pytest.Config) -> None:
         f" -m \"{MARKER}(model='sim_small')\" or -m \"{MARKER}(tag='math')\"",
     )
     raw: str = config.getoption("arena_models") or ""
-    state = ArenaState.install(config, [m.strip() for m in raw.split(",") if m.strip()])
+    engine = Engine(budget=Budget(config.getoption("arena_max_cost"), "--arena-max-cost"))
+    state = ArenaState.install(config, [m.strip() for m in raw.split(",") if m.strip()], engine)
     config.pluginmanager.register(ArenaReporter(state), REPORTER)
 
 
@@ -63,6 +73,18 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
+    config = session.config
+    stopping = session.testsfailed and not config.option.continue_on_collection_errors
+    if not (config.option.collectonly or stopping or hasattr(config, "workerinput")):
+        start_ahead(session.items)
+    try:
+        return (yield)
+    finally:
+        ArenaState.of(config).engine.close()
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
@@ -73,6 +95,9 @@ def pytest_runtest_makereport(
         and call.when == "setup"
     ):
         report.longrepr = item.repr_failure(call.excinfo)  # pytest shows setup tracebacks otherwise
+    if report.skipped and isinstance(item, ArenaItem) and isinstance(report.longrepr, tuple):
+        path, line, _ = item.reportinfo()
+        report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])  # the case, not our code
     phase_done = call.when == "call" or (call.when == "setup" and report.failed)
     if isinstance(item, ArenaItem) and item.record is not None and phase_done:
         setattr(report, RECORD_ATTR, item.record.to_dict())

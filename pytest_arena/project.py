@@ -9,7 +9,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pytest_arena.connectors import CONNECTORS, Connector, build_connector
+from pytest_arena.connectors import CONNECTORS, Connector, Request, build_connector
+from pytest_arena.engine import Budget, Call, CallResult, Engine, Limits
 from pytest_arena.importing import project_package
 from pytest_arena.judge import Judge
 from pytest_arena.project_hooks import ProjectHooks, load_hooks
@@ -59,7 +60,9 @@ class Project:
     scorers: ScorerSet
     hooks: ProjectHooks
     connector_types: Mapping[str, type[Connector]] = field(default_factory=lambda: CONNECTORS)
+    engine: Engine = field(default_factory=Engine)  # the run's engine, shared by all projects
     _connectors: dict[str, Connector] = field(default_factory=dict)
+    _budget: Budget | None = None
 
     @property
     def name(self) -> str:
@@ -77,6 +80,26 @@ class Project:
                 key, file.spec.models.define, file.path, file.lines, asked_by, self.connector_types
             )
         return self._connectors[key]
+
+    def limits(self, key: str) -> Limits:
+        """How the engine calls model `key`."""
+        return Limits.of(self.file.spec.models.define.get(key), self.connector(key))
+
+    @property
+    def budget(self) -> Budget:
+        """The project's own ceiling on spending (`budget: max_cost:`), apart from the run's."""
+        if self._budget is None:
+            where = f"budget.max_cost in {self.file.path.name} of project {self.name}"
+            self._budget = Budget(self.file.spec.budget.max_cost, where)
+        return self._budget
+
+    def call(self, key: str, request: Request) -> CallResult:
+        """Ask model `key` now, through the engine (cache, limits, retries, budgets)."""
+        return self.engine.call(self.connector(key), request, self.limits(key), (self.budget,))
+
+    def submit(self, key: str, request: Request) -> Call:
+        """Start asking model `key` ahead of time; `engine.wait(call)` gives the result."""
+        return self.engine.submit(self.connector(key), request, self.limits(key), (self.budget,))
 
     def default_models(self) -> list[str]:
         return list(self.file.spec.models.default)
@@ -167,7 +190,7 @@ class Project:
     def judge(self, case: Case) -> Judge:
         """A judge bound to `case`, using the project's judge settings."""
         settings = self.file.spec.judge
-        return Judge(case, self.connector, settings.model, settings.samples, settings.reduce)
+        return Judge(case, self.call, settings.model, settings.samples, settings.reduce)
 
     def board(self) -> dict[str, Any]:
         metrics = self.file.spec.metrics

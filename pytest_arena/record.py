@@ -30,6 +30,8 @@ class Record:
     tokens_out: int = 0
     cost: float = 0.0
     latency_ms: float | None = None
+    retries: int = 0  # tries the engine repeated after 429, 5xx, dropped connections, timeouts
+    cached: bool = False  # answered from the response cache: no call, nothing spent this run
     judge_tokens: int = 0  # the judge's, apart from the model's
     judge_cost: float = 0.0
     weight: float = 1.0

@@ -8,6 +8,7 @@ from typing import cast
 import pytest
 
 from pytest_arena.connectors import CONNECTORS, Connector
+from pytest_arena.engine import Engine
 from pytest_arena.record import Record
 from pytest_arena.scorers.base import Scorer
 
@@ -18,6 +19,7 @@ _KEY = pytest.StashKey["ArenaState"]()
 class ArenaState:
     models: list[str] = field(default_factory=list)  # from --arena-models; empty: project defaults
     records: list[Record] = field(default_factory=list)
+    engine: Engine = field(default_factory=Engine)
     _extensions: tuple[list[tuple[str, type[Scorer]]], dict[str, type[Connector]]] | None = None
 
     def extensions(
@@ -41,7 +43,7 @@ class ArenaState:
         return config.stash[_KEY]
 
     @classmethod
-    def install(cls, config: pytest.Config, models: list[str]) -> ArenaState:
-        state = cls(models=models)
+    def install(cls, config: pytest.Config, models: list[str], engine: Engine) -> ArenaState:
+        state = cls(models=models, engine=engine)
         config.stash[_KEY] = state
         return state

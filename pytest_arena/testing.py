@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_arena.connectors import Connector, build_connector
+from pytest_arena.engine import direct
 from pytest_arena.judge import Judge
 from pytest_arena.scorers.base import ScoringContext
 from pytest_arena.spec.case import Case, Input
@@ -57,4 +58,4 @@ def _judge(case: Case, model: str, root: Path) -> Judge:
             made[key] = build_connector(key, {}, root / "arena.yaml")
         return made[key]
 
-    return Judge(case, connector, model)
+    return Judge(case, direct(connector), model)

@@ -8,6 +8,7 @@ import pytest
 
 from pytest_arena.connectors import build_connector
 from pytest_arena.connectors.base import Connector, Request, Response
+from pytest_arena.engine import direct
 from pytest_arena.judge import Judge, JudgeReplyError, parse_verdict
 from pytest_arena.spec import Case
 from pytest_arena.testing import scoring_context
@@ -98,7 +99,9 @@ CASE = Case(id="capital", input="Capital of France?", reference="Paris", project
 
 def test_the_judge_is_shown_the_task_the_reference_and_the_answer() -> None:
     connector = Scripted(['{"score": 1, "passed": true, "reason": "right"}'])
-    verdict = Judge(CASE, lambda key: connector, "scripted")("Be strict.", "Paris, of course")
+    verdict = Judge(CASE, direct(lambda key: connector), "scripted")(
+        "Be strict.", "Paris, of course"
+    )
     assert (verdict.score, verdict.passed, verdict.reason, verdict.model) == (
         1.0,
         True,
@@ -122,7 +125,7 @@ def test_majority_of_samples_decides_and_usage_is_counted() -> None:
         '{"score": 0.8, "passed": true, "reason": "c"}',
     ]
     connector = Scripted(replies)
-    judge = Judge(CASE, lambda key: connector, "scripted", samples=3)
+    judge = Judge(CASE, direct(lambda key: connector), "scripted", samples=3)
     verdict = judge("rubric", "Paris")
     assert verdict.passed is True
     assert verdict.score == pytest.approx(0.6)
@@ -133,14 +136,15 @@ def test_majority_of_samples_decides_and_usage_is_counted() -> None:
 
 def test_mean_of_samples_passes_at_the_threshold() -> None:
     replies = ['{"score": 0.4}', '{"score": 0.8}']
-    judge = Judge(CASE, lambda key: Scripted(replies), "scripted", samples=2, reduce="mean")
+    connector = Scripted(replies)
+    judge = Judge(CASE, direct(lambda key: connector), "scripted", samples=2, reduce="mean")
     verdict = judge("rubric", "Paris", threshold=0.6)
     assert (verdict.score, verdict.passed) == (pytest.approx(0.6), True)
 
 
 def test_the_simulated_judge_grades_by_closeness_to_the_reference_and_repeats() -> None:
     connector = build_connector("sim_judge", {}, Path("arena.yaml"))
-    judge = Judge(CASE, lambda key: connector, "sim_judge", samples=5)
+    judge = Judge(CASE, direct(lambda key: connector), "sim_judge", samples=5)
     right = judge("rubric", "The capital is Paris.")
     wrong = judge("rubric", "Lyon")
     assert right.passed and not wrong.passed

@@ -72,6 +72,7 @@ class Connector(ABC):
     default_price: ClassVar[Price | None] = None
     cacheable: ClassVar[bool] = True  # False: answers are free or have side effects
     wants_workspace: ClassVar[bool] = False  # True: the engine gives each call a fresh folder
+    default_concurrency: ClassVar[int] = 16  # calls in flight unless the model sets `concurrency`
 
     def __init__(self, key: str, settings: BaseModel, price: Price | None = None) -> None:
         self.key = key

@@ -34,6 +34,7 @@ class ModelDef(BaseModel):
     tpm: float | None = Field(None, gt=0)  # tokens (in + out) per minute
     timeout: float | None = Field(None, gt=0)  # seconds per try
     max_retries: int | None = Field(None, ge=0, le=20)
+    backoff: float | None = Field(None, ge=0)  # seconds before the first retry; doubles
     cache: bool | None = None  # None: the connector's default
 
     def settings(self) -> dict[str, Any]:
@@ -171,6 +172,10 @@ class CaseSpec(Strict):
         return value
 
 
+class BudgetSpec(Strict):
+    max_cost: float | None = Field(None, ge=0)  # dollars; no call starts once spent
+
+
 class ProjectSpec(Strict):
     """The whole of `arena.yaml`. Cases are validated one by one, apart."""
 
@@ -183,6 +188,7 @@ class ProjectSpec(Strict):
     scoring: list[ComponentSpec] | None = None
     threshold: Threshold | None = None
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
+    budget: BudgetSpec = Field(default_factory=BudgetSpec)
     tests: list[Any] = Field(default_factory=list)
     datasets: list[DatasetSpec] = Field(default_factory=list)
 

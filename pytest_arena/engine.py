@@ -1,0 +1,436 @@
+"""The engine: model calls run ahead of pytest's items on one event loop in a background thread.
+
+pytest's own protocol stays sequential on the main thread. Before the first item runs, the
+calls of every selected item are started here (as far as each model's limits allow); each item
+then waits for its own result. This is the only place where concurrency lives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import random
+import re
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
+from pytest_arena.connectors.base import estimate_tokens as _estimate
+from pytest_arena.spec.schema import ModelDef
+
+T = TypeVar("T")
+THREAD_NAME = "arena-engine"
+DEFAULT_CONCURRENCY = 16
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_RETRIES = 4
+DEFAULT_BACKOFF = 0.5
+MAX_BACKOFF = 30.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How the engine calls one model: its settings in `arena.yaml`, else defaults."""
+
+    concurrency: int = DEFAULT_CONCURRENCY
+    rpm: float | None = None
+    tpm: float | None = None
+    timeout: float | None = DEFAULT_TIMEOUT
+    max_retries: int = DEFAULT_RETRIES
+    backoff: float = DEFAULT_BACKOFF
+    cache: bool = True
+
+    @classmethod
+    def of(cls, definition: ModelDef | None, connector: Connector) -> Limits:
+        d = definition or ModelDef()
+        return cls(
+            concurrency=d.concurrency or connector.default_concurrency,
+            rpm=d.rpm,
+            tpm=d.tpm,
+            timeout=d.timeout if d.timeout is not None else DEFAULT_TIMEOUT,
+            max_retries=d.max_retries if d.max_retries is not None else DEFAULT_RETRIES,
+            backoff=d.backoff if d.backoff is not None else DEFAULT_BACKOFF,
+            cache=connector.cacheable if d.cache is None else d.cache,
+        )
+
+
+@dataclass
+class CallResult:
+    """What became of one call: a response, an error, or a call never started."""
+
+    response: Response | None = None
+    error: str | None = None
+    skipped: str | None = None  # why the call was not made (a spent budget)
+    retries: int = 0
+    cached: bool = False
+    latency_ms: float = 0.0
+    cost: float = 0.0
+
+
+class ResponseStore(Protocol):
+    """The response cache as the engine uses it."""
+
+    def get(self, parts: dict[str, Any]) -> Response | None: ...
+
+    def put(self, parts: dict[str, Any], response: Response) -> None: ...
+
+    def miss_reason(self, parts: dict[str, Any]) -> str | None:
+        """In strict replay, why a miss fails the call; None when misses may call the model."""
+
+
+class Budget:
+    """A ceiling on the dollars a run spends; calls not started once it is reached."""
+
+    def __init__(self, max_cost: float | None, source: str) -> None:
+        self.max_cost = max_cost
+        self.source = source
+        self.spent = 0.0
+        self._lock = threading.Lock()
+
+    def refusal(self) -> str | None:
+        if self.max_cost is None or self.spent < self.max_cost:
+            return None
+        return (
+            f"budget spent: {dollars(self.spent)} of {dollars(self.max_cost)} ({self.source});"
+            " call not started"
+        )
+
+    def charge(self, cost: float) -> None:
+        with self._lock:
+            self.spent += cost
+
+
+class _Pacer:
+    """Spaces out units (requests or tokens) to at most `per_minute`."""
+
+    def __init__(self, per_minute: float) -> None:
+        self.interval = 60.0 / per_minute
+        self.next = 0.0
+
+    async def take(self, units: float) -> None:
+        now = time.monotonic()
+        start = max(now, self.next)
+        self.next = start + units * self.interval
+        if start > now:
+            await asyncio.sleep(start - now)
+
+    def owe(self, units: float) -> None:
+        self.next = max(self.next, time.monotonic()) + units * self.interval
+
+
+@dataclass
+class _Lane:
+    """The state of one model's calls: its limits and the pacing of its requests."""
+
+    limits: Limits
+    semaphore: asyncio.Semaphore
+    rpm: _Pacer | None
+    tpm: _Pacer | None
+
+
+@dataclass
+class Call:
+    """A call submitted ahead: its future, and the budgets it is charged to."""
+
+    future: concurrent.futures.Future[CallResult]
+    budgets: tuple[Budget, ...] = ()
+
+
+@dataclass
+class Engine:
+    """Runs model calls; `submit` starts one ahead, `call` makes one now and waits."""
+
+    store: ResponseStore | None = None
+    budget: Budget = field(default_factory=lambda: Budget(None, "--arena-max-cost"))
+    workspace_root: Path | None = None
+    _loop: asyncio.AbstractEventLoop | None = None
+    _thread: threading.Thread | None = None
+    _lanes: dict[int, _Lane] = field(default_factory=dict)
+    _connectors: dict[int, Connector] = field(default_factory=dict)
+    _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
+    _workspaces: int = 0
+    _closed: bool = False
+    calls: int = 0  # calls that reached a model (not cached, not skipped)
+    cache_hits: int = 0
+    saved: float = 0.0  # what cached answers cost when they were made
+
+    # -- the main thread's side -------------------------------------------------------------
+
+    def submit(
+        self,
+        connector: Connector,
+        request: Request,
+        limits: Limits,
+        budgets: tuple[Budget, ...] = (),
+    ) -> Call:
+        """Start a call ahead; the future resolves to a CallResult and never raises."""
+        future = self._run(self._call(connector, request, limits, (self.budget, *budgets)))
+        return Call(future, budgets)
+
+    def call(
+        self,
+        connector: Connector,
+        request: Request,
+        limits: Limits,
+        budgets: tuple[Budget, ...] = (),
+    ) -> CallResult:
+        """Make a call now and wait for it; cheap inline calls stay on this thread."""
+        all_budgets = (self.budget, *budgets)
+        if connector.is_inline():
+            return self._inline(connector, request, all_budgets)
+        return self.wait(self.submit(connector, request, limits, budgets))
+
+    def wait(self, call: Call) -> CallResult:
+        return call.future.result()
+
+    def close(self) -> None:
+        """Cancel every pending call, release the connectors, stop the loop's thread."""
+        self._closed = True
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        done = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
+        with contextlib.suppress(Exception):
+            done.result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=30)
+        loop.close()
+        self._loop = self._thread = None
+
+    def cleanup_workspaces(self) -> None:
+        if self.workspace_root is not None and self.workspace_root.exists():
+            shutil.rmtree(self.workspace_root, ignore_errors=True)
+
+    def _inline(
+        self, connector: Connector, request: Request, budgets: tuple[Budget, ...]
+    ) -> CallResult:
+        refusal = _refusal(budgets)
+        if refusal is not None:
+            return CallResult(skipped=refusal)
+        started = time.perf_counter()
+        try:
+            response = connector.complete(request)
+        except Exception as exc:
+            return CallResult(error=_describe(exc), latency_ms=_ms_since(started))
+        return self._account(connector, response, started, 0, budgets)
+
+    def _run(
+        self, coroutine: Coroutine[Any, Any, CallResult]
+    ) -> concurrent.futures.Future[CallResult]:
+        if self._closed:
+            coroutine.close()
+            future: concurrent.futures.Future[CallResult] = concurrent.futures.Future()
+            future.set_result(CallResult(skipped="the run is stopping; call not started"))
+            return future
+        loop = self._start()
+        return asyncio.run_coroutine_threadsafe(self._tracked(coroutine), loop)
+
+    def _start(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+
+            def run() -> None:
+                asyncio.set_event_loop(loop)
+                loop.call_soon(ready.set)
+                loop.run_forever()
+
+            self._thread = threading.Thread(target=run, name=THREAD_NAME, daemon=True)
+            self._thread.start()
+            ready.wait()
+            self._loop = loop
+        return self._loop
+
+    # -- the loop's side --------------------------------------------------------------------
+
+    async def _tracked(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        try:
+            return await coroutine
+        finally:
+            self._tasks.discard(task)
+
+    async def _shutdown(self) -> None:
+        current = asyncio.current_task()
+        pending = [t for t in self._tasks if t is not current and not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=20)
+        for connector in self._connectors.values():
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(connector.aclose(), timeout=5)
+
+    def _lane(self, connector: Connector, limits: Limits) -> _Lane:
+        lane = self._lanes.get(id(connector))
+        if lane is None:
+            lane = _Lane(
+                limits,
+                asyncio.Semaphore(limits.concurrency),
+                _Pacer(limits.rpm) if limits.rpm else None,
+                _Pacer(limits.tpm) if limits.tpm else None,
+            )
+            self._lanes[id(connector)] = lane
+            self._connectors[id(connector)] = connector
+        return lane
+
+    async def _call(
+        self,
+        connector: Connector,
+        request: Request,
+        limits: Limits,
+        budgets: tuple[Budget, ...],
+    ) -> CallResult:
+        try:
+            return await self._attempts(connector, request, limits, budgets)
+        except asyncio.CancelledError:
+            return CallResult(skipped="the run stopped before this call finished")
+        except Exception as exc:  # a bug here must end as a failed case, not a hang
+            return CallResult(error=f"internal error in the arena engine: {_describe(exc)}")
+
+    async def _attempts(
+        self,
+        connector: Connector,
+        request: Request,
+        limits: Limits,
+        budgets: tuple[Budget, ...],
+    ) -> CallResult:
+        store = self.store if limits.cache and connector.cacheable else None
+        parts = cache_parts(connector, request) if store is not None else {}
+        if store is not None:
+            hit = store.get(parts)
+            if hit is not None:
+                self.cache_hits += 1
+                self.saved += connector.cost_of(hit)
+                return CallResult(
+                    hit,
+                    cached=True,
+                    retries=hit.retries,
+                    latency_ms=hit.latency_ms or 0.0,
+                    cost=connector.cost_of(hit),
+                )
+            miss = store.miss_reason(parts)
+            if miss is not None:
+                return CallResult(error=miss)
+        lane = self._lane(connector, limits)
+        retries = 0
+        while True:
+            async with lane.semaphore:
+                refusal = _refusal(budgets)
+                if refusal is not None:
+                    return CallResult(skipped=refusal, retries=retries)
+                if lane.rpm is not None:
+                    await lane.rpm.take(1)
+                estimate = sum(_estimate(m.get("content", "")) for m in request.messages)
+                if lane.tpm is not None:
+                    await lane.tpm.take(estimate)
+                if connector.wants_workspace and request.workspace is None:
+                    request.workspace = self._workspace(request)
+                started = time.perf_counter()
+                try:
+                    response = await asyncio.wait_for(connector.acomplete(request), limits.timeout)
+                except ConnectorError as exc:
+                    failure, retryable, wait = str(exc), exc.retryable, exc.retry_after
+                except asyncio.TimeoutError:
+                    failure = f"no answer within {limits.timeout:g} s (the model's timeout)"
+                    retryable, wait = True, None
+                except Exception as exc:
+                    failure, retryable, wait = _describe(exc), False, None
+                else:
+                    if lane.tpm is not None:
+                        lane.tpm.owe(response.tokens_in + response.tokens_out - estimate)
+                    result = self._account(connector, response, started, retries, budgets)
+                    if store is not None:
+                        store.put(parts, response)
+                    return result
+            if not retryable or retries >= limits.max_retries:
+                tries = f" after {retries + 1} tries" if retries else ""
+                return CallResult(error=f"{failure}{tries}", retries=retries)
+            delay = wait if wait is not None else _backoff(limits.backoff, retries)
+            retries += 1
+            await asyncio.sleep(delay)
+
+    def _account(
+        self,
+        connector: Connector,
+        response: Response,
+        started: float,
+        retries: int,
+        budgets: tuple[Budget, ...],
+    ) -> CallResult:
+        measured = _ms_since(started)
+        if response.latency_ms is None:
+            response.latency_ms = measured
+        response.retries = retries
+        cost = connector.cost_of(response)
+        for budget in budgets:
+            budget.charge(cost)
+        self.calls += 1
+        return CallResult(response, retries=retries, latency_ms=response.latency_ms, cost=cost)
+
+    def _workspace(self, request: Request) -> Path:
+        if self.workspace_root is None:
+            self.workspace_root = Path(tempfile.mkdtemp(prefix="pytest-arena-"))
+        self._workspaces += 1
+        name = _SAFE.sub("_", f"{request.case.project}-{request.case.id}-{request.model}")
+        path = self.workspace_root / f"{self._workspaces:05d}-{name}-{request.sample}"
+        path.mkdir(parents=True)
+        return path
+
+
+def cache_parts(connector: Connector, request: Request) -> dict[str, Any]:
+    """Everything that decides an answer: the cache's key, never a secret."""
+    return {
+        **connector.cache_identity(),
+        "messages": request.messages,
+        "params": request.params,
+        "sample": request.sample,
+    }
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def dollars(amount: float) -> str:
+    """$1.50, $0.0042, $0.000013: as many digits as a small amount needs (up to six)."""
+    text = f"{amount:.6f}".rstrip("0")
+    return "$" + (text + "00" if text.endswith(".") else text if amount < 1 else f"{amount:.2f}")
+
+
+def _refusal(budgets: tuple[Budget, ...]) -> str | None:
+    return next((r for r in (b.refusal() for b in budgets) if r is not None), None)
+
+
+def _backoff(base: float, retries: int) -> float:
+    """Exponential backoff with full jitter around it: base·2^n · [0.5, 1.5), capped."""
+    return float(min(MAX_BACKOFF, base * 2**retries) * random.uniform(0.5, 1.5))
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def direct(
+    connector_for: Callable[[str], Connector], engine: Engine | None = None
+) -> Callable[[str, Request], CallResult]:
+    """A `(model key, request) -> CallResult` caller outside a run, with default limits."""
+    used = engine or Engine()
+
+    def call(key: str, request: Request) -> CallResult:
+        connector = connector_for(key)
+        return used.call(connector, request, Limits.of(None, connector))
+
+    return call

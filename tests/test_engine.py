@@ -1,0 +1,222 @@
+"""The engine: calls run ahead within each model's limits, retry, time out, stop cleanly."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+import pytest
+
+from pytest_arena.engine import THREAD_NAME
+from tests.conftest import MakeProject
+
+# A connector whose behaviour each case asks for in its input, and which logs what happened
+# to a file that the test reads afterwards: calls, the most calls in flight at once,
+# cancellations.
+PLUGIN = """
+import asyncio, json, os, time
+from pydantic import BaseModel
+from pytest_arena.connectors.base import Connector, ConnectorError, Response
+
+LOG = os.environ["ARENA_TEST_LOG"]
+state = {"in_flight": 0, "peak": 0, "tries": {}}
+
+
+def log(**event):
+    with open(LOG, "a") as f:
+        f.write(json.dumps(event) + "\\n")
+
+
+class Settings(BaseModel):
+    delay: float = 0.05
+
+
+class Scripted(Connector):
+    name = "scripted"
+    settings_model = Settings
+    cacheable = False
+
+    async def acomplete(self, request):
+        case = request.case.id
+        what = request.prompt
+        tries = state["tries"][case] = state["tries"].get(case, 0) + 1
+        state["in_flight"] += 1
+        state["peak"] = max(state["peak"], state["in_flight"])
+        log(event="start", case=case, t=time.monotonic(), peak=state["peak"])
+        try:
+            if what.startswith("flaky") and tries <= int(what.split()[1]):
+                raise ConnectorError("429 too many requests", retryable=True, retry_after=0.01)
+            if what == "broken":
+                raise ConnectorError("400 bad request: no such model")
+            await asyncio.sleep(30 if what == "hang" else self.settings.delay)
+        except asyncio.CancelledError:
+            log(event="cancelled", case=case)
+            raise
+        finally:
+            state["in_flight"] -= 1
+        log(event="done", case=case)
+        return Response(request.case.reference, tokens_in=10, tokens_out=10)
+
+
+def pytest_arena_connectors():
+    return [Scripted]
+"""
+
+
+def project(cases: list[tuple[str, str]], settings: str = "") -> str:
+    lines = [
+        "models:",
+        "  default: [m]",
+        "  define:",
+        f"    m: {{connector: scripted{settings}}}",
+        "tests:",
+    ]
+    lines += [f"  - {{id: {cid}, input: '{text}', reference: ok}}" for cid, text in cases]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def log_file(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> object:
+    path = pytester.path / "calls.log"
+    monkeypatch.setenv("ARENA_TEST_LOG", str(path))
+    pytester.makepyfile(arena_scripted=PLUGIN)
+    pytester.syspathinsert()
+    return path
+
+
+def events(pytester: pytest.Pytester) -> list[dict[str, object]]:
+    import json
+
+    path = pytester.path / "calls.log"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_calls_run_ahead_up_to_the_models_concurrency_and_no_further(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    make_project("p", project([(f"c{i}", "work") for i in range(12)], ", concurrency: 4"))
+    result = pytester.runpytest("-p", "arena_scripted")
+    result.assert_outcomes(passed=12)
+    starts = [e for e in events(pytester) if e["event"] == "start"]
+    assert len(starts) == 12
+    assert max(int(str(e["peak"])) for e in starts) == 4
+    # every call started before the first item finished waiting: they ran ahead
+    assert [e["case"] for e in starts[:4]] == ["c0", "c1", "c2", "c3"]
+
+
+def test_a_retryable_error_is_tried_again_and_the_retries_are_recorded(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    make_project(
+        "p", project([("flaky", "flaky 2"), ("steady", "work")], ", max_retries: 3, backoff: 0.01")
+    )
+    result = pytester.runpytest("-p", "arena_scripted", "--junitxml=out.xml")
+    result.assert_outcomes(passed=2)
+    tries = [e["case"] for e in events(pytester) if e["event"] == "start"]
+    assert tries.count("flaky") == 3 and tries.count("steady") == 1
+
+
+def test_retries_end_and_the_failure_says_how_often_it_was_tried(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    make_project("p", project([("flaky", "flaky 9"), ("fine", "work")], ", max_retries: 2"))
+    result = pytester.runpytest("-p", "arena_scripted")
+    result.assert_outcomes(passed=1, errors=0, failed=1)
+    result.stdout.fnmatch_lines(["*model 'm' call failed: 429 too many requests after 3 tries*"])
+
+
+def test_an_error_that_cannot_pass_by_waiting_is_not_retried(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    make_project("p", project([("bad", "broken")]))
+    result = pytester.runpytest("-p", "arena_scripted")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*model 'm' call failed: 400 bad request: no such model"])
+    assert [e["event"] for e in events(pytester)] == ["start"]
+
+
+def test_a_call_that_takes_too_long_times_out_and_is_cancelled(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    make_project(
+        "p", project([("slow", "hang"), ("quick", "work")], ", timeout: 0.2, max_retries: 0")
+    )
+    result = pytester.runpytest("-p", "arena_scripted")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*no answer within 0.2 s (the model's timeout)*"])
+    assert {"event": "cancelled", "case": "slow"} in events(pytester)
+
+
+def test_stopping_at_the_first_failure_cancels_pending_calls_and_leaves_no_thread(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    cases = [("bad", "broken"), *[(f"c{i}", "hang") for i in range(5)]]
+    make_project("p", project(cases, ", concurrency: 3"))
+    result = pytester.runpytest("-p", "arena_scripted", "-x")
+    result.assert_outcomes(failed=1)
+    started = {e["case"] for e in events(pytester) if e["event"] == "start"}
+    cancelled = {e["case"] for e in events(pytester) if e["event"] == "cancelled"}
+    assert started == {"bad", "c0", "c1", "c2"}  # three slots; 'bad' freed its one at once
+    assert cancelled == {"c0", "c1", "c2"}
+    assert not [t for t in threading.enumerate() if t.name == THREAD_NAME]
+
+
+def test_collect_only_and_deselected_items_make_no_calls(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    make_project("p", project([("one", "work"), ("two", "work"), ("three", "work")]))
+    pytester.runpytest("-p", "arena_scripted", "--collect-only", "-q")
+    assert events(pytester) == []
+    result = pytester.runpytest("-p", "arena_scripted", "-k", "two")
+    result.assert_outcomes(passed=1, deselected=2)
+    assert [e["case"] for e in events(pytester) if e["event"] == "start"] == ["two"]
+
+
+def test_requests_per_minute_space_the_calls_out(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    make_project("p", project([(f"c{i}", "work") for i in range(4)], ", rpm: 600, delay: 0"))
+    pytester.runpytest("-p", "arena_scripted").assert_outcomes(passed=4)
+    times = [float(str(e["t"])) for e in events(pytester) if e["event"] == "start"]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert len(gaps) == 3 and min(gaps) >= 0.09  # 600 a minute: one every 0.1 s
+
+
+BUDGET_PROJECT = """
+models: [sim_large]
+tests:
+""" + "".join(
+    f"  - {{id: c{i}, input: '{'a long question ' * 40}', reference: 'an answer'}}\n"
+    for i in range(6)
+)
+
+
+def test_a_spent_budget_skips_the_calls_not_yet_started_and_says_how_much_went(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("p", BUDGET_PROJECT)
+    # sim_large: $3 per million input tokens; each call reads about 170 tokens
+    result = pytester.runpytest("--arena-max-cost", "0.001", "-rs")
+    outcomes = result.parseoutcomes()
+    assert outcomes["skipped"] == 4 and outcomes.get("passed", 0) + outcomes.get("failed", 0) == 2
+    result.stdout.fnmatch_lines(
+        [
+            "SKIPPED*projects/p/arena.yaml:*: budget spent: $0.00*of $0.001 (--arena-max-cost); call not started"
+        ]
+    )
+
+
+def test_a_project_budget_applies_to_that_project_only(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("thrifty", BUDGET_PROJECT + "budget: {max_cost: 0.0005}\n")
+    make_project("free", BUDGET_PROJECT)
+    result = pytester.runpytest("-rs")
+    assert result.parseoutcomes()["skipped"] == 5
+    result.stdout.fnmatch_lines(
+        [
+            "SKIPPED*projects/thrifty/arena.yaml:*: budget spent: $0.000* of $0.0005 (budget.max_cost in arena.yaml of project thrifty); call not started"
+        ]
+    )
