@@ -406,7 +406,12 @@ def dollars(amount: float) -> str:
 
 
 def _refusal(budgets: tuple[Budget, ...]) -> str | None:
-    return next((r for r in (b.refusal() for b in budgets) if r is not None), None)
+    for budget in budgets:
+        if budget.max_cost is not None:
+            refusal = budget.refusal()
+            if refusal is not None:
+                return refusal
+    return None
 
 
 def _backoff(base: float, retries: int) -> float:

@@ -15,11 +15,13 @@ from pytest_arena.record import UNSCORED, Record
 from pytest_arena.scorers.base import ScoringContext
 from pytest_arena.spec import PROJECT_FILE
 from pytest_arena.state import ArenaState
-from pytest_arena.summary import render_board
+from pytest_arena.summary import render_board, spending
 from pytest_arena.testing import scoring_context
+from pytest_arena.xdist_queue import xdist_queue
 
 RECORD_ATTR = "arena_record"
 REPORTER = "arena-reporter"
+WORKER_LOOKAHEAD = "arena-worker-lookahead"
 _VERDICT = {True: "passed", False: "failed", None: "unscored"}
 
 
@@ -58,6 +60,8 @@ def pytest_configure(config: pytest.Config) -> None:
     engine = Engine(budget=Budget(config.getoption("arena_max_cost"), "--arena-max-cost"))
     state = ArenaState.install(config, [m.strip() for m in raw.split(",") if m.strip()], engine)
     config.pluginmanager.register(ArenaReporter(state), REPORTER)
+    if hasattr(config, "workerinput"):
+        config.pluginmanager.register(WorkerLookahead(config), WORKER_LOOKAHEAD)
 
 
 @pytest.fixture
@@ -104,11 +108,25 @@ def pytest_runtest_makereport(
     return report
 
 
+class WorkerLookahead:
+    """In a pytest-xdist worker, starts the calls of the items queued for this worker."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        items = item.session.items
+        queued = [items[i] for i in xdist_queue(self.config) if i < len(items)]
+        start_ahead([item, *queued] if queued else [item, *([nextitem] if nextitem else [])])
+
+
 class ArenaReporter:
     """Gathers records from test reports (also those sent by xdist workers) and prints boards."""
 
     def __init__(self, state: ArenaState) -> None:
         self.state = state
+        self.budget_skips = 0
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
         record = getattr(report, RECORD_ATTR, None)
@@ -120,6 +138,12 @@ class ArenaReporter:
         record = getattr(report, RECORD_ATTR, None)
         if record:
             self.state.records.append(Record.from_dict(record))
+        elif (
+            report.skipped
+            and isinstance(report.longrepr, tuple)
+            and report.longrepr[2].startswith(("budget spent", "Skipped: budget spent"))
+        ):
+            self.budget_skips += 1
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.state.records:
@@ -136,9 +160,11 @@ class ArenaReporter:
         for board in build_boards(self.state.records):
             terminalreporter.write_sep("=", f"arena leaderboard: {board.project}")
             terminalreporter.write_line(render_board(board))
+        terminalreporter.write_line(f"arena: {spending(self.state.records, self.budget_skips)}")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    reporter = config.pluginmanager.get_plugin(REPORTER)
-    if reporter is not None:
-        config.pluginmanager.unregister(reporter)
+    for name in (REPORTER, WORKER_LOOKAHEAD):
+        plugin = config.pluginmanager.get_plugin(name)
+        if plugin is not None:
+            config.pluginmanager.unregister(plugin)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tabulate import tabulate
 
+from pytest_arena.engine import dollars
 from pytest_arena.leaderboard import Board, Row
+from pytest_arena.record import Record
 
 
 def render_board(board: Board, fmt: str = "simple") -> str:
@@ -39,6 +43,23 @@ def render_board(board: Board, fmt: str = "simple") -> str:
     lines = [text, f"composite = {formula(board)}"]
     lines += [f"warning: {w}" for w in board.warnings]
     return "\n".join(lines)
+
+
+def spending(records: Sequence[Record], budget_skips: int = 0) -> str:
+    """One line on what the run spent, what the cache saved and what budgets stopped."""
+    cached = [r for r in records if r.cached]
+    spent = sum(r.cost for r in records if not r.cached) + sum(r.judge_cost for r in records)
+    parts = [f"{len(records)} answer{'' if len(records) == 1 else 's'} graded"]
+    if cached:
+        saved = sum(r.cost for r in cached)
+        parts.append(f"{len(cached)} from the response cache ({dollars(saved)} not spent again)")
+    retried = sum(r.retries for r in records)
+    if retried:
+        parts.append(f"{retried} retries")
+    line = ", ".join(parts) + f"; {dollars(spent)} spent on models and judges"
+    if budget_skips:
+        line += f"; {budget_skips} not run: budget spent"
+    return line
 
 
 def formula(board: Board) -> str:

@@ -42,7 +42,7 @@ class Scripted(Connector):
         tries = state["tries"][case] = state["tries"].get(case, 0) + 1
         state["in_flight"] += 1
         state["peak"] = max(state["peak"], state["in_flight"])
-        log(event="start", case=case, t=time.monotonic(), peak=state["peak"])
+        log(event="start", case=case, t=time.monotonic(), peak=state["peak"], pid=os.getpid())
         try:
             if what.startswith("flaky") and tries <= int(what.split()[1]):
                 raise ConnectorError("429 too many requests", retryable=True, retry_after=0.01)
@@ -220,3 +220,20 @@ def test_a_project_budget_applies_to_that_project_only(
             "SKIPPED*projects/thrifty/arena.yaml:*: budget spent: $0.000* of $0.0005 (budget.max_cost in arena.yaml of project thrifty); call not started"
         ]
     )
+
+
+def test_xdist_workers_start_the_calls_of_their_queued_items_ahead(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    log_file: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    make_project("p", project([(f"c{i}", "work") for i in range(40)], ", concurrency: 4"))
+    result = pytester.runpytest_subprocess("-p", "arena_scripted", "-n", "2")
+    result.assert_outcomes(passed=40)
+    peaks: dict[object, int] = {}
+    for e in events(pytester):
+        if e["event"] == "start":
+            peaks[e["pid"]] = max(peaks.get(e["pid"], 0), int(str(e["peak"])))
+    assert len(peaks) == 2 and set(peaks.values()) == {4}

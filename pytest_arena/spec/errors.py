@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,9 +46,13 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
 def location(path: Path, line: int | None = None, root: Path | None = None) -> str:
     """`path:line`, the path relative to `root` (default: the working directory) when inside it."""
-    base = root or Path.cwd()
-    try:
-        shown = str(path.resolve().relative_to(base.resolve()))
-    except ValueError:
-        shown = str(path)
+    shown = _shown(path, root or Path.cwd())
     return f"{shown}:{line}" if line is not None else shown
+
+
+@functools.lru_cache(maxsize=256)
+def _shown(path: Path, base: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(base.resolve()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,36 @@
+"""What a pytest-xdist worker has been told to run next, so its model calls can start ahead.
+
+xdist has no public API for a worker's queue; this reads its `WorkerInteractor.torun`
+under the queue's own lock, and degrades to no look-ahead (the current and next item only)
+should that ever change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+LOOKAHEAD = 256  # queued items looked at per test; enough for any sane concurrency
+
+
+def xdist_queue(config: pytest.Config) -> list[int]:
+    """Indices into `session.items` that this worker will run next, in order."""
+    interactor = _interactor(config)
+    torun = getattr(interactor, "torun", None)
+    lock = getattr(torun, "lock", None)
+    if lock is None:
+        return []
+    try:
+        with lock() as queue:
+            head = [queue[i] for i in range(min(LOOKAHEAD, len(queue)))]
+    except Exception:
+        return []
+    return [i for i in head if isinstance(i, int)]
+
+
+def _interactor(config: pytest.Config) -> Any:
+    for plugin in config.pluginmanager.get_plugins():
+        if type(plugin).__name__ == "WorkerInteractor":
+            return plugin
+    return None
