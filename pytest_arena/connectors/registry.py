@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from pytest_arena.connectors.base import Connector
+from pytest_arena.connectors.anthropic import AnthropicConnector
+from pytest_arena.connectors.base import Connector, SettingProblem
+from pytest_arena.connectors.openai import OpenAIConnector
 from pytest_arena.connectors.sim import PROFILES, SimConnector
 from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
 from pytest_arena.spec.schema import ModelDef
 from pytest_arena.spec.validation import validate
 from pytest_arena.spec.yamlfile import LineMap
 
-CONNECTORS: dict[str, type[Connector]] = {SimConnector.name: SimConnector}
+CONNECTORS: dict[str, type[Connector]] = {
+    c.name: c for c in (SimConnector, OpenAIConnector, AnthropicConnector)
+}
 BUILTIN_MODELS: tuple[str, ...] = tuple(PROFILES)
 
 
@@ -76,4 +80,21 @@ def build_connector(
             ]
         ) from None
     settings = validate(cls.settings_model, data, lines, path, base=loc)
-    return cls(key, settings, definition.price or price)
+    connector = cls(key, settings, definition.price or price, root=path.parent)
+    try:
+        connector.check()
+    except ValueError as exc:
+        setting = exc.setting if isinstance(exc, SettingProblem) else None
+        where = (*loc, setting) if setting and key in defined else loc
+        raise SpecError(
+            [
+                Problem(
+                    path,
+                    lines.line(where) if lines else None,
+                    str(exc),
+                    key=".".join(str(p) for p in where),
+                    hint=exc.hint if isinstance(exc, SettingProblem) else "",
+                )
+            ]
+        ) from None
+    return connector
