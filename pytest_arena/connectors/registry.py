@@ -7,7 +7,9 @@ from pathlib import Path
 
 from pytest_arena.connectors.anthropic import AnthropicConnector
 from pytest_arena.connectors.base import Connector, SettingProblem
+from pytest_arena.connectors.command import CommandConnector
 from pytest_arena.connectors.openai import OpenAIConnector
+from pytest_arena.connectors.python import PythonConnector
 from pytest_arena.connectors.sim import PROFILES, SimConnector
 from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
 from pytest_arena.spec.schema import ModelDef
@@ -15,7 +17,8 @@ from pytest_arena.spec.validation import validate
 from pytest_arena.spec.yamlfile import LineMap
 
 CONNECTORS: dict[str, type[Connector]] = {
-    c.name: c for c in (SimConnector, OpenAIConnector, AnthropicConnector)
+    c.name: c
+    for c in (SimConnector, OpenAIConnector, AnthropicConnector, PythonConnector, CommandConnector)
 }
 BUILTIN_MODELS: tuple[str, ...] = tuple(PROFILES)
 
