@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import subprocess
 import sys
 import time
@@ -71,13 +72,25 @@ async def with_aiohttp(url: str, requests: int, concurrency: int) -> None:
 CLIENTS = {"httpx": with_httpx, "aiohttp": with_aiohttp}
 
 
-def measure(name: str, url: str, requests: int, concurrency: int) -> tuple[float, float]:
-    """CPU ms and wall ms per request, after a warm-up of `concurrency` requests."""
+def server_cpu(pid: int) -> float:
+    """Seconds of CPU the server process used so far (Linux), else 0."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(
+    name: str, url: str, requests: int, concurrency: int, pid: int
+) -> tuple[float, float, float]:
+    """Client CPU, wall and server CPU ms per request, after a warm-up."""
     asyncio.run(CLIENTS[name](url, concurrency, concurrency))
-    cpu, wall = time.process_time(), time.perf_counter()
+    cpu, wall, served = time.process_time(), time.perf_counter(), server_cpu(pid)
     asyncio.run(CLIENTS[name](url, requests, concurrency))
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    return cpu * 1000 / requests, wall * 1000 / requests
+    served = server_cpu(pid) - served
+    return cpu * 1000 / requests, wall * 1000 / requests, served * 1000 / requests
 
 
 def main() -> None:
@@ -102,11 +115,17 @@ def main() -> None:
             f"{args.requests} requests, concurrency {args.concurrency},"
             f" server latency {args.latency_ms:g} ms, best of {args.rounds}"
         )
-        print(f"{'client':<10}{'CPU ms/request':>16}{'wall ms/request':>17}{'requests/s':>12}")
+        print(
+            f"{'client':<10}{'CPU ms/request':>16}{'wall ms/request':>17}{'requests/s':>12}"
+            f"{'server CPU ms/request':>23}"
+        )
         for name in CLIENTS:
-            runs = [measure(name, url, args.requests, args.concurrency) for _ in range(args.rounds)]
-            cpu, wall = min(r[0] for r in runs), min(r[1] for r in runs)
-            print(f"{name:<10}{cpu:>16.3f}{wall:>17.3f}{1000 / wall:>12.0f}")
+            runs = [
+                measure(name, url, args.requests, args.concurrency, server.pid)
+                for _ in range(args.rounds)
+            ]
+            cpu, wall, served = (min(r[i] for r in runs) for i in range(3))
+            print(f"{name:<10}{cpu:>16.3f}{wall:>17.3f}{1000 / wall:>12.0f}{served:>23.3f}")
     finally:
         server.terminate()
         server.wait(10)

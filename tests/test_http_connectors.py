@@ -14,6 +14,7 @@ from pytest_arena.connectors import Connector, ConnectorError, Request, Response
 from pytest_arena.connectors.anthropic import AnthropicConnector
 from pytest_arena.spec import Case, SpecError, load_project
 from pytest_arena.spec.schema import ModelDef
+from tests.conftest import MakeProject
 from tests.fake_llm_server import FakeLLMServer
 
 SECRET = "sk-test-5f3c9a1e7b2d4c6a8e0f"
@@ -257,3 +258,55 @@ def test_a_misspelt_setting_names_file_line_and_the_valid_keys(tmp_path: Path, n
     text = caught.value.format(tmp_path)
     assert "arena.yaml:6: models.define.mine.temprature: unknown key 'temprature'" in text
     assert "api_key_env, base_url, headers, model, params" in text
+
+
+def test_a_project_runs_against_a_local_openai_compatible_server(
+    fake_llm: FakeLLMServer, pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        f"""
+        models:
+          default: [local]
+          define:
+            local:
+              connector: openai
+              base_url: {fake_llm.base_url}
+              api_key_env: {KEY_ENV}
+              model: served-model
+              params: {{temperature: 0}}
+        tests:
+          - id: right
+            input: "[[answer=Paris]] Capital of France?"
+            reference: Paris
+          - id: refused
+            input: "[[fault=400]] Capital of Spain?"
+            reference: Madrid
+        """,
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"*model 'local' call failed: ConnectorError: model 'local' at 127.0.0.1:{fake_llm.port}:"
+            " HTTP 400: fake failure 400*"
+        ]
+    )
+    result.stdout.no_fnmatch_line(f"*{SECRET}*")
+    assert fake_llm.bodies[0]["model"] == "served-model"
+    assert fake_llm.headers[0]["Authorization"] == f"Bearer {SECRET}"
+
+
+def test_a_request_parameter_beside_the_settings_is_sent_to_params(tmp_path: Path) -> None:
+    path = tmp_path / "arena.yaml"
+    path.write_text(
+        "models:\n  define:\n    mine:\n      connector: openai\n      temperature: 0.2\n"
+    )
+    file = load_project(path)
+    with pytest.raises(SpecError) as caught:
+        build_connector("mine", file.spec.models.define, file.path, file.lines)
+    assert caught.value.format(tmp_path).splitlines() == [
+        "arena.yaml:5: models.define.mine.temperature: 'temperature' is a request parameter,"
+        " not a connector setting",
+        "  fix: put it under params: 'params: {temperature: 0.2}'",
+    ]

@@ -19,10 +19,29 @@ from pytest_arena.connectors.base import (
     ConnectorError,
     Request,
     Response,
+    SettingProblem,
     estimate_tokens,
 )
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})  # and every 5xx
+REQUEST_PARAMS = frozenset(  # written beside the settings by mistake; they belong in `params`
+    [
+        "temperature",
+        "top_p",
+        "top_k",
+        "max_tokens",
+        "max_completion_tokens",
+        "seed",
+        "stop",
+        "n",
+        "frequency_penalty",
+        "presence_penalty",
+        "response_format",
+        "logprobs",
+        "reasoning_effort",
+        "stop_sequences",
+    ]
+)
 SHOWN_BODY = 200  # characters of an unexpected body quoted in an error
 # No overall limit: the engine times each call out by cancelling it. These only end calls
 # that would otherwise wait forever when no engine timeout is set.
@@ -55,6 +74,13 @@ class HttpConnector(Connector):
 
     @classmethod
     def settings_data(cls, key: str, raw: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+        for name, value in raw.items():
+            if name in REQUEST_PARAMS and name not in cls.settings_model.model_fields:
+                raise SettingProblem(
+                    f"'{name}' is a request parameter, not a connector setting",
+                    name,
+                    f"put it under params: 'params: {{{name}: {json.dumps(value)}}}'",
+                )
         data = {"model": key, **raw}
         data.setdefault("base_url", cls.default_base_url)
         if "api_key_env" not in data and _same_host(data["base_url"], cls.default_base_url):

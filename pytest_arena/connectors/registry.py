@@ -75,29 +75,30 @@ def build_connector(
     try:
         data, price = cls.settings_data(key, definition.settings())
     except ValueError as exc:
-        raise SpecError(
-            [
-                Problem(
-                    path, lines.line(loc) if lines else None, str(exc), key=f"models.define.{key}"
-                )
-            ]
-        ) from None
+        raise _problem(exc, path, lines, loc, key in defined) from None
     settings = validate(cls.settings_model, data, lines, path, base=loc)
     connector = cls(key, settings, definition.price or price, root=path.parent)
     try:
         connector.check()
     except ValueError as exc:
-        setting = exc.setting if isinstance(exc, SettingProblem) else None
-        where = (*loc, setting) if setting and key in defined else loc
-        raise SpecError(
-            [
-                Problem(
-                    path,
-                    lines.line(where) if lines else None,
-                    str(exc),
-                    key=".".join(str(p) for p in where),
-                    hint=exc.hint if isinstance(exc, SettingProblem) else "",
-                )
-            ]
-        ) from None
+        raise _problem(exc, path, lines, loc, key in defined) from None
     return connector
+
+
+def _problem(
+    exc: ValueError, path: Path, lines: LineMap | None, loc: tuple[str, ...], written: bool
+) -> SpecError:
+    """A SpecError at the line of the setting `exc` names (when the project writes it)."""
+    setting = exc.setting if isinstance(exc, SettingProblem) else None
+    where = (*loc, setting) if setting and written else loc
+    return SpecError(
+        [
+            Problem(
+                path,
+                lines.line(where) if lines else None,
+                str(exc),
+                key=".".join(where),
+                hint=exc.hint if isinstance(exc, SettingProblem) else "",
+            )
+        ]
+    )
