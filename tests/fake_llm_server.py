@@ -87,6 +87,14 @@ class FakeLLMServer:
     def last_headers(self) -> dict[str, str]:
         return self.headers[-1] if self.headers else {}
 
+    def reset(self) -> None:
+        """Forget the requests seen so far (counts, headers, bodies)."""
+        with self._lock:
+            self.total = 0
+            self.per_prompt.clear()
+            self.headers.clear()
+            self.bodies.clear()
+
     def count(self, prompt_part: str) -> int:
         """Requests whose prompt contains `prompt_part`."""
         with self._lock:

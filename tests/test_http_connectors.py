@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -310,3 +312,41 @@ def test_a_request_parameter_beside_the_settings_is_sent_to_params(tmp_path: Pat
         " not a connector setting",
         "  fix: put it under params: 'params: {temperature: 0.2}'",
     ]
+
+
+def test_the_fake_server_runs_as_a_script_for_benchmarks() -> None:
+    server = subprocess.Popen(
+        [sys.executable, str(Path(__file__).parent / "fake_llm_server.py"), "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert line.startswith("listening on 127.0.0.1:")
+        connector = make("anthropic", base_url=f"http://{line.split()[-1]}", api_key_env=None)
+        assert call(connector, request("[[answer=up]]")).text == "up"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_the_fake_server_forgets_what_it_saw_on_reset(fake_llm: FakeLLMServer) -> None:
+    call(make("openai", fake_llm), request("once"))
+    assert (fake_llm.total, fake_llm.count("once")) == (1, 1)
+    fake_llm.reset()
+    assert (fake_llm.total, fake_llm.count("once"), fake_llm.last_headers) == (0, 0, {})
+
+
+def test_a_base_url_without_a_scheme_is_an_error_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "arena.yaml"
+    path.write_text(
+        "models:\n  define:\n    mine:\n      connector: openai\n      base_url: localhost:8000/v1\n"
+    )
+    file = load_project(path)
+    with pytest.raises(SpecError) as caught:
+        build_connector("mine", file.spec.models.define, file.path, file.lines)
+    assert caught.value.format(tmp_path).startswith(
+        "arena.yaml:5: models.define.mine.base_url: base_url 'localhost:8000/v1' is not an"
+        " http(s) URL; write it as, e.g., 'http://127.0.0.1:8000/v1'"
+    )

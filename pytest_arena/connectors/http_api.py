@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import aiohttp
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pytest_arena.connectors.base import (
     Connector,
@@ -58,6 +58,17 @@ class HttpSettings(BaseModel):
     model: str
     params: dict[str, Any] = Field(default_factory=dict)
     headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"base_url {value!r} is not an http(s) URL; write it as, e.g.,"
+                " 'http://127.0.0.1:8000/v1'"
+            )
+        return value
 
 
 class HttpConnector(Connector):
@@ -167,6 +178,8 @@ class HttpConnector(Connector):
             ) from None
         except asyncio.TimeoutError:
             raise ConnectorError(f"{where}: no reply in time", retryable=True) from None
+        except aiohttp.ClientError as exc:
+            raise ConnectorError(f"{where}: the request failed: {_describe(exc)}") from None
         text = self._redact(raw.decode("utf-8", "replace"))
         if status >= 400:
             retryable = status in RETRYABLE_STATUS or status >= 500
