@@ -14,6 +14,8 @@ and Anthropic's `system`), so a test project can ask for a behaviour per case:
     [[fault=malformed]]                reply 200 with a body that is not JSON
     [[fault=missing]]                  reply 200 with JSON lacking the expected fields
     [[fault=401 echo_headers=1]]       an error whose message quotes the request's headers
+    [[together=20]]                    hold each such request until 20 are held at once
+                                       (504 if they do not come within the hang limit)
 
 Any number works as a fault status (400, 401, 500, 529, ...). The server counts requests,
 in total and per prompt, and keeps the headers and bodies of the last ones.
@@ -72,6 +74,7 @@ class FakeLLMServer:
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
         self._hanging: set[asyncio.Future[None]] = set()
+        self._groups: dict[int, list[Any]] = {}  # together=N: [requests held, all arrived]
 
     @property
     def base_url(self) -> str:
@@ -252,6 +255,8 @@ class FakeLLMServer:
             self.per_prompt[prompt] += 1
             seen = self.per_prompt[prompt]
         marks = markers(prompt)
+        if "together" in marks and not await self._together(int(marks["together"])):
+            return web.json_response(error(504, "too few requests came together"), status=504)
         latency = float(marks.get("latency", self.latency_ms))
         if latency > 0:
             await asyncio.sleep(latency / 1000)
@@ -261,6 +266,22 @@ class FakeLLMServer:
                 return await self._fault(request, kind, opts, error)
         text = marks.get("answer", last_user)
         return web.json_response(answer(text, len(prompt.split()), len(text.split())))
+
+    async def _together(self, n: int) -> bool:
+        """Hold this request until `n` requests marked `together=n` are held at once."""
+        waiting, arrived = self._groups.setdefault(n, [0, asyncio.Event()])
+        assert isinstance(waiting, int) and isinstance(arrived, asyncio.Event)
+        self._groups[n][0] = waiting + 1
+        if waiting + 1 >= n:
+            del self._groups[n]
+            arrived.set()
+            return True
+        try:
+            await asyncio.wait_for(arrived.wait(), self.hang_seconds)
+        except asyncio.TimeoutError:
+            self._groups.pop(n, None)
+            return False
+        return True
 
     async def _fault(
         self, request: web.Request, kind: str, opts: dict[str, str], error: Any

@@ -350,3 +350,17 @@ def test_a_base_url_without_a_scheme_is_an_error_at_its_line(tmp_path: Path) -> 
         "arena.yaml:5: models.define.mine.base_url: base_url 'localhost:8000/v1' is not an"
         " http(s) URL; write it as, e.g., 'http://127.0.0.1:8000/v1'"
     )
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+def test_the_client_does_not_cap_the_calls_in_flight(fake_llm: FakeLLMServer, name: str) -> None:
+    connector = make(name, fake_llm)
+
+    async def many() -> list[str]:
+        try:
+            calls = [connector.acomplete(request(f"[[together=120]] {i}")) for i in range(120)]
+            return [r.text for r in await asyncio.gather(*calls)]
+        finally:
+            await connector.aclose()
+
+    assert asyncio.run(many()) == [f"[[together=120]] {i}" for i in range(120)]

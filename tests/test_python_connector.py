@@ -230,3 +230,30 @@ def test_a_callable_that_cannot_be_loaded_is_an_error_at_its_line(
             pattern,
             text,
         )
+
+
+def test_sixteen_plain_calls_run_at_once(tmp_path: Path) -> None:
+    connector = build(
+        tmp_path,
+        "callable: agent:run",
+        {
+            "agent.py": """
+                import threading
+
+                together = threading.Barrier(16, timeout=10)  # broken unless 16 wait at once
+
+                def run(prompt):
+                    together.wait()
+                    return prompt
+            """
+        },
+    )
+
+    async def sixteen() -> list[str]:
+        try:
+            calls = [connector.acomplete(request()) for _ in range(16)]
+            return [r.text for r in await asyncio.gather(*calls)]
+        finally:
+            await connector.aclose()
+
+    assert asyncio.run(sixteen()) == ["What is 2 + 2?"] * 16

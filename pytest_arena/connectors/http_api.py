@@ -22,6 +22,7 @@ from pytest_arena.connectors.base import (
     SettingProblem,
     estimate_tokens,
 )
+from pytest_arena.spec.schema import Price
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})  # and every 5xx
 REQUEST_PARAMS = frozenset(  # written beside the settings by mistake; they belong in `params`
@@ -84,7 +85,7 @@ class HttpConnector(Connector):
         self._session_loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
-    def settings_data(cls, key: str, raw: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    def settings_data(cls, key: str, raw: dict[str, Any]) -> tuple[dict[str, Any], Price | None]:
         for name, value in raw.items():
             if name in REQUEST_PARAMS and name not in cls.settings_model.model_fields:
                 raise SettingProblem(

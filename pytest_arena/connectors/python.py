@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import importlib
 import inspect
 import re
 import sys
 import traceback
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -25,6 +28,7 @@ from pytest_arena.connectors.base import (
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
 _RUNNERS = re.compile(r"[/\\](asyncio|concurrent)[/\\]")  # frames of the thread pool and loop
 _TRACEBACK_FRAMES = 6
+MAX_THREADS = 1024  # the most calls in flight the engine allows a model; made on demand
 RESULT_KEYS = ("text", "tokens_in", "tokens_out", "cost", "meta")
 
 
@@ -66,6 +70,18 @@ class PythonConnector(Connector):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._fn: Callable[..., Any] | None = None
+        self._pool: ThreadPoolExecutor | None = None
+
+    def _threads(self) -> ThreadPoolExecutor:
+        # the loop's default pool has cpu + 4 threads, fewer than the calls the engine allows
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(MAX_THREADS, thread_name_prefix=f"arena-{self.key}")
+        return self._pool
+
+    async def aclose(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False)
 
     def __repr__(self) -> str:
         return f"<PythonConnector {self.key!r} {self.settings.callable}>"
@@ -86,7 +102,8 @@ class PythonConnector(Connector):
             if inspect.iscoroutinefunction(fn):
                 result = await fn(*args, **kwargs)
             else:
-                result = await asyncio.to_thread(fn, *args, **kwargs)
+                call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
+                result = await asyncio.get_running_loop().run_in_executor(self._threads(), call)
                 if inspect.isawaitable(result):
                     result = await result
         except Exception as exc:
