@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.fake_llm_server import FakeLLMServer
 
 MakeProject = Callable[..., Path]
 
@@ -34,3 +36,10 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     # itself at summary time (hypothesis does) costs a second a run; these tests never use it.
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:benchmark")
     return pytester
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLMServer]:
+    """A fake OpenAI and Anthropic server on a free port of 127.0.0.1 (see fake_llm_server)."""
+    with FakeLLMServer(hang_seconds=10) as server:
+        yield server

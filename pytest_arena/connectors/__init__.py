@@ -1,6 +1,12 @@
 """Connectors: how model keys are reached. They know nothing about scorers or pytest."""
 
-from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
+from pytest_arena.connectors.base import (
+    Connector,
+    ConnectorError,
+    Request,
+    Response,
+    SettingProblem,
+)
 from pytest_arena.connectors.registry import BUILTIN_MODELS, CONNECTORS, build_connector
 
 __all__ = [
@@ -10,5 +16,6 @@ __all__ = [
     "ConnectorError",
     "Request",
     "Response",
+    "SettingProblem",
     "build_connector",
 ]

@@ -59,6 +59,16 @@ class ConnectorError(Exception):
         self.retry_after = retry_after
 
 
+class SettingProblem(ValueError):
+    """A connector setting that validates but cannot work, such as a callable that does
+    not import. `setting` names the key, so the error points at its line."""
+
+    def __init__(self, message: str, setting: str | None = None, hint: str = "") -> None:
+        super().__init__(message)
+        self.setting = setting
+        self.hint = hint
+
+
 class Connector(ABC):
     """How one model key is reached. Knows nothing about scorers or pytest.
 
@@ -74,15 +84,28 @@ class Connector(ABC):
     wants_workspace: ClassVar[bool] = False  # True: the engine gives each call a fresh folder
     default_concurrency: ClassVar[int] = 16  # calls in flight unless the model sets `concurrency`
 
-    def __init__(self, key: str, settings: BaseModel, price: Price | None = None) -> None:
+    def __init__(
+        self,
+        key: str,
+        settings: BaseModel,
+        price: Price | None = None,
+        *,
+        root: Path | None = None,
+    ) -> None:
         self.key = key
         self.settings = settings
         self.price = price or self.default_price or Price()
+        self.root = root  # the project folder: where relative paths in settings start
 
     @classmethod
     def settings_data(cls, key: str, raw: dict[str, Any]) -> tuple[dict[str, Any], Price | None]:
         """The settings to validate for model `key`, and a default price for it."""
         return raw, cls.default_price
+
+    def check(self) -> None:
+        """Raise SettingProblem (or ValueError), with the fix, if the validated settings cannot
+        work; called once when the connector is built, and reported at the setting's line."""
+        return None
 
     def complete(self, request: Request) -> Response:
         """Ask the model and return its response (blocking)."""

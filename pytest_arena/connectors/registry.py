@@ -5,14 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from pytest_arena.connectors.base import Connector
+from pytest_arena.connectors.anthropic import AnthropicConnector
+from pytest_arena.connectors.base import Connector, SettingProblem
+from pytest_arena.connectors.command import CommandConnector
+from pytest_arena.connectors.openai import OpenAIConnector
+from pytest_arena.connectors.python import PythonConnector
 from pytest_arena.connectors.sim import PROFILES, SimConnector
 from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
 from pytest_arena.spec.schema import ModelDef
 from pytest_arena.spec.validation import validate
 from pytest_arena.spec.yamlfile import LineMap
 
-CONNECTORS: dict[str, type[Connector]] = {SimConnector.name: SimConnector}
+CONNECTORS: dict[str, type[Connector]] = {
+    c.name: c
+    for c in (SimConnector, OpenAIConnector, AnthropicConnector, PythonConnector, CommandConnector)
+}
 BUILTIN_MODELS: tuple[str, ...] = tuple(PROFILES)
 
 
@@ -68,12 +75,30 @@ def build_connector(
     try:
         data, price = cls.settings_data(key, definition.settings())
     except ValueError as exc:
-        raise SpecError(
-            [
-                Problem(
-                    path, lines.line(loc) if lines else None, str(exc), key=f"models.define.{key}"
-                )
-            ]
-        ) from None
+        raise _problem(exc, path, lines, loc, key in defined) from None
     settings = validate(cls.settings_model, data, lines, path, base=loc)
-    return cls(key, settings, definition.price or price)
+    connector = cls(key, settings, definition.price or price, root=path.parent)
+    try:
+        connector.check()
+    except ValueError as exc:
+        raise _problem(exc, path, lines, loc, key in defined) from None
+    return connector
+
+
+def _problem(
+    exc: ValueError, path: Path, lines: LineMap | None, loc: tuple[str, ...], written: bool
+) -> SpecError:
+    """A SpecError at the line of the setting `exc` names (when the project writes it)."""
+    setting = exc.setting if isinstance(exc, SettingProblem) else None
+    where = (*loc, setting) if setting and written else loc
+    return SpecError(
+        [
+            Problem(
+                path,
+                lines.line(where) if lines else None,
+                str(exc),
+                key=".".join(where),
+                hint=exc.hint if isinstance(exc, SettingProblem) else "",
+            )
+        ]
+    )

@@ -1,0 +1,74 @@
+"""Anthropic's Messages API."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from pytest_arena.connectors.base import Request, Response
+from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, estimated_tokens
+
+DEFAULT_MAX_TOKENS = 1024
+
+
+class AnthropicSettings(HttpSettings):
+    """As for `openai`, with `base_url` default `https://api.anthropic.com`, `api_key_env`
+    default `ANTHROPIC_API_KEY` there, and `anthropic_version` (the API version header)."""
+
+    anthropic_version: str = "2023-06-01"
+
+
+class AnthropicConnector(HttpConnector):
+    """POST {base_url}/v1/messages; system messages go to the top-level `system` field and
+    `max_tokens` defaults to 1024."""
+
+    name: ClassVar[str] = "anthropic"
+    settings_model: ClassVar[type[BaseModel]] = AnthropicSettings
+    default_base_url: ClassVar[str] = "https://api.anthropic.com"
+    default_key_env: ClassVar[str] = "ANTHROPIC_API_KEY"
+    settings: AnthropicSettings
+
+    @property
+    def url(self) -> str:
+        return self.settings.base_url.rstrip("/") + "/v1/messages"
+
+    def body(self, request: Request) -> dict[str, Any]:
+        system = [m.get("content", "") for m in request.messages if m.get("role") == "system"]
+        messages = [
+            {
+                "role": "assistant" if m.get("role") == "assistant" else "user",
+                "content": m["content"],
+            }
+            for m in request.messages
+            if m.get("role") != "system"
+        ]
+        body: dict[str, Any] = {
+            "max_tokens": DEFAULT_MAX_TOKENS,
+            **self.settings.params,
+            **request.params,
+            "model": self.settings.model,
+            "messages": messages,
+        }
+        if system:
+            body["system"] = "\n\n".join(system)
+        return body
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        return {"x-api-key": key}
+
+    def _headers(self) -> dict[str, str]:
+        return {"anthropic-version": self.settings.anthropic_version, **super()._headers()}
+
+    def parse(self, data: Any, request: Request) -> Response:
+        blocks = data["content"]
+        if not isinstance(blocks, list):
+            raise TypeError("content is not a list of blocks")
+        text = "".join(b["text"] for b in blocks if b.get("type") == "text")
+        meta = {"stop_reason": data.get("stop_reason"), "model": data.get("model")}
+        usage = data.get("usage") or {}
+        tokens_in, tokens_out = usage.get("input_tokens"), usage.get("output_tokens")
+        if not isinstance(tokens_in, int) or not isinstance(tokens_out, int):
+            tokens_in, tokens_out = estimated_tokens(request, text)
+            meta["tokens_estimated"] = True
+        return Response(text=text, tokens_in=tokens_in, tokens_out=tokens_out, meta=meta)

@@ -1,0 +1,269 @@
+"""What the HTTP connectors share: settings, the aiohttp session, keys and error mapping."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import time
+from abc import abstractmethod
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+import aiohttp
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from pytest_arena.connectors.base import (
+    Connector,
+    ConnectorError,
+    Request,
+    Response,
+    SettingProblem,
+    estimate_tokens,
+)
+from pytest_arena.spec.schema import Price
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})  # and every 5xx
+REQUEST_PARAMS = frozenset(  # written beside the settings by mistake; they belong in `params`
+    [
+        "temperature",
+        "top_p",
+        "top_k",
+        "max_tokens",
+        "max_completion_tokens",
+        "seed",
+        "stop",
+        "n",
+        "frequency_penalty",
+        "presence_penalty",
+        "response_format",
+        "logprobs",
+        "reasoning_effort",
+        "stop_sequences",
+    ]
+)
+SHOWN_BODY = 200  # characters of an unexpected body quoted in an error
+# No overall limit: the engine times each call out by cancelling it. These only end calls
+# that would otherwise wait forever when no engine timeout is set.
+CLIENT_TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=60, sock_read=900)
+
+
+class HttpSettings(BaseModel):
+    """Settings every HTTP connector takes (set under `models: define: KEY:`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str
+    api_key_env: str | None = None
+    model: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"base_url {value!r} is not an http(s) URL; write it as, e.g.,"
+                " 'http://127.0.0.1:8000/v1'"
+            )
+        return value
+
+
+class HttpConnector(Connector):
+    """A JSON-over-HTTP chat API: one POST per call, one session per event loop."""
+
+    default_base_url: ClassVar[str]
+    default_key_env: ClassVar[str]
+    settings: HttpSettings
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._session: aiohttp.ClientSession | None = None
+        self._session_loop: asyncio.AbstractEventLoop | None = None
+
+    @classmethod
+    def settings_data(cls, key: str, raw: dict[str, Any]) -> tuple[dict[str, Any], Price | None]:
+        for name, value in raw.items():
+            if name in REQUEST_PARAMS and name not in cls.settings_model.model_fields:
+                raise SettingProblem(
+                    f"'{name}' is a request parameter, not a connector setting",
+                    name,
+                    f"put it under params: 'params: {{{name}: {json.dumps(value)}}}'",
+                )
+        data = {"model": key, **raw}
+        data.setdefault("base_url", cls.default_base_url)
+        if "api_key_env" not in data and _same_host(data["base_url"], cls.default_base_url):
+            # The provider's own key goes to the provider only: another server gets no key
+            # unless `api_key_env` names one.
+            data["api_key_env"] = cls.default_key_env
+        return data, cls.default_price
+
+    def __repr__(self) -> str:
+        s = self.settings
+        return f"<{type(self).__name__} {self.key!r} {s.model!r} at {s.base_url}>"
+
+    def cache_identity(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "connector": self.name,
+            "base_url": s.base_url.rstrip("/"),
+            "model": s.model,
+            "params": s.params,
+        }
+
+    @property
+    @abstractmethod
+    def url(self) -> str:
+        """Where requests are posted."""
+
+    @abstractmethod
+    def body(self, request: Request) -> dict[str, Any]:
+        """The JSON body of the request."""
+
+    @abstractmethod
+    def auth_headers(self, key: str) -> dict[str, str]:
+        """Headers that carry the API key."""
+
+    @abstractmethod
+    def parse(self, data: Any, request: Request) -> Response:
+        """The Response in the server's JSON; KeyError, IndexError or TypeError if absent."""
+
+    async def acomplete(self, request: Request) -> Response:
+        return await self._call(await self._session_here(), request)
+
+    def complete(self, request: Request) -> Response:
+        async def once() -> Response:
+            async with _new_session() as session:
+                return await self._call(session, request)
+
+        return asyncio.run(once())
+
+    async def aclose(self) -> None:
+        session, self._session = self._session, None
+        if session is not None and not session.closed:
+            await session.close()
+
+    async def _session_here(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._session_loop is not loop:
+            self._session, self._session_loop = _new_session(), loop
+        return self._session
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", **self.settings.headers}
+        env = self.settings.api_key_env
+        if env:
+            key = os.environ.get(env, "").strip()
+            if not key:
+                raise ConnectorError(
+                    f"model '{self.key}': the API key variable {env} is not set;"
+                    f" export {env}=... (or set api_key_env to the variable that holds it)"
+                )
+            headers.update(self.auth_headers(key))
+        return headers
+
+    async def _call(self, session: aiohttp.ClientSession, request: Request) -> Response:
+        headers = self._headers()
+        payload = json.dumps(self.body(request), ensure_ascii=False).encode()
+        where = f"model '{self.key}' at {_host(self.url)}"
+        try:
+            async with session.post(self.url, data=payload, headers=headers) as reply:
+                raw = await reply.read()
+                status, reply_headers = reply.status, reply.headers
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+            raise ConnectorError(
+                f"{where}: connection failed: {_describe(exc)}", retryable=True
+            ) from None
+        except asyncio.TimeoutError:
+            raise ConnectorError(f"{where}: no reply in time", retryable=True) from None
+        except aiohttp.ClientError as exc:
+            raise ConnectorError(f"{where}: the request failed: {_describe(exc)}") from None
+        text = self._redact(raw.decode("utf-8", "replace"))
+        if status >= 400:
+            retryable = status in RETRYABLE_STATUS or status >= 500
+            retry_after = _retry_after(reply_headers.get("Retry-After")) if retryable else None
+            raise ConnectorError(
+                f"{where}: HTTP {status}: {_server_message(text)}",
+                retryable=retryable,
+                retry_after=retry_after,
+            )
+        try:
+            return self.parse(json.loads(text), request)
+        except ValueError:
+            problem = "the reply is not JSON"
+        except (KeyError, IndexError, TypeError, AttributeError):
+            problem = "the reply lacks the expected fields"
+        raise ConnectorError(f"{where}: {problem} (HTTP {status}): {_quote(text)}")
+
+    def _redact(self, text: str) -> str:
+        env = self.settings.api_key_env
+        key = os.environ.get(env, "").strip() if env else ""
+        return text.replace(key, "***") if len(key) >= 8 else text
+
+
+def estimated_tokens(request: Request, text: str) -> tuple[int, int]:
+    """Tokens in and out, estimated, for servers that send no usage."""
+    return sum(
+        estimate_tokens(m.get("content", "")) + 4 for m in request.messages
+    ), estimate_tokens(text)
+
+
+def _new_session() -> aiohttp.ClientSession:
+    # limit=0: no cap on connections; the engine decides how many calls are in flight
+    connector = aiohttp.TCPConnector(limit=0)
+    return aiohttp.ClientSession(connector=connector, timeout=CLIENT_TIMEOUT, trust_env=True)
+
+
+def _host(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.netloc or url
+
+
+def _same_host(url: str, other: str) -> bool:
+    return urlsplit(url).hostname == urlsplit(other).hostname
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if type(exc).__name__ in text else f"{type(exc).__name__}: {text}"
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header: a number of seconds or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _server_message(text: str) -> str:
+    """The error message in an error body ({"error": {"message"}}, {"message"}), else its start."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return _quote(text)
+    for found in (data.get("error") if isinstance(data, dict) else None, data):
+        if isinstance(found, dict) and isinstance(found.get("message"), str):
+            return _trim(found["message"])
+        if isinstance(found, str):
+            return _trim(found)
+    return _quote(text)
+
+
+def _trim(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SHOWN_BODY else text[: SHOWN_BODY - 3] + "..."
+
+
+def _quote(text: str) -> str:
+    return repr(_trim(text)) if text.strip() else "(empty body)"

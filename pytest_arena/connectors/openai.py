@@ -1,0 +1,53 @@
+"""Servers speaking OpenAI's chat-completions API: OpenAI, vLLM, Ollama, llama.cpp, LM Studio."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from pytest_arena.connectors.base import Request, Response
+from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, estimated_tokens
+
+
+class OpenAISettings(HttpSettings):
+    """`base_url` (default OpenAI's), `api_key_env` (default `OPENAI_API_KEY` for OpenAI's
+    own URL, none for other servers), `model` (default: the model key), `params` (body
+    fields such as temperature, max_tokens, seed), `headers`."""
+
+
+class OpenAIConnector(HttpConnector):
+    """POST {base_url}/chat/completions with the rendered messages and `params`."""
+
+    name: ClassVar[str] = "openai"
+    settings_model: ClassVar[type[BaseModel]] = OpenAISettings
+    default_base_url: ClassVar[str] = "https://api.openai.com/v1"
+    default_key_env: ClassVar[str] = "OPENAI_API_KEY"
+
+    @property
+    def url(self) -> str:
+        return self.settings.base_url.rstrip("/") + "/chat/completions"
+
+    def body(self, request: Request) -> dict[str, Any]:
+        return {
+            **self.settings.params,
+            **request.params,
+            "model": self.settings.model,
+            "messages": request.messages,
+        }
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {key}"}
+
+    def parse(self, data: Any, request: Request) -> Response:
+        choice = data["choices"][0]
+        text = choice["message"]["content"] or ""  # null when the model only calls tools
+        if not isinstance(text, str):
+            raise TypeError("the message content is not text")
+        meta = {"finish_reason": choice.get("finish_reason"), "model": data.get("model")}
+        usage = data.get("usage") or {}
+        tokens_in, tokens_out = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        if not isinstance(tokens_in, int) or not isinstance(tokens_out, int):
+            tokens_in, tokens_out = estimated_tokens(request, text)
+            meta["tokens_estimated"] = True
+        return Response(text=text, tokens_in=tokens_in, tokens_out=tokens_out, meta=meta)

@@ -1,0 +1,258 @@
+"""Your own agent as a Python function: `callable: "agent:run"`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import importlib
+import inspect
+import re
+import sys
+import traceback
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from pytest_arena.connectors.base import (
+    Connector,
+    ConnectorError,
+    Request,
+    Response,
+    SettingProblem,
+)
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
+_RUNNERS = re.compile(r"[/\\](asyncio|concurrent)[/\\]")  # frames of the thread pool and loop
+_TRACEBACK_FRAMES = 6
+MAX_THREADS = 1024  # the most calls in flight the engine allows a model; made on demand
+RESULT_KEYS = ("text", "tokens_in", "tokens_out", "cost", "meta")
+
+
+class PythonSettings(BaseModel):
+    """`callable`: `module:function` (or `package.module:function`), importable from the
+    project folder or the environment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    callable: str
+
+    @field_validator("callable")
+    @classmethod
+    def _module_and_name(cls, value: str) -> str:
+        module, _, name = value.partition(":")
+        if not all(part.isidentifier() for part in [*module.split("."), *name.split(".")]):
+            raise ValueError(
+                f"callable {value!r} is not 'module:function'; write it as, e.g., 'agent:run'"
+                " for the function run in agent.py of the project folder"
+            )
+        return value
+
+
+class PythonConnector(Connector):
+    """Calls a function with the prompt and returns what it returns.
+
+    The function is called as `fn(prompt)`, or `fn(prompt, case)` when it takes a second
+    positional parameter; keyword parameters named `messages` and `request` receive the
+    chat messages and the whole Request. A plain function runs in a worker thread, an
+    `async def` one on the engine's loop. It returns the text, a dict with `text` and
+    optionally `tokens_in`, `tokens_out`, `cost`, `meta`, or a Response.
+    """
+
+    name: ClassVar[str] = "python"
+    settings_model: ClassVar[type[BaseModel]] = PythonSettings
+    cacheable: ClassVar[bool] = False
+    settings: PythonSettings
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._fn: Callable[..., Any] | None = None
+        self._pool: ThreadPoolExecutor | None = None
+
+    def _threads(self) -> ThreadPoolExecutor:
+        # the loop's default pool has cpu + 4 threads, fewer than the calls the engine allows
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(MAX_THREADS, thread_name_prefix=f"arena-{self.key}")
+        return self._pool
+
+    async def aclose(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False)
+
+    def __repr__(self) -> str:
+        return f"<PythonConnector {self.key!r} {self.settings.callable}>"
+
+    def check(self) -> None:
+        self.function()
+
+    def function(self) -> Callable[..., Any]:
+        """The callable, imported on first use; SettingProblem if it cannot be."""
+        if self._fn is None:
+            self._fn = load_callable(self.settings.callable, self.root)
+        return self._fn
+
+    async def acomplete(self, request: Request) -> Response:
+        fn = self.function()
+        args, kwargs = self._arguments(fn, request)
+        try:
+            if inspect.iscoroutinefunction(fn):
+                result = await fn(*args, **kwargs)
+            else:
+                call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
+                result = await asyncio.get_running_loop().run_in_executor(self._threads(), call)
+                if inspect.isawaitable(result):
+                    result = await result
+        except Exception as exc:
+            raise self._failed(exc) from exc
+        return self._response(result)
+
+    def complete(self, request: Request) -> Response:
+        fn = self.function()
+        if inspect.iscoroutinefunction(fn):
+            return asyncio.run(self.acomplete(request))
+        args, kwargs = self._arguments(fn, request)
+        try:
+            result = fn(*args, **kwargs)
+            if inspect.isawaitable(result):
+                result = asyncio.run(_awaited(result))
+        except Exception as exc:
+            raise self._failed(exc) from exc
+        return self._response(result)
+
+    def _arguments(
+        self, fn: Callable[..., Any], request: Request
+    ) -> tuple[list[Any], dict[str, Any]]:
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):  # builtins without a signature: give the prompt alone
+            return [request.prompt], {}
+        positional = [
+            p
+            for p in params
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            and p.name not in ("messages", "request")
+        ]
+        args: list[Any] = [request.prompt]
+        if len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in params):
+            args.append(request.case)
+        named = {p.name for p in params if p.kind is not p.POSITIONAL_ONLY}
+        kwargs: dict[str, Any] = {}
+        if "messages" in named:
+            kwargs["messages"] = request.messages
+        if "request" in named:
+            kwargs["request"] = request
+        return args, kwargs
+
+    def _failed(self, exc: Exception) -> ConnectorError:
+        frames = [
+            f
+            for f in traceback.extract_tb(exc.__traceback__)
+            if not f.filename.startswith(_PACKAGE_DIR) and not _RUNNERS.search(f.filename)
+        ]
+        where = "".join(traceback.format_list(frames[-_TRACEBACK_FRAMES:])).rstrip()
+        return ConnectorError(
+            f"model '{self.key}': {self.settings.callable} raised {type(exc).__name__}: {exc}"
+            + (f"\n{where}" if where else "")
+        )
+
+    def _response(self, result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        if isinstance(result, str):
+            return Response(text=result)
+        if isinstance(result, dict):
+            unknown = sorted(set(result) - set(RESULT_KEYS))
+            text = result.get("text")
+            if not unknown and isinstance(text, str):
+                try:
+                    return Response(
+                        text=text,
+                        tokens_in=int(result.get("tokens_in") or 0),
+                        tokens_out=int(result.get("tokens_out") or 0),
+                        cost=None if result.get("cost") is None else float(result["cost"]),
+                        meta=dict(result.get("meta") or {}),
+                    )
+                except (TypeError, ValueError):
+                    pass
+            raise ConnectorError(
+                f"model '{self.key}': {self.settings.callable} returned a dict with keys"
+                f" {sorted(result)}; return one with 'text' (a string) and optionally"
+                " 'tokens_in', 'tokens_out' (integers), 'cost' (a number) and 'meta'"
+            )
+        raise ConnectorError(
+            f"model '{self.key}': {self.settings.callable} returned {type(result).__name__};"
+            " return the output text, a dict with 'text', or a Response"
+        )
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
+    """Import `module:name` with `root` first on the import path; SettingProblem if not."""
+    module_name, _, attr = spec.partition(":")
+    if root is not None:
+        folder = str(root.resolve())
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        _forget_if_elsewhere(module_name, root.resolve())
+    fix = "check the spelling, and that the file sits in the project folder or is installed"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and module_name.startswith(exc.name):
+            where = f" in {root} or" if root is not None else ""
+            raise SettingProblem(
+                f"callable '{spec}': no module '{exc.name}'{where} on the import path",
+                "callable",
+                fix,
+            ) from None
+        raise _import_failed(spec, module_name, exc) from None
+    except Exception as exc:
+        raise _import_failed(spec, module_name, exc) from None
+    found: Any = module
+    for part in attr.split("."):
+        if not hasattr(found, part):
+            raise SettingProblem(
+                f"callable '{spec}': module '{module_name}' ({module.__file__}) has no '{attr}'",
+                "callable",
+                f"name a function defined in {module_name}",
+            )
+        found = getattr(found, part)
+    if not callable(found):
+        raise SettingProblem(
+            f"callable '{spec}' is a {type(found).__name__}, not a function",
+            "callable",
+            "name a function, or an object with __call__",
+        )
+    return found  # type: ignore[no-any-return]
+
+
+def _import_failed(spec: str, module: str, exc: BaseException) -> SettingProblem:
+    return SettingProblem(
+        f"callable '{spec}': importing '{module}' failed: {type(exc).__name__}: {exc}",
+        "callable",
+        f"fix the error in {module}",
+    )
+
+
+def _forget_if_elsewhere(module_name: str, root: Path) -> None:
+    """Drop an imported module of the same name that another project folder holds, so this
+    project's own file is imported."""
+    top = module_name.split(".")[0]
+    loaded = sys.modules.get(top)
+    if loaded is None:
+        return
+    mine = root / f"{top}.py"
+    if not (mine.exists() or (root / top / "__init__.py").exists()):
+        return
+    file = getattr(loaded, "__file__", None)
+    if file is not None and Path(file).resolve().is_relative_to(root):
+        return
+    for name in [n for n in sys.modules if n == top or n.startswith(top + ".")]:
+        del sys.modules[name]

@@ -1,0 +1,196 @@
+"""The command connector: an agent program run once per call in its workspace."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_arena.connectors import Connector, ConnectorError, Request, Response, build_connector
+from pytest_arena.spec import Case, SpecError, load_project
+
+CASE = Case(
+    id="fix_bug",
+    input="Fix the failing test.",
+    reference="SECRET-REFERENCE",
+    tags=("code",),
+    metadata={"repo": "demo"},
+    project="p",
+)
+
+AGENT = """
+import json, os, sys
+from pathlib import Path
+
+prompt = sys.stdin.read()
+case = json.loads(os.environ["ARENA_CASE"])
+Path("notes.txt").write_text("written by the agent")
+print(json.dumps({
+    "prompt": prompt,
+    "case": case,
+    "cwd": os.getcwd(),
+    "workspace": os.environ["ARENA_WORKSPACE"],
+    "extra": os.environ.get("EXTRA"),
+    "model": os.environ["ARENA_MODEL"],
+}))
+"""
+
+
+def build(root: Path, settings: str, files: dict[str, str] | None = None) -> Connector:
+    for rel, text in (files or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(textwrap.dedent(text).lstrip())
+    path = root / "arena.yaml"
+    path.write_text(
+        "models:\n  define:\n    agent:\n      connector: command\n"
+        + textwrap.indent(textwrap.dedent(settings), " " * 6)
+    )
+    file = load_project(path)
+    return build_connector("agent", file.spec.models.define, file.path, file.lines)
+
+
+def request(workspace: Path | None) -> Request:
+    return Request(
+        "agent", [{"role": "user", "content": str(CASE.input)}], CASE, workspace=workspace
+    )
+
+
+def call(connector: Connector, req: Request) -> Response:
+    return asyncio.run(connector.acomplete(req))
+
+
+def python_command(script: str) -> str:
+    return f"command: [{json.dumps(sys.executable)}, {script}]\n"
+
+
+def test_the_agent_reads_stdin_and_the_case_and_writes_in_its_workspace(tmp_path: Path) -> None:
+    connector = build(
+        tmp_path / "project",
+        python_command("agent.py") + "env: {EXTRA: 'yes'}\n",
+        {"agent.py": AGENT},
+    )
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    response = call(connector, request(workspace))
+    seen = json.loads(response.text)
+    assert seen["prompt"] == "Fix the failing test."
+    assert seen["case"] == {
+        "id": "fix_bug",
+        "input": "Fix the failing test.",
+        "tags": ["code"],
+        "metadata": {"repo": "demo"},
+    }
+    assert "SECRET-REFERENCE" not in response.text
+    assert seen["cwd"] == seen["workspace"] == str(workspace)
+    assert (seen["extra"], seen["model"]) == ("yes", "agent")
+    assert (workspace / "notes.txt").read_text() == "written by the agent"
+    assert response.meta == {"workspace": str(workspace)}
+    assert not response.text.endswith("\n")
+    assert not connector.cacheable and connector.wants_workspace
+
+
+def test_without_a_workspace_the_agent_gets_a_fresh_folder(tmp_path: Path) -> None:
+    connector = build(tmp_path, python_command("agent.py"), {"agent.py": AGENT})
+    response = connector.complete(request(None))
+    workspace = Path(response.meta["workspace"])
+    assert workspace != tmp_path
+    assert (workspace / "notes.txt").exists()
+
+
+def test_a_relative_program_is_taken_from_the_project_folder(tmp_path: Path) -> None:
+    script = tmp_path / "bin" / "agent.sh"
+    script.parent.mkdir()
+    script.write_text('#!/bin/sh\necho "$1 $(cat)"\n')
+    script.chmod(0o755)
+    connector = build(tmp_path, "command: ./bin/agent.sh --flag\n")
+    workspace = tmp_path / "work"
+    assert call(connector, request(workspace)).text == "--flag Fix the failing test."
+
+
+def test_a_failing_agent_is_an_error_with_its_status_and_stderr(tmp_path: Path) -> None:
+    connector = build(
+        tmp_path,
+        python_command("agent.py"),
+        {"agent.py": "import sys\nprint('working', file=sys.stderr)\nsys.exit('no plan found')\n"},
+    )
+    with pytest.raises(ConnectorError) as caught:
+        call(connector, request(tmp_path / "work"))
+    assert not caught.value.retryable
+    message = str(caught.value)
+    assert message.startswith("model 'agent': command '")
+    assert "agent.py' exited with status 1; end of stderr:\nworking\nno plan found" in message
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    try:  # a zombie waiting for a reaper is gone for our purpose
+        return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_a_cancelled_call_ends_the_agent_and_its_children(tmp_path: Path) -> None:
+    connector = build(
+        tmp_path,
+        python_command("agent.py"),
+        {
+            "agent.py": """
+                import os, subprocess, sys, time
+                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+                with open("pids.tmp", "w") as f:
+                    f.write(f"{os.getpid()} {child.pid}")
+                os.rename("pids.tmp", "pids")
+                time.sleep(60)
+            """
+        },
+    )
+    workspace = tmp_path / "work"
+
+    async def scenario() -> list[int]:
+        task = asyncio.ensure_future(connector.acomplete(request(workspace)))
+        for _ in range(200):
+            if (workspace / "pids").exists():
+                break
+            await asyncio.sleep(0.05)
+        pids = [int(p) for p in (workspace / "pids").read_text().split()]
+        assert all(alive(pid) for pid in pids)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return pids
+
+    pids = asyncio.run(scenario())
+    deadline = time.monotonic() + 5
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(pid) for pid in pids)
+
+
+def test_a_program_that_does_not_exist_is_an_error_at_its_line(tmp_path: Path) -> None:
+    with pytest.raises(SpecError) as caught:
+        build(tmp_path, "command: ./agent.sh\n")
+    text = caught.value.format(tmp_path)
+    assert text.startswith(
+        "arena.yaml:5: models.define.agent.command: command './agent.sh': program './agent.sh'"
+        " not found in"
+    )
+    assert "fix: give a path relative to the project folder, or a program on PATH" in text
+
+
+def test_a_misspelt_setting_is_an_error_at_its_line(tmp_path: Path) -> None:
+    with pytest.raises(SpecError) as caught:
+        build(tmp_path, "command: [cat]\nenviron: {A: b}\n")
+    text = caught.value.format(tmp_path)
+    assert "arena.yaml:6: models.define.agent.environ: unknown key 'environ'" in text
+    assert "known keys here: command, env" in text

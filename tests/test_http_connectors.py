@@ -1,0 +1,366 @@
+"""The openai and anthropic connectors against the local fake server: answers and faults."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_arena.connectors import Connector, ConnectorError, Request, Response, build_connector
+from pytest_arena.connectors.anthropic import AnthropicConnector
+from pytest_arena.spec import Case, SpecError, load_project
+from pytest_arena.spec.schema import ModelDef
+from tests.conftest import MakeProject
+from tests.fake_llm_server import FakeLLMServer
+
+SECRET = "sk-test-5f3c9a1e7b2d4c6a8e0f"
+KEY_ENV = "ARENA_TEST_API_KEY"
+
+
+def make(name: str, server: FakeLLMServer | None = None, key: str = "m", **settings: Any):
+    if server is not None:
+        base = server.base_url if name == "openai" else server.root_url
+        settings = {"base_url": base, "api_key_env": KEY_ENV, **settings}
+    defined = {key: ModelDef.model_validate({"connector": name, **settings})}
+    return build_connector(key, defined, Path("arena.yaml"))
+
+
+def request(prompt: str, system: str | None = None, **params: Any) -> Request:
+    messages = [{"role": "system", "content": system}] if system else []
+    messages.append({"role": "user", "content": prompt})
+    return Request("m", messages, Case(id="c", input=prompt, project="p"), params=params)
+
+
+def call(connector: Connector, req: Request) -> Response:
+    async def once() -> Response:
+        try:
+            return await connector.acomplete(req)
+        finally:
+            await connector.aclose()
+
+    return asyncio.run(once())
+
+
+def failure(connector: Connector, req: Request) -> ConnectorError:
+    with pytest.raises(ConnectorError) as caught:
+        call(connector, req)
+    return caught.value
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, SECRET)
+
+
+def test_openai_answer_tokens_and_meta(fake_llm: FakeLLMServer) -> None:
+    connector = make("openai", fake_llm, key="gpt-test", params={"temperature": 0, "seed": 7})
+    response = call(connector, request("[[answer=Paris]] Capital of France?", system="Be brief."))
+    assert response.text == "Paris"
+    assert (response.tokens_in, response.tokens_out) == (6, 1)  # the fake counts words
+    assert response.meta == {"finish_reason": "stop", "model": "gpt-test-served"}
+    assert response.latency_ms is None and response.cost is None
+    body = fake_llm.bodies[-1]
+    assert body["model"] == "gpt-test"
+    assert (body["temperature"], body["seed"]) == (0, 7)
+    assert body["messages"][0] == {"role": "system", "content": "Be brief."}
+    assert fake_llm.last_headers["Authorization"] == f"Bearer {SECRET}"
+
+
+def test_openai_model_name_and_request_params(fake_llm: FakeLLMServer) -> None:
+    connector = make("openai", fake_llm, model="llama3:8b", params={"top_p": 0.5})
+    call(connector, request("hi", max_tokens=20))
+    assert fake_llm.bodies[-1]["model"] == "llama3:8b"
+    assert (fake_llm.bodies[-1]["top_p"], fake_llm.bodies[-1]["max_tokens"]) == (0.5, 20)
+
+
+def test_anthropic_answer_system_field_and_headers(fake_llm: FakeLLMServer) -> None:
+    connector = make("anthropic", fake_llm, key="claude-test")
+    response = call(connector, request("[[answer=Rome]] Capital of Italy?", system="Be brief."))
+    assert response.text == "Rome"
+    assert (response.tokens_in, response.tokens_out) == (6, 1)
+    assert response.meta == {"stop_reason": "end_turn", "model": "claude-test-served"}
+    body = fake_llm.bodies[-1]
+    assert body["system"] == "Be brief."
+    assert body["messages"] == [{"role": "user", "content": "[[answer=Rome]] Capital of Italy?"}]
+    assert body["max_tokens"] == 1024
+    headers = fake_llm.last_headers
+    assert headers["x-api-key"] == SECRET
+    assert headers["anthropic-version"] == "2023-06-01"
+    assert "Authorization" not in headers
+
+
+def test_anthropic_max_tokens_can_be_set(fake_llm: FakeLLMServer) -> None:
+    call(make("anthropic", fake_llm, params={"max_tokens": 50}), request("hi"))
+    assert fake_llm.bodies[-1]["max_tokens"] == 50
+
+
+def test_anthropic_text_is_every_text_block_joined() -> None:
+    connector = make("anthropic", api_key_env=None)
+    assert isinstance(connector, AnthropicConnector)
+    data = {
+        "content": [
+            {"type": "text", "text": "The answer "},
+            {"type": "tool_use", "id": "t", "name": "calc", "input": {}},
+            {"type": "text", "text": "is 42."},
+        ],
+        "usage": {"input_tokens": 3, "output_tokens": 4},
+    }
+    response = connector.parse(data, request("q"))
+    assert (response.text, response.tokens_in, response.tokens_out) == ("The answer is 42.", 3, 4)
+
+
+def test_the_sync_call_works_outside_any_loop(fake_llm: FakeLLMServer) -> None:
+    connector = make("openai", fake_llm)
+    assert [connector.complete(request(f"[[answer={n}]]")).text for n in "ab"] == ["a", "b"]
+
+
+FAULTS = [
+    # marker, retryable, retry_after, words of the message
+    ("429 retry_after=0.2", True, 0.2, "HTTP 429: fake failure 429"),
+    ("429", True, None, "HTTP 429"),
+    ("500", True, None, "HTTP 500: fake failure 500"),
+    ("503 retry_after=3", True, 3.0, "HTTP 503"),
+    ("529", True, None, "HTTP 529"),
+    ("400", False, None, "HTTP 400: fake failure 400"),
+    ("404 retry_after=5", False, None, "HTTP 404: fake failure 404"),
+    ("reset", True, None, "connection failed"),
+    ("malformed", False, None, "the reply is not JSON (HTTP 200): '<html><body>502 Bad Gateway"),
+    ("missing", False, None, 'the reply lacks the expected fields (HTTP 200): \'{"id"'),
+]
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+@pytest.mark.parametrize(("fault", "retryable", "retry_after", "words"), FAULTS)
+def test_faults_become_connector_errors(
+    fake_llm: FakeLLMServer,
+    name: str,
+    fault: str,
+    retryable: bool,
+    retry_after: float | None,
+    words: str,
+) -> None:
+    error = failure(make(name, fake_llm), request(f"[[fault={fault}]] hi"))
+    assert (error.retryable, error.retry_after) == (retryable, retry_after)
+    assert words in str(error)
+    assert str(error).startswith(f"model 'm' at 127.0.0.1:{fake_llm.port}: ")
+
+
+def test_retry_after_as_an_http_date(fake_llm: FakeLLMServer) -> None:
+    error = failure(make("openai", fake_llm), request("[[fault=429 retry_after=date]]"))
+    assert error.retryable
+    assert error.retry_after is not None and 0.5 < error.retry_after <= 2.0
+
+
+def test_a_fault_for_the_first_tries_only_then_the_answer(fake_llm: FakeLLMServer) -> None:
+    connector = make("openai", fake_llm)
+    req = request("[[fault=503 times=2]] [[answer=ok]]")
+    assert failure(connector, req).retryable
+    assert failure(connector, req).retryable
+    assert call(connector, req).text == "ok"
+    assert fake_llm.count("[[fault=503 times=2]]") == 3
+
+
+def test_no_listening_server_is_a_retryable_error() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # free, and nothing listens on it once closed
+    connector = make("openai", base_url=f"http://127.0.0.1:{port}/v1")
+    error = failure(connector, request("hi"))
+    assert error.retryable
+    assert "connection failed" in str(error)
+
+
+def test_a_cancelled_call_leaves_the_connector_usable(fake_llm: FakeLLMServer) -> None:
+    connector = make("openai", fake_llm)
+
+    async def scenario() -> str:
+        try:
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(connector.acomplete(request("[[fault=hang]]")), 0.3)
+            return (await connector.acomplete(request("[[answer=after]]"))).text
+        finally:
+            await connector.aclose()
+
+    assert asyncio.run(scenario()) == "after"
+
+
+def test_a_missing_key_is_named_and_nothing_is_sent(
+    fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(KEY_ENV)
+    error = failure(make("openai", fake_llm), request("hi"))
+    assert not error.retryable
+    assert f"the API key variable {KEY_ENV} is not set" in str(error)
+    assert fake_llm.total == 0
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+def test_the_key_is_in_no_message_or_repr(fake_llm: FakeLLMServer, name: str) -> None:
+    connector = make(name, fake_llm)
+    error = failure(connector, request("[[fault=401 echo_headers=1]]"))
+    assert "you sent" in str(error) and "***" in str(error)
+    for text in (str(error), repr(error), repr(connector), str(connector.cache_identity())):
+        assert SECRET not in text
+    assert SECRET in str(fake_llm.last_headers)  # it was sent
+
+
+def test_the_default_key_goes_only_to_the_providers_own_url(
+    fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    assert make("openai").settings.api_key_env == "OPENAI_API_KEY"  # type: ignore[attr-defined]
+    assert make("anthropic").settings.api_key_env == "ANTHROPIC_API_KEY"  # type: ignore[attr-defined]
+    local = make("openai", base_url=fake_llm.base_url)
+    assert call(local, request("[[answer=free]]")).text == "free"
+    assert "Authorization" not in fake_llm.last_headers
+
+
+def test_extra_headers_are_sent(fake_llm: FakeLLMServer) -> None:
+    call(make("openai", fake_llm, headers={"OpenAI-Organization": "org-1"}), request("hi"))
+    assert fake_llm.last_headers["OpenAI-Organization"] == "org-1"
+
+
+def test_the_cache_identity_names_the_server_model_and_params() -> None:
+    connector = make(
+        "openai", key="mine", base_url="http://127.0.0.1:9/v1/", params={"temperature": 0}
+    )
+    assert connector.cache_identity() == {
+        "connector": "openai",
+        "base_url": "http://127.0.0.1:9/v1",
+        "model": "mine",
+        "params": {"temperature": 0},
+    }
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+def test_a_misspelt_setting_names_file_line_and_the_valid_keys(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "arena.yaml"
+    path.write_text(
+        textwrap.dedent(
+            f"""\
+            models:
+              define:
+                mine:
+                  connector: {name}
+                  base_url: http://127.0.0.1:8000/v1
+                  temprature: 0
+            """
+        )
+    )
+    file = load_project(path)
+    with pytest.raises(SpecError) as caught:
+        build_connector("mine", file.spec.models.define, file.path, file.lines)
+    text = caught.value.format(tmp_path)
+    assert "arena.yaml:6: models.define.mine.temprature: unknown key 'temprature'" in text
+    assert "api_key_env, base_url, headers, model, params" in text
+
+
+def test_a_project_runs_against_a_local_openai_compatible_server(
+    fake_llm: FakeLLMServer, pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        f"""
+        models:
+          default: [local]
+          define:
+            local:
+              connector: openai
+              base_url: {fake_llm.base_url}
+              api_key_env: {KEY_ENV}
+              model: served-model
+              params: {{temperature: 0}}
+        tests:
+          - id: right
+            input: "[[answer=Paris]] Capital of France?"
+            reference: Paris
+          - id: refused
+            input: "[[fault=400]] Capital of Spain?"
+            reference: Madrid
+        """,
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"*model 'local' call failed: model 'local' at 127.0.0.1:{fake_llm.port}:"
+            " HTTP 400: fake failure 400*"
+        ]
+    )
+    result.stdout.no_fnmatch_line(f"*{SECRET}*")
+    assert fake_llm.bodies[0]["model"] == "served-model"
+    assert fake_llm.headers[0]["Authorization"] == f"Bearer {SECRET}"
+
+
+def test_a_request_parameter_beside_the_settings_is_sent_to_params(tmp_path: Path) -> None:
+    path = tmp_path / "arena.yaml"
+    path.write_text(
+        "models:\n  define:\n    mine:\n      connector: openai\n      temperature: 0.2\n"
+    )
+    file = load_project(path)
+    with pytest.raises(SpecError) as caught:
+        build_connector("mine", file.spec.models.define, file.path, file.lines)
+    assert caught.value.format(tmp_path).splitlines() == [
+        "arena.yaml:5: models.define.mine.temperature: 'temperature' is a request parameter,"
+        " not a connector setting",
+        "  fix: put it under params: 'params: {temperature: 0.2}'",
+    ]
+
+
+def test_the_fake_server_runs_as_a_script_for_benchmarks() -> None:
+    server = subprocess.Popen(
+        [sys.executable, str(Path(__file__).parent / "fake_llm_server.py"), "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert line.startswith("listening on 127.0.0.1:")
+        connector = make("anthropic", base_url=f"http://{line.split()[-1]}", api_key_env=None)
+        assert call(connector, request("[[answer=up]]")).text == "up"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_the_fake_server_forgets_what_it_saw_on_reset(fake_llm: FakeLLMServer) -> None:
+    call(make("openai", fake_llm), request("once"))
+    assert (fake_llm.total, fake_llm.count("once")) == (1, 1)
+    fake_llm.reset()
+    assert (fake_llm.total, fake_llm.count("once"), fake_llm.last_headers) == (0, 0, {})
+
+
+def test_a_base_url_without_a_scheme_is_an_error_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "arena.yaml"
+    path.write_text(
+        "models:\n  define:\n    mine:\n      connector: openai\n      base_url: localhost:8000/v1\n"
+    )
+    file = load_project(path)
+    with pytest.raises(SpecError) as caught:
+        build_connector("mine", file.spec.models.define, file.path, file.lines)
+    assert caught.value.format(tmp_path).startswith(
+        "arena.yaml:5: models.define.mine.base_url: base_url 'localhost:8000/v1' is not an"
+        " http(s) URL; write it as, e.g., 'http://127.0.0.1:8000/v1'"
+    )
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+def test_the_client_does_not_cap_the_calls_in_flight(fake_llm: FakeLLMServer, name: str) -> None:
+    connector = make(name, fake_llm)
+
+    async def many() -> list[str]:
+        try:
+            calls = [connector.acomplete(request(f"[[together=120]] {i}")) for i in range(120)]
+            return [r.text for r in await asyncio.gather(*calls)]
+        finally:
+            await connector.aclose()
+
+    assert asyncio.run(many()) == [f"[[together=120]] {i}" for i in range(120)]

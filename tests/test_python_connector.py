@@ -1,0 +1,259 @@
+"""The python connector: your own function as a model."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_arena.connectors import Connector, ConnectorError, Request, Response, build_connector
+from pytest_arena.spec import Case, SpecError, load_project
+
+CASE = Case(id="q1", input="What is 2 + 2?", reference="4", tags=("math",), project="p")
+
+
+@pytest.fixture(autouse=True)
+def clean_imports() -> Iterator[None]:
+    """The connector puts project folders on sys.path and imports from them; undo that."""
+    path, modules = list(sys.path), set(sys.modules)
+    yield
+    sys.path[:] = path
+    for name in set(sys.modules) - modules:
+        del sys.modules[name]
+
+
+def build(root: Path, settings: str, files: dict[str, str]) -> Connector:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(textwrap.dedent(text))
+    path = root / "arena.yaml"
+    path.write_text(
+        "models:\n  define:\n    mine:\n      connector: python\n"
+        + textwrap.indent(textwrap.dedent(settings), " " * 6)
+    )
+    file = load_project(path)
+    return build_connector("mine", file.spec.models.define, file.path, file.lines)
+
+
+def request(case: Case = CASE, system: str | None = None) -> Request:
+    messages = [{"role": "system", "content": system}] if system else []
+    messages.append({"role": "user", "content": str(case.input)})
+    return Request("mine", messages, case)
+
+
+def call(connector: Connector, req: Request) -> Response:
+    return asyncio.run(connector.acomplete(req))
+
+
+def build_error(root: Path, settings: str, files: dict[str, str]) -> str:
+    with pytest.raises(SpecError) as caught:
+        build(root, settings, files)
+    return caught.value.format(root)
+
+
+def test_a_plain_function_gets_the_prompt_in_a_worker_thread(tmp_path: Path) -> None:
+    connector = build(
+        tmp_path,
+        'callable: "agent:run"',
+        {
+            "agent.py": """
+                import threading
+
+                def run(prompt):
+                    return f"{prompt} -> 4 ({threading.current_thread() is threading.main_thread()})"
+            """
+        },
+    )
+    assert call(connector, request()).text == "What is 2 + 2? -> 4 (False)"
+    assert connector.complete(request()).text == "What is 2 + 2? -> 4 (True)"
+    assert not connector.cacheable
+
+
+def test_a_second_parameter_receives_the_case(tmp_path: Path) -> None:
+    connector = build(
+        tmp_path,
+        "callable: agent:run",
+        {"agent.py": "def run(prompt, case):\n    return f'{case.id} {list(case.tags)}'\n"},
+    )
+    assert call(connector, request()).text == "q1 ['math']"
+
+
+def test_an_async_function_is_awaited_and_may_ask_for_the_messages(tmp_path: Path) -> None:
+    connector = build(
+        tmp_path,
+        "callable: agent:run",
+        {
+            "agent.py": """
+                import asyncio
+
+                async def run(prompt, *, messages):
+                    await asyncio.sleep(0)
+                    return " | ".join(m["role"] + ": " + m["content"] for m in messages)
+            """
+        },
+    )
+    text = call(connector, request(system="Be brief.")).text
+    assert text == "system: Be brief. | user: What is 2 + 2?"
+    assert connector.complete(request()).text == "user: What is 2 + 2?"
+
+
+def test_a_dict_gives_tokens_cost_and_meta(tmp_path: Path) -> None:
+    connector = build(
+        tmp_path,
+        "callable: agent:run",
+        {
+            "agent.py": """
+                def run(prompt):
+                    return {"text": "4", "tokens_in": 12, "tokens_out": 1, "cost": 0.002,
+                            "meta": {"steps": 3}}
+            """
+        },
+    )
+    response = call(connector, request())
+    assert (response.text, response.tokens_in, response.tokens_out) == ("4", 12, 1)
+    assert response.meta == {"steps": 3}
+    assert connector.cost_of(response) == 0.002
+
+
+def test_a_response_is_taken_as_it_is(tmp_path: Path) -> None:
+    connector = build(
+        tmp_path,
+        "callable: agents.math:solve",
+        {
+            "agents/__init__.py": "",
+            "agents/math.py": """
+                from pytest_arena.connectors import Response
+
+                def solve(prompt, case, request):
+                    return Response(text="4", tokens_in=5, meta={"model": request.model})
+            """,
+        },
+    )
+    response = call(connector, request())
+    assert (response.text, response.tokens_in, response.meta) == ("4", 5, {"model": "mine"})
+
+
+def test_an_exception_names_the_callable_type_message_and_line(tmp_path: Path) -> None:
+    connector = build(
+        tmp_path,
+        "callable: agent:run",
+        {"agent.py": "def run(prompt):\n    raise ValueError('no tool for ' + prompt)\n"},
+    )
+    with pytest.raises(ConnectorError) as caught:
+        call(connector, request())
+    text = str(caught.value)
+    assert not caught.value.retryable
+    assert text.startswith("model 'mine': agent:run raised ValueError: no tool for What is 2 + 2?")
+    assert f'File "{tmp_path / "agent.py"}", line 2, in run' in text
+    assert "asyncio" not in text and "connectors" not in text
+
+
+@pytest.mark.parametrize(
+    ("returned", "words"),
+    [
+        ("42", "agent:run returned int; return the output text, a dict with 'text', or a Response"),
+        (
+            "{'output': 'x'}",
+            "agent:run returned a dict with keys ['output']; return one with 'text'",
+        ),
+    ],
+)
+def test_a_result_of_another_kind_is_an_error_saying_what_to_return(
+    tmp_path: Path, returned: str, words: str
+) -> None:
+    connector = build(
+        tmp_path, "callable: agent:run", {"agent.py": f"def run(prompt):\n    return {returned}\n"}
+    )
+    with pytest.raises(ConnectorError, match="returned") as caught:
+        connector.complete(request())
+    assert words in str(caught.value)
+
+
+def test_each_project_imports_its_own_module_of_a_shared_name(tmp_path: Path) -> None:
+    one = build(tmp_path / "one", "callable: agent:run", {"agent.py": "run = lambda p: 'one'\n"})
+    two = build(tmp_path / "two", "callable: agent:run", {"agent.py": "run = lambda p: 'two'\n"})
+    assert (one.complete(request()).text, two.complete(request()).text) == ("one", "two")
+
+
+@pytest.mark.parametrize(
+    ("settings", "files", "expected"),
+    [
+        (
+            "callable: nosuch:run",
+            {},
+            [
+                "arena.yaml:5: models.define.mine.callable: callable 'nosuch:run': no module 'nosuch' in *",
+                "  fix: check the spelling, and that the file sits in the project folder or is installed",
+            ],
+        ),
+        (
+            "callable: agent:runn",
+            {"agent.py": "def run(prompt):\n    return prompt\n"},
+            [
+                "arena.yaml:5: models.define.mine.callable: callable 'agent:runn': module 'agent' (*agent.py) has no 'runn'",
+                "  fix: name a function defined in agent",
+            ],
+        ),
+        (
+            "callable: agent:run",
+            {"agent.py": "1 / 0\n"},
+            [
+                "arena.yaml:5: models.define.mine.callable: callable 'agent:run': importing 'agent' failed: ZeroDivisionError: division by zero",
+            ],
+        ),
+        (
+            "callable: agent.run",
+            {},
+            [
+                "arena.yaml:5: models.define.mine.callable: callable 'agent.run' is not 'module:function'; write it as, e.g., 'agent:run'*",
+            ],
+        ),
+        (
+            "callable: agent:run\ncalable: x",
+            {},
+            ["arena.yaml:6: models.define.mine.calable: unknown key 'calable'"],
+        ),
+    ],
+)
+def test_a_callable_that_cannot_be_loaded_is_an_error_at_its_line(
+    tmp_path: Path, settings: str, files: dict[str, str], expected: list[str]
+) -> None:
+    text = build_error(tmp_path, settings, files)
+    lines = text.splitlines()
+    for pattern in expected:
+        assert any(fnmatch.fnmatchcase(line, pattern) for line in lines), (
+            pattern,
+            text,
+        )
+
+
+def test_sixteen_plain_calls_run_at_once(tmp_path: Path) -> None:
+    connector = build(
+        tmp_path,
+        "callable: agent:run",
+        {
+            "agent.py": """
+                import threading
+
+                together = threading.Barrier(16, timeout=10)  # broken unless 16 wait at once
+
+                def run(prompt):
+                    together.wait()
+                    return prompt
+            """
+        },
+    )
+
+    async def sixteen() -> list[str]:
+        try:
+            calls = [connector.acomplete(request()) for _ in range(16)]
+            return [r.text for r in await asyncio.gather(*calls)]
+        finally:
+            await connector.aclose()
+
+    assert asyncio.run(sixteen()) == ["What is 2 + 2?"] * 16
