@@ -31,11 +31,12 @@ def test_a_yaml_syntax_error_names_file_and_line_and_the_other_project_runs(
             input: "what: is this": no
         """,
     )
-    result = pytester.runpytest()
+    result = pytester.runpytest("-v")
     result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["projects/broken/arena.yaml::config ERROR*"])
     result.stdout.fnmatch_lines(
         [
-            "*ERROR at setup of projects/broken/arena.yaml::config*",
+            "*ERROR at setup of broken::config*",
             "projects/broken/arena.yaml:4: YAML syntax error: mapping values are not allowed*",
             "  fix: quote a value that contains ': '*",
         ]
@@ -198,7 +199,7 @@ def test_a_scorer_file_that_fails_to_import_is_named_and_other_scorers_still_wor
     result.assert_outcomes(passed=1, errors=2)
     result.stdout.fnmatch_lines(
         [
-            "*ERROR at setup of projects/scored/arena.yaml::scorers/tone.py*",
+            "*ERROR at setup of scored::scorers/tone.py*",
             "projects/scored/scorers/tone.py:3: scorer file scorers/tone.py failed to import:"
             " AttributeError: module 'math' has no attribute 'nope'",
         ]
