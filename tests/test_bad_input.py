@@ -67,6 +67,8 @@ def test_a_schema_error_names_file_line_and_key_and_the_other_project_runs(
             "  fix: did you mean 'options'? known keys here: default, options",
         ]
     )
+    result.stdout.fnmatch_lines(["*arena leaderboard: good*"])
+    result.stdout.no_fnmatch_line("*arena leaderboard: broken*")
 
 
 def test_an_unknown_top_level_key_suggests_the_right_one(

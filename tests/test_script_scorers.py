@@ -255,6 +255,29 @@ def test_the_output_never_reaches_a_shell(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
+def test_params_may_name_the_workspace_and_the_project_root(tmp_path: Path) -> None:
+    script = tmp_path / "where.sh"
+    executable(
+        script,
+        '#!/bin/bash\nf=$(echo "$ARENA_SCORER_CONTEXT" | jq -r .report)\n'
+        'r=$(echo "$RL_SCORER_CONTEXT" | jq -r .root)\n'
+        'test -f "$f" && test -d "$r/data" && echo 1 || echo 0\n',
+    )
+    workspace = tmp_path / "agent"
+    (workspace).mkdir()
+    (workspace / "report.md").write_text("done")
+    (tmp_path / "data").mkdir()
+    ctx = scoring_context(
+        options={"report": "{workspace}/report.md", "root": "{project_root}"},
+        project_root=tmp_path,
+        workspace=workspace,
+    )
+    scorer = ScriptScorer("where", [str(script)], "script where.sh")
+    assert scorer.score("out", None, ctx).score == 1.0
+    (workspace / "report.md").unlink()
+    assert scorer.score("out", None, ctx).score == 0.0
+
+
 def test_a_very_long_output_still_reaches_the_script_in_full(tmp_path: Path) -> None:
     script = tmp_path / "count.sh"
     executable(
