@@ -31,11 +31,12 @@ def test_a_yaml_syntax_error_names_file_and_line_and_the_other_project_runs(
             input: "what: is this": no
         """,
     )
-    result = pytester.runpytest()
+    result = pytester.runpytest("-v")
     result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["projects/broken/arena.yaml::config ERROR*"])
     result.stdout.fnmatch_lines(
         [
-            "*ERROR at setup of projects/broken/arena.yaml::config*",
+            "*ERROR at setup of broken::config*",
             "projects/broken/arena.yaml:4: YAML syntax error: mapping values are not allowed*",
             "  fix: quote a value that contains ': '*",
         ]
@@ -66,6 +67,8 @@ def test_a_schema_error_names_file_line_and_key_and_the_other_project_runs(
             "  fix: did you mean 'options'? known keys here: default, options",
         ]
     )
+    result.stdout.fnmatch_lines(["*arena leaderboard: good*"])
+    result.stdout.no_fnmatch_line("*arena leaderboard: broken*")
 
 
 def test_an_unknown_top_level_key_suggests_the_right_one(
@@ -198,7 +201,7 @@ def test_a_scorer_file_that_fails_to_import_is_named_and_other_scorers_still_wor
     result.assert_outcomes(passed=1, errors=2)
     result.stdout.fnmatch_lines(
         [
-            "*ERROR at setup of projects/scored/arena.yaml::scorers/tone.py*",
+            "*ERROR at setup of scored::scorers/tone.py*",
             "projects/scored/scorers/tone.py:3: scorer file scorers/tone.py failed to import:"
             " AttributeError: module 'math' has no attribute 'nope'",
         ]
@@ -355,3 +358,51 @@ def test_a_prompt_template_variable_missing_from_a_case_is_an_error_for_that_cas
             "projects/templated/arena.yaml:8: prompt.template uses {language}, which this case's input lacks"
         ]
     )
+
+
+@pytest.mark.parametrize(
+    ("case", "line", "message"),
+    [
+        (
+            "{id: typo, input: x, reference: Paris, eval_type: contains, options: {ignorecase: true}}",
+            "projects/scored/arena.yaml:6:",
+            "scorer 'contains': unknown option 'ignorecase'"
+            " (valid options: values, mode, ignore_case, negate)",
+        ),
+        (
+            "{id: typo, input: x, reference: '42', scoring: [{scorer: numeric_match, params: {abs_tolerance: 1}}]}",
+            "projects/scored/arena.yaml:6:",
+            "scorer 'numeric_match': unknown option 'abs_tolerance'"
+            " (valid options: abs_tol, rel_tol, pick, partial_credit)",
+        ),
+        (
+            "{id: typo, input: x, reference: Paris, eval_type: llm_judge, options: {rubrik: be strict}}",
+            "projects/scored/arena.yaml:6:",
+            "scorer 'llm_judge': unknown option 'rubrik' (valid options: rubric, rubric_file,"
+            " model, samples, reduce, threshold, include_reference)",
+        ),
+        (
+            "{id: typo, input: x, reference: B, eval_type: choice, options: {choises: [a, b]}}",
+            "projects/scored/arena.yaml:6:",
+            "scorer 'choice': unknown option 'choises' (valid options: choices)",
+        ),
+    ],
+    ids=["case_options", "contract_params", "llm_judge", "choice"],
+)
+def test_a_misspelt_option_of_one_case_names_the_scorer_and_the_valid_options(
+    pytester: pytest.Pytester, make_project: MakeProject, case: str, line: str, message: str
+) -> None:
+    make_project(
+        "scored",
+        f"""
+        models: [sim_perfect]
+        tests:
+          - {{id: one, input: "1", reference: "1"}}
+          - {{id: two, input: "2", reference: "2"}}
+          - {{id: three, input: "3", reference: "3"}}
+          - {case}
+        """,
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines([f"{line} {message}"])

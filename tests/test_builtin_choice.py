@@ -30,6 +30,8 @@ def choice(
         ("B)", True, "chose B (Paris)"),
         ("b.", True, "chose B (Paris)"),
         ("**B**", True, "chose B (Paris)"),
+        ("```\nB\n```", True, "chose B (Paris)"),
+        ("```text\nThe answer is (B)\n```", True, "chose B (Paris)"),
         ("The answer is (B)", True, "chose B (Paris)"),
         ("Answer: b", True, "chose B (Paris)"),
         ("The correct answer is: B. Paris is the capital.", True, "chose B (Paris)"),

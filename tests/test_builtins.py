@@ -129,6 +129,20 @@ REF = {"vendor": "ACME", "total": 1200, "lines": [{"sku": "A", "qty": 2}, {"sku"
             "JSON matches",
         ),
         (
+            '{"vendor": "ACME", "total": 1200, "lines": [{"sku": "B", "qty": 1}]}',
+            {"ignore_list_order": True},
+            4 / 6,
+            False,
+            "4 of 6 values match: $.lines[0] missing",
+        ),
+        (
+            '{"vendor": "ACME", "total": 1200, "lines": [{"sku": "B", "qty": 1}, {"sku": "A", "qty": 3}, {"sku": "C", "qty": 1}]}',
+            {"ignore_list_order": True},
+            5 / 7,
+            False,
+            "5 of 7 values match: $.lines[0].qty: expected 2, got 3; $.lines: 1 unexpected item(s)",
+        ),
+        (
             '{"vendor": "ACME", "total": 1200.0, "lines": [{"sku": "A", "qty": 2}, {"sku": "B", "qty": 1}], "note": "x"}',
             {},
             1.0,

@@ -56,3 +56,30 @@ def test_arena_without_a_command_prints_help(pytester: pytest.Pytester) -> None:
     result = pytester.run("arena")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["usage: arena*", "*evaluate*"])
+
+
+SMALL = """
+tests:
+  - {id: q1, input: "2 + 2?", reference: "4"}
+  - {id: q2, input: "Capital of Italy?", reference: "Rome"}
+  - {id: q3, input: "3 * 7?", reference: "21"}
+  - {id: q4, input: "Largest planet?", reference: "Jupiter"}
+  - {id: q5, input: "10 - 4?", reference: "6"}
+  - {id: q6, input: "Capital of Spain?", reference: "Madrid"}
+"""
+
+
+def test_arena_evaluate_on_sim_small_honours_pytest_options(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("mine", SMALL)
+    full = pytester.run("arena", "evaluate", "--project", "projects/mine", "--models", "sim_small")
+    counts = full.parseoutcomes()
+    assert counts["failed"] >= 2, full.stdout.str()
+    stopped = pytester.run(
+        "arena", "evaluate", "--project", "projects/mine", "--models", "sim_small", "-x", "-rf"
+    )
+    assert stopped.ret == 1
+    assert stopped.parseoutcomes()["failed"] == 1
+    stopped.stdout.fnmatch_lines(["*stopping after 1 failures*"])
+    stopped.stdout.fnmatch_lines(["FAILED projects/mine/arena.yaml::q*[[]sim_small] - *"])

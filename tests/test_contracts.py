@@ -240,3 +240,45 @@ def test_combine_averages_a_metric_two_components_emit_by_weight() -> None:
     a = Part("a", "a", 1, False, ScoreResult(1.0, True, metrics={"x": 1.0, "only_a": 5}))
     b = Part("b", "b", 3, False, ScoreResult(1.0, True, metrics={"x": 0.0}))
     assert combine([a, b], None).metrics == {"x": 0.25, "only_a": 5.0}
+
+
+def test_a_dataset_sets_the_contract_and_threshold_of_its_rows(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "contract",
+        """
+        models: [sim_perfect]
+        datasets:
+          - path: data/replies.jsonl
+            scoring:
+              - {scorer: tone, required: true}
+              - {name: brevity, scorer: length, weight: 3, params: {max_words: 5}}
+            threshold: 0.5
+        tests:
+          - {id: inline, input: "?", reference: "Please wait while we check your order today."}
+        """,
+        files={
+            **SCORERS,
+            "data/replies.jsonl": (
+                '{"id": "long", "input": "?", "reference": "Please wait while we check your order today."}\n'
+                '{"id": "curt", "input": "?", "reference": "Wait."}\n'
+            ),
+        },
+    )
+    result = pytester.runpytest("-rA")
+    # the inline case is graded by exact_match (no contract of its own or the project's)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["PASSED projects/contract/arena.yaml::inline[[]sim_perfect]"])
+    # long: tone 1.0 (w1), brevity 5/8 (w3): (1 + 1.875) / 4 = 0.72 reaches the threshold 0.5
+    result.stdout.fnmatch_lines(
+        ["PASSED projects/contract/arena.yaml::data/replies.jsonl::long[[]sim_perfect]"]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*_ contract::curt[[]sim_perfect] _*",
+            "score 0.75 reaches 0.50; required 'tone' failed",
+            "  tone     0.00 x1  failed required: no politeness marker",
+            "  brevity  1.00 x3  passed: 1 words, limit 5",
+        ]
+    )

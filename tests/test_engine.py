@@ -158,8 +158,9 @@ def test_stopping_at_the_first_failure_cancels_pending_calls_and_leaves_no_threa
     result.assert_outcomes(failed=1)
     started = {e["case"] for e in events(pytester) if e["event"] == "start"}
     cancelled = {e["case"] for e in events(pytester) if e["event"] == "cancelled"}
-    assert started == {"bad", "c0", "c1", "c2"}  # three slots; 'bad' freed its one at once
-    assert cancelled == {"c0", "c1", "c2"}
+    # three slots: 'bad', c0 and c1 start; c2 may take the slot 'bad' freed before the stop
+    assert {"bad", "c0", "c1"} <= started <= {"bad", "c0", "c1", "c2"}
+    assert cancelled == started - {"bad"}
     assert not [t for t in threading.enumerate() if t.name == THREAD_NAME]
 
 

@@ -100,3 +100,30 @@ def test_the_arena_context_fixture_builds_a_context_in_one_line(pytester: pytest
         """
     )
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_a_plugin_scorer_grades_like_any_other(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    pytester.makepyfile(arena_shout=PLUGIN)
+    pytester.syspathinsert()
+    make_project(
+        "ext",
+        """
+        models: [sim_echo]
+        scorers: {default: shouted}
+        tests:
+          - {id: loud, input: "HELLO THERE"}
+          - {id: quiet, input: "hello there"}
+        """,
+    )
+    result = pytester.runpytest("-p", "arena_shout", "-rA")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["PASSED projects/ext/arena.yaml::loud[[]sim_echo]"])
+    result.stdout.fnmatch_lines(
+        [
+            "*_ ext::quiet[[]sim_echo] _*",
+            "not shouted",
+            "  scorer:    shouted (score 0.00)",
+        ]
+    )

@@ -231,6 +231,54 @@ def test_a_hook_may_override_the_verdict_and_the_override_is_shown(
     )
 
 
+def test_an_override_that_fails_a_passing_case_is_the_failure_text(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "over",
+        """
+        models: [sim_perfect]
+        tests:
+          - {id: capital, input: "Capital of France?", reference: "Paris"}
+          - {id: river, input: "River of Paris?", reference: "Seine"}
+        """,
+        files={
+            "hooks.py": """
+            from pytest_arena.scorers import ScoreResult
+
+
+            def override_verdict(result, output, case, context):
+                if case.id == "capital":
+                    return ScoreResult(0.0, False, "policy: answers must name the country too")
+                return None
+            """
+        },
+    )
+    result = pytester.runpytest("-rA")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ over::capital[[]sim_perfect] _*",
+            "verdict overridden by hooks.py override_verdict: policy: answers must name the"
+            " country too (the scorer said passed, score 1.00: exact match)",
+            "  scorer:    exact_match (score 0.00)",
+            "  output:    'Paris'",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED projects/over/arena.yaml::capital[[]sim_perfect] - verdict overridden by*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*- verdicts changed by hooks.py override_verdict -*",
+            "over::capital[[]sim_perfect]: passed -> failed: policy: answers must name the country too",
+        ]
+    )
+    result.stdout.fnmatch_lines(["PASSED projects/over/arena.yaml::river[[]sim_perfect]"])
+
+
 def test_an_override_without_a_reason_is_refused(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -280,3 +281,47 @@ def test_an_unknown_judge_model_is_an_error_before_any_call(
             "*the judge of llm_judge: projects/judged/arena.yaml*: model 'gpt-judge' is neither defined*"
         ]
     )
+
+
+SUPPORT_JUDGED = """
+models: [sim_small, sim_large]
+scorers:
+  default: llm_judge
+  options:
+    llm_judge: {rubric: "Does the reply take the same action as the reference?"}
+tests:
+"""
+
+
+def test_llm_judge_grades_the_answers_of_sim_small_and_sim_large(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    replies = [
+        "I have sent the green throw out today and the courier will collect the grey one.",
+        "Your parcel left our warehouse this morning and should reach you by Friday.",
+        "I have cancelled the order and refunded the full amount to your card.",
+        "You can change your email under Account, Settings, Email, then confirm the link.",
+        "The blender is covered by our warranty, so please send us the order number.",
+        "I have moved your delivery to the new address and emailed you a confirmation.",
+    ]
+    cases = "".join(
+        f"  - {{id: reply_{i}, input: 'Customer message {i}', reference: '{text}'}}\n"
+        for i, text in enumerate(replies)
+    )
+    make_project("judged", SUPPORT_JUDGED + cases)
+    result = pytester.runpytest()
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors", 0) == 0
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 12
+    assert outcomes.get("failed", 0) >= 1  # sim_small cuts replies short, and the judge sees it
+    # each failure's text is the judge's reason, with the partial credit it gave
+    reasons = [line for line in result.stdout.lines if line.startswith("judge sim_judge: ")]
+    assert len(reasons) == outcomes["failed"]
+    for reason in reasons:
+        assert re.fullmatch(
+            r"judge sim_judge: (misread: )?the answer holds \d+% of the reference", reason
+        )
+    result.stdout.re_match_lines([r"  scorer:    llm_judge \(score 0\.[1-9]\d\)"])
+    # both models' answers cost something to judge, apart from their own cost
+    result.stdout.re_match_lines([r"\s+\d\s+sim_large\s.*\$0\.\d+\s+\$0\.0*[1-9]\d*\s+0 ms$"])
+    result.stdout.re_match_lines([r"\s+\d\s+sim_small\s.*\$0\.\d+\s+\$0\.0*[1-9]\d*\s+0 ms$"])

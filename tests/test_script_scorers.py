@@ -64,6 +64,49 @@ def test_the_runloop_guide_script_runs_unchanged(
     )
 
 
+# The seed's scenario: "my scorer", weight 1.0, scorer_params passed as the component's params.
+SEED_SCENARIO = """
+models: [sim_perfect]
+scoring:
+  - name: my scorer
+    scorer: length
+    weight: 1.0
+    params: {expected_length: 10, file_path: "{output_file}"}
+tests:
+  - {id: exactly_ten, input: "Write 10 characters.", reference: "0123456789"}
+  - {id: seven, input: "Write 10 characters.", reference: "0123456"}
+  - {id: far_off, input: "Write 10 characters.", reference: "012345678901234567890123456789"}
+"""
+
+
+@needs_jq_and_bc
+def test_the_runloop_guide_script_runs_verbatim_with_the_seed_params(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    root = make_project("seed", SEED_SCENARIO)
+    (root / "scorers").mkdir()
+    (root / "scorers" / "length.sh").write_text(RUNLOOP_SCRIPT)
+    result = pytester.runpytest("-rA")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(["PASSED projects/seed/arena.yaml::exactly_ten[[]sim_perfect]"])
+    result.stdout.fnmatch_lines(
+        [
+            "*_ seed::seven[[]sim_perfect] _*",
+            "0 of 1 components passed",
+            "  my scorer  0.70 x1  failed: script scorers/length.sh scored 0.7",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*_ seed::far_off[[]sim_perfect] _*",
+            "0 of 1 components passed",
+            "  my scorer  0.00 x1  failed: script scorers/length.sh scored 0",
+        ]
+    )
+    # accuracy: (1.0 + 0.7 + 0.0) / 3
+    result.stdout.re_match_lines([r"\s+1\s+sim_perfect\s+0\.567\s+0\.567\s+33\.3%\s+3\s+2\s+0\s"])
+
+
 @needs_jq_and_bc
 def test_the_example_project_ships_the_runloop_script() -> None:
     shipped = ROOT / "projects" / "support_replies" / "scorers" / "length.sh"
@@ -210,6 +253,29 @@ def test_the_output_never_reaches_a_shell(tmp_path: Path) -> None:
     result = scorer.score(hostile, None, scoring_context(project_root=tmp_path))
     assert result.score == 1.0
     assert not marker.exists()
+
+
+def test_params_may_name_the_workspace_and_the_project_root(tmp_path: Path) -> None:
+    script = tmp_path / "where.sh"
+    executable(
+        script,
+        '#!/bin/bash\nf=$(echo "$ARENA_SCORER_CONTEXT" | jq -r .report)\n'
+        'r=$(echo "$RL_SCORER_CONTEXT" | jq -r .root)\n'
+        'test -f "$f" && test -d "$r/data" && echo 1 || echo 0\n',
+    )
+    workspace = tmp_path / "agent"
+    (workspace).mkdir()
+    (workspace / "report.md").write_text("done")
+    (tmp_path / "data").mkdir()
+    ctx = scoring_context(
+        options={"report": "{workspace}/report.md", "root": "{project_root}"},
+        project_root=tmp_path,
+        workspace=workspace,
+    )
+    scorer = ScriptScorer("where", [str(script)], "script where.sh")
+    assert scorer.score("out", None, ctx).score == 1.0
+    (workspace / "report.md").unlink()
+    assert scorer.score("out", None, ctx).score == 0.0
 
 
 def test_a_very_long_output_still_reaches_the_script_in_full(tmp_path: Path) -> None:

@@ -172,26 +172,37 @@ def _compare(expected: Any, actual: Any, path: str, opts: JsonMatchOptions, tall
 def _compare_unordered(
     expected: list[Any], actual: list[Any], path: str, opts: JsonMatchOptions, tally: _Tally
 ) -> None:
-    remaining = list(actual)
+    """Pair each expected item with the actual item it matches best, best pairs first, so
+    that a dropped item is reported missing rather than compared with its neighbour."""
+    trials: dict[tuple[int, int], _Tally] = {}
     for index, value in enumerate(expected):
-        best, best_score, best_tally = -1, -1.0, _Tally()
-        for position, candidate in enumerate(remaining):
+        for position, candidate in enumerate(actual):
             trial = _Tally()
             _compare(value, candidate, f"{path}[{index}]", opts, trial)
-            ratio = trial.matched / trial.total if trial.total else 1.0
-            if ratio > best_score:
-                best, best_score, best_tally = position, ratio, trial
-        if best < 0:
+            trials[index, position] = trial
+    paired: dict[int, int] = {}
+    for (index, position), _trial in sorted(
+        trials.items(), key=lambda item: (-_ratio(item[1]), item[0])
+    ):
+        if index not in paired and position not in paired.values():
+            paired[index] = position
+    for index, value in enumerate(expected):
+        if index not in paired:
             tally.total += _leaves(value)
             tally.diffs.append(f"{path}[{index}] missing")
             continue
-        remaining.pop(best)
-        tally.matched += best_tally.matched
-        tally.total += best_tally.total
-        tally.diffs.extend(best_tally.diffs)
-    if remaining:
-        tally.total += len(remaining)
-        tally.diffs.append(f"{path}: {len(remaining)} unexpected item(s)")
+        best = trials[index, paired[index]]
+        tally.matched += best.matched
+        tally.total += best.total
+        tally.diffs.extend(best.diffs)
+    extra = len(actual) - len(paired)
+    if extra:
+        tally.total += extra
+        tally.diffs.append(f"{path}: {extra} unexpected item(s)")
+
+
+def _ratio(tally: _Tally) -> float:
+    return tally.matched / tally.total if tally.total else 1.0
 
 
 _JSON_START = re.compile(r"[\[{]")

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
-from pytest_arena.scorers.text import excerpt
+from pytest_arena.scorers.text import excerpt, strip_fence
 from pytest_arena.spec.case import as_text
 
 
@@ -304,7 +304,8 @@ def _expected_letter(reference: Any, choices: list[str] | None) -> str:
 
 def _chosen(output: str, choices: list[str] | None) -> list[str]:
     """The letters the output gives as its answer, from the most to the least explicit form."""
-    text = output.strip().strip("*_").strip()
+    inner = strip_fence(output)
+    text = (output if inner is None else inner).strip().strip("*_").strip()
     if _ALONE.fullmatch(text):
         return _unique(_SINGLE.findall(text))
     for finder in (_marked, _led, _mentioned):

@@ -10,6 +10,7 @@ from projects.arithmetic import hooks
 from pytest_arena import Case
 from pytest_arena.scorers import ScoringContext
 from pytest_arena.scorers.builtins import ExactMatch
+from pytest_arena.scorers.numeric import NumericMatch
 from pytest_arena.spec import load_project
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -75,12 +76,43 @@ def test_without_the_hook_exact_match_fails_a_right_answer_in_another_form():
 def test_the_dataset_fields_are_mapped_onto_cases():
     project = load_project(PROJECT / "arena.yaml")
     assert project.problems == []
-    assert 15 <= len(project.cases) <= 20
-    first = project.cases[0]
+    whole = [case for case in project.cases if case.dataset == "data/problems.jsonl"]
+    rounded = [case for case in project.cases if case.dataset == "data/measures.jsonl"]
+    assert (len(whole), len(rounded)) == (18, 6)
+    first = whole[0]
     assert first.id == "add-001"
     assert first.input.startswith("A bakery sold 148 croissants")
     assert first.reference == 245
     assert first.tags == ("word_problem", "addition")
     assert first.eval_type == "exact_match"
     assert first.metadata == {"difficulty": "easy"}
-    assert all(isinstance(case.reference, int) for case in project.cases)
+    assert all(isinstance(case.reference, int) for case in whole)
+    assert all(isinstance(case.reference, float) for case in rounded)
+    assert {case.eval_type for case in rounded} == {"numeric_match"}
+    assert all("rounded" in case.tags for case in rounded)
+
+
+ROUNDED = Case(id="avg-001", input="...", reference=91.2, eval_type="numeric_match")
+# the tolerance the project sets in arena.yaml
+OPTIONS = load_project(PROJECT / "arena.yaml").spec.scorers.options["numeric_match"]
+ROUNDED_CTX = ScoringContext(test_case=ROUNDED, options=OPTIONS)
+
+
+def test_answers_graded_by_numeric_match_are_left_as_the_model_wrote_them():
+    output = "The mean lap time is 91.2 seconds."
+    assert hooks.post_process(output, ROUNDED, ROUNDED_CTX) == output
+
+
+@pytest.mark.parametrize(
+    ("output", "passed", "reason"),
+    [
+        ("The mean lap time is 91.2 seconds.", True, "found 91.2, as expected"),
+        ("Answer: 91.21", True, "found 91.21, within ±0.011 of 91.2"),
+        ("91.19", True, "found 91.19, within ±0.011 of 91.2"),
+        ("About 91 seconds", False, "expected 91.2 (±0.011), found 91 in 'About 91 seconds'"),
+        ("103.35", False, "expected 91.2 (±0.011), found 103.35 in '103.35'"),
+    ],
+)
+def test_numeric_match_reads_a_rounded_answer_within_the_project_tolerance(output, passed, reason):
+    result = NumericMatch().score(output, ROUNDED.reference, ROUNDED_CTX)
+    assert (result.passed, result.reason) == (passed, reason)
