@@ -11,6 +11,8 @@ import pytest
 from pytest_arena.collect import MARKER, ArenaFile, ArenaItem, CaseError
 from pytest_arena.leaderboard import build_boards
 from pytest_arena.record import UNSCORED, Record
+from pytest_arena.reports import session as reports
+from pytest_arena.reports.junit import set_properties
 from pytest_arena.scorers.base import ScoringContext
 from pytest_arena.spec import PROJECT_FILE
 from pytest_arena.state import ArenaState
@@ -37,6 +39,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="KEYS",
         help="comma-separated model keys to run every project on (default: each project's models)",
     )
+    reports.add_options(group)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -48,6 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
     raw: str = config.getoption("arena_models") or ""
     state = ArenaState.install(config, [m.strip() for m in raw.split(",") if m.strip()])
     config.pluginmanager.register(ArenaReporter(state), REPORTER)
+    reports.register(config, state, RECORD_ATTR)
 
 
 @pytest.fixture
@@ -66,6 +70,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    if isinstance(item, ArenaItem) and item.record is not None and call.when != "teardown":
+        set_properties(item.user_properties, item.record)  # before the report copies them
     report = yield
     if (
         call.excinfo is not None
@@ -114,6 +120,7 @@ class ArenaReporter:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    reports.unregister(config)
     reporter = config.pluginmanager.get_plugin(REPORTER)
     if reporter is not None:
         config.pluginmanager.unregister(reporter)

@@ -170,8 +170,14 @@ class Project:
         return Judge(case, self.connector, settings.model, settings.samples, settings.reduce)
 
     def board(self) -> dict[str, Any]:
-        metrics = self.file.spec.metrics
-        return {"weights": dict(metrics.weights), "lower_is_better": list(metrics.lower_is_better)}
+        spec = self.file.spec
+        board: dict[str, Any] = {
+            "weights": dict(spec.metrics.weights),
+            "lower_is_better": list(spec.metrics.lower_is_better),
+        }
+        if spec.gate is not None:
+            board["gate"] = spec.gate.model_dump(exclude_none=True)
+        return board
 
 
 def load(
