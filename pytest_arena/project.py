@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pytest_arena.connectors import CONNECTORS, Connector, build_connector
+from pytest_arena.connectors.registry import known_models
 from pytest_arena.importing import project_package
 from pytest_arena.judge import Judge
 from pytest_arena.project_hooks import ProjectHooks, load_hooks
@@ -18,7 +19,7 @@ from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.discovery import ScorerEntry, ScorerSet, discover
 from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.spec import Case, ProjectFile, SpecError, load_project
-from pytest_arena.spec.errors import location
+from pytest_arena.spec.errors import Problem, did_you_mean, location
 from pytest_arena.spec.schema import ComponentSpec
 
 DEFAULT_SCORER = "exact_match"
@@ -190,10 +191,33 @@ def load(
     `plugin_scorers` are (plugin name, Scorer class) pairs that installed plugins offer.
     """
     file = load_project(path)
+    _check_gate_models(file)
     package = project_package(file.root)
     hooks = load_hooks(file.root, package)
     scorers = discover(file.root, package, BUILTINS, plugin_scorers)
     return Project(file, scorers, hooks, connectors)
+
+
+def _check_gate_models(file: ProjectFile) -> None:
+    """A gate on a model key nobody defined would never be checked: say so while loading."""
+    gate, defined = file.spec.gate, file.spec.models.define
+    known = known_models(defined)
+    problems = []
+    for key in gate.models if gate is not None else {}:
+        if key not in known:
+            hint = did_you_mean(key, known)
+            problems.append(
+                Problem(
+                    file.path,
+                    file.lines.line(("gate", "models", key)),
+                    f"the gate names model '{key}', which is neither defined in models.define"
+                    " nor a builtin",
+                    key=f"gate.models.{key}",
+                    hint=(hint + " " if hint else "") + f"known models: {', '.join(known)}",
+                )
+            )
+    if problems:
+        raise SpecError(problems)
 
 
 def _first(*values: float | None) -> float | None:

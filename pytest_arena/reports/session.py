@@ -71,6 +71,7 @@ class ArenaOutputs:
         self.failures_outside_gates = 0
         self.results: list[gates.GateResult] = []
         self.changed: tuple[int, int] | None = None  # exit status before and after the gates
+        self.lost: list[Record] = []
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -87,7 +88,8 @@ class ArenaOutputs:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         records = self.state.records
         if self.xdist is not None:
-            records.extend(self.xdist.lost_records())
+            self.lost = self.xdist.lost_records()
+            records.extend(self.lost)
         if not records:
             return
         _fill_crashed(records)
@@ -125,6 +127,13 @@ class ArenaOutputs:
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         enabled = bool(self.config.getoption("arena_gate"))
+        if self.lost:
+            terminalreporter.write_sep("-", "arena cases lost with crashed workers")
+            terminalreporter.write_line(
+                f"{len(self.lost)} case(s) never ran and count as errors: {self.lost[0].reason}"
+            )
+            for record in self.lost:
+                terminalreporter.write_line(f"  {record.project}::{record.case_id}[{record.model}]")
         for result in self.results:
             terminalreporter.write_sep("-", f"arena gate: {result.project}")
             for line in result.lines():
