@@ -184,6 +184,18 @@ def test_a_failing_python_test_still_fails_a_gated_run(
     result.stdout.fnmatch_lines(["the gates held, but 1 failure(s) outside any gate*"])
 
 
+def test_a_broken_case_in_a_gated_project_still_fails_the_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    broken = QUIZ.format(gate="gate: {all: {accuracy: {min: 0}}}")
+    broken += "  - id: odd\n    input: hi\n    eval_type: no_such_scorer\n"
+    make_project("quiz", broken)
+    result = pytester.runpytest("--arena-models", "sim_perfect")
+    result.assert_outcomes(passed=2, errors=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["the gates held, but 1 failure(s) outside any gate*"])
+
+
 def test_projects_without_a_gate_keep_pytest_semantics(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

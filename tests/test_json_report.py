@@ -80,6 +80,13 @@ def test_the_report_is_the_same_under_xdist(
         assert spread[part] == alone[part], part
 
 
+def test_a_run_without_arena_items_writes_an_empty_report(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    report = run_report(pytester)
+    jsonschema.validate(report, schema())
+    assert (report["records"], report["leaderboards"], report["exit_status"]) == ([], [], 0)
+
+
 def test_the_schema_refuses_a_report_missing_a_field() -> None:
     record = Record("quiz", "c1", "sim_small", PASSED, score=1.0, passed=True)
     report = build_report([record], build_boards([record]))

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from pytest_arena import __version__
 from pytest_arena.leaderboard import build_boards
 from pytest_arena.record import Record
 from pytest_arena.reports import ci_summary, gates, json_report, junit
@@ -78,7 +79,8 @@ class ArenaOutputs:
         if not report.failed:
             return
         record: dict[str, Any] | None = getattr(report, self.record_attr, None)
-        if not record or not (record.get("board") or {}).get("gate"):
+        gated = bool(record and (record.get("board") or {}).get("gate"))
+        if not gated or report.when != "call":  # setup: the case itself is broken
             self.failures_outside_gates += 1
         if record:
             path, line = report.location[0], report.location[1]
@@ -90,7 +92,8 @@ class ArenaOutputs:
         if self.xdist is not None:
             self.lost = self.xdist.lost_records()
             records.extend(self.lost)
-        if not records:
+        path = self.config.getoption("arena_json")
+        if not records and not path:
             return
         _fill_crashed(records)
         boards = build_boards(records)
@@ -107,10 +110,7 @@ class ArenaOutputs:
         if after != before:
             session.exitstatus = after
             self.changed = (before, after)
-        path = self.config.getoption("arena_json")
         if path:
-            from pytest_arena import __version__
-
             report = json_report.build_report(
                 records,
                 boards,
@@ -121,7 +121,7 @@ class ArenaOutputs:
             )
             json_report.write_report(Path(self.config.invocation_params.dir, path), report)
         summary = os.environ.get(ci_summary.STEP_SUMMARY)
-        if summary:
+        if summary and boards:
             ci_summary.append_step_summary(Path(summary), ci_summary.markdown(boards, self.results))
 
     @pytest.hookimpl(trylast=True)
