@@ -64,14 +64,6 @@ def test_lf_reruns_only_the_failed_cases(
     again.stdout.no_fnmatch_line("*sim_perfect*PASSED*")
 
 
-def test_lf_works_after_a_run_with_workers(
-    pytester: pytest.Pytester, make_project: MakeProject
-) -> None:
-    make_project("quiz", QUIZ, files={"data/more.jsonl": MORE})
-    pytester.runpytest("-n", "2").assert_outcomes(passed=4, failed=4)
-    pytester.runpytest("--lf", "-n", "2").assert_outcomes(failed=4)
-
-
 def test_ff_runs_the_failed_cases_first(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -45,6 +45,12 @@ def key_of(nodeid: str, domain: str | None = None) -> ItemKey | None:
     return ItemKey(project, found["case"], found["model"])
 
 
+def without_group(nodeid: str) -> str:
+    """The node id without the `@group` that `--dist loadgroup` appends in its scheduler."""
+    head, sep, last = nodeid.rpartition("::")
+    return head + sep + last.split("@", 1)[0]
+
+
 def error_record(key: ItemKey, message: str) -> Record:
     return Record(
         project=key.project,
@@ -70,10 +76,11 @@ class ArenaXdist:
 
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        self.expected.update(dict.fromkeys(ids))
+        self.expected.update(dict.fromkeys(without_group(i) for i in ids))
 
     @pytest.hookimpl
     def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
+        nodeid = without_group(nodeid)
         self.domains[nodeid] = location[2]
         found, named = _NODE_ID.match(nodeid), _DOMAIN.match(location[2])
         if found is not None and named is not None:
@@ -81,7 +88,7 @@ class ArenaXdist:
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.reported.add(report.nodeid)
+        self.reported.add(without_group(report.nodeid))
 
     @pytest.hookimpl
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport) -> None:
@@ -108,6 +115,7 @@ class ArenaXdist:
         return lost
 
     def _key(self, nodeid: str) -> ItemKey | None:
+        nodeid = without_group(nodeid)
         key = key_of(nodeid, self.domains.get(nodeid))
         found = _NODE_ID.match(nodeid)
         if key is not None and nodeid not in self.domains and found is not None:
