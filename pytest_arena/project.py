@@ -177,7 +177,11 @@ class Project:
             "lower_is_better": list(spec.metrics.lower_is_better),
         }
         if spec.gate is not None:
-            board["gate"] = spec.gate.model_dump(exclude_none=True)
+            gate = spec.gate.model_dump(exclude_none=True)
+            places: list[tuple[str, ...]] = [("all", m) for m in spec.gate.all]
+            places += [("models", k, m) for k, limits in spec.gate.models.items() for m in limits]
+            gate["at"] = {".".join(p): self._at(("gate", *p)) for p in places}
+            board["gate"] = gate
         return board
 
 

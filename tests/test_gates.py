@@ -184,6 +184,22 @@ def test_a_failing_python_test_still_fails_a_gated_run(
     result.stdout.fnmatch_lines(["the gates held, but 1 failure(s) outside any gate*"])
 
 
+def test_a_misspelt_metric_fails_the_gate_naming_its_line_and_the_metric_meant(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("quiz", QUIZ.format(gate="gate:\n  all:\n    acuracy: {min: 0.5}"))
+    result = pytester.runpytest("--arena-models", "sim_perfect")
+    result.assert_outcomes(passed=2)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "gate failed: 1 of 1 checks outside their limits",
+            "  failed  sim_perfect acuracy (limit min 0.5): no record has a metric 'acuracy'"
+            " (did you mean 'accuracy'?); the gate names it at projects/quiz/arena.yaml:4",
+        ]
+    )
+
+
 def test_a_broken_case_in_a_gated_project_still_fails_the_run(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -111,17 +111,26 @@ def check_gates(
 def check_gate(board: Board, gate: Mapping[str, Any]) -> GateResult:
     rows = {row.model: row for row in board.rows}
     checks: list[Check] = []
+    at: Mapping[str, str] = gate.get("at") or {}
     for row in board.rows:
         for metric, bound in (gate.get("all") or {}).items():
-            checks.append(_check(board, "all", row.model, row, metric, bound))
+            where = at.get(f"all.{metric}", "")
+            checks.append(_check(board, "all", row.model, row, metric, bound, where))
     for model, limits in (gate.get("models") or {}).items():
         for metric, bound in limits.items():
-            checks.append(_check(board, "models", model, rows.get(model), metric, bound))
+            where = at.get(f"models.{model}.{metric}", "")
+            checks.append(_check(board, "models", model, rows.get(model), metric, bound, where))
     return GateResult(board.project, tuple(checks))
 
 
 def _check(
-    board: Board, scope: str, model: str, row: Row | None, metric: str, bound: Mapping[str, Any]
+    board: Board,
+    scope: str,
+    model: str,
+    row: Row | None,
+    metric: str,
+    bound: Mapping[str, Any],
+    where: str = "",
 ) -> Check:
     low, high = bound.get("min"), bound.get("max")
     if row is None:
@@ -132,6 +141,7 @@ def _check(
     if metric not in known:
         hint = did_you_mean(metric, known)
         note = f"no record has a metric '{metric}'{' (' + hint + ')' if hint else ''}"
+        note = f"{note}; the gate names it at {where}" if where else note
         return Check(board.project, scope, model, metric, low, high, None, FAILED, note)
     value = value_of(row, metric)
     if value is None:
