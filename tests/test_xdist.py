@@ -4,6 +4,10 @@ crashed worker leaves error rows rather than a gap."""
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -179,3 +183,40 @@ def test_a_node_id_names_its_project_case_and_model(
 def test_the_loadgroup_suffix_is_dropped_from_the_last_part_only() -> None:
     assert without_group("p@x/arena.yaml::c1[m]@g") == "p@x/arena.yaml::c1[m]"
     assert without_group("p@x/arena.yaml::c1[m]") == "p@x/arena.yaml::c1[m]"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_workers_on_another_host_through_tx_socket_give_the_same_board(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The scale-out path: execnet's socket server stands in for a second machine."""
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "execnet.script.socketserver", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the socket server did not start"
+                time.sleep(0.1)
+        remote = f"socket=127.0.0.1:{port}//chdir={pytester.path}"
+        spread = pytester.runpytest_subprocess("-d", "--tx", remote, "--tx", "popen", timeout=120)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    spread.stdout.fnmatch_lines(["2 workers [[]6 items]"])
+    alone = pytester.runpytest("-n", "0")
+    assert board(spread.stdout.lines) == board(alone.stdout.lines)
