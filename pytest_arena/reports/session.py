@@ -62,6 +62,9 @@ def unregister(config: pytest.Config) -> None:
 
 
 class ArenaOutputs:
+    """Counts failures, then at session finish checks gates, sets the exit status and writes
+    the JSON report and the job summary; prints the gates after the leaderboards."""
+
     def __init__(
         self, config: pytest.Config, state: ArenaState, record_attr: str, xdist: ArenaXdist | None
     ) -> None:
