@@ -431,11 +431,18 @@ def _ms_since(started: float) -> float:
 def direct(
     connector_for: Callable[[str], Connector], engine: Engine | None = None
 ) -> Callable[[str, Request], CallResult]:
-    """A `(model key, request) -> CallResult` caller outside a run, with default limits."""
-    used = engine or Engine()
+    """A `(model key, request) -> CallResult` caller outside a run, with default limits.
+
+    Without `engine`, each call gets an engine of its own, closed when the call is done.
+    """
 
     def call(key: str, request: Request) -> CallResult:
         connector = connector_for(key)
-        return used.call(connector, request, Limits.of(None, connector))
+        used = engine or Engine()
+        try:
+            return used.call(connector, request, Limits.of(None, connector))
+        finally:
+            if engine is None:
+                used.close()
 
     return call

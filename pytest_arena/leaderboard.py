@@ -49,7 +49,7 @@ class Board:
 def build_boards(records: Iterable[Record]) -> list[Board]:
     """One board per project, rows ranked by composite."""
     by_project: dict[str, dict[tuple[str, str, str, int], Record]] = {}
-    for record in records:
+    for record in sorted(records, key=lambda r: r.key):  # the same sums whatever the order
         by_project.setdefault(record.project, {}).setdefault(record.key, record)
     return [build_board(name, list(found.values())) for name, found in sorted(by_project.items())]
 

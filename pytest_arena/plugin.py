@@ -12,6 +12,8 @@ from pytest_arena.collect import MARKER, ArenaFile, ArenaItem, CaseError, start_
 from pytest_arena.engine import Budget, Engine
 from pytest_arena.leaderboard import build_boards
 from pytest_arena.record import UNSCORED, Record
+from pytest_arena.reports import session as reports
+from pytest_arena.reports.junit import set_properties
 from pytest_arena.scorers.base import ScoringContext
 from pytest_arena.spec import PROJECT_FILE
 from pytest_arena.state import ArenaState
@@ -48,6 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DOLLARS",
         help="stop starting model calls once the run has spent this much; the rest are skipped",
     )
+    reports.add_options(group)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -62,6 +65,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(ArenaReporter(state), REPORTER)
     if hasattr(config, "workerinput"):
         config.pluginmanager.register(WorkerLookahead(config), WORKER_LOOKAHEAD)
+    reports.register(config, state, RECORD_ATTR)
 
 
 @pytest.fixture
@@ -92,6 +96,8 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    if isinstance(item, ArenaItem) and item.record is not None and call.when != "teardown":
+        set_properties(item.user_properties, item.record)  # before the report copies them
     report = yield
     if (
         call.excinfo is not None
@@ -164,6 +170,7 @@ class ArenaReporter:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    reports.unregister(config)
     for name in (REPORTER, WORKER_LOOKAHEAD):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:

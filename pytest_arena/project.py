@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pytest_arena.connectors import CONNECTORS, Connector, Request, build_connector
+from pytest_arena.connectors.registry import known_models
 from pytest_arena.engine import Budget, Call, CallResult, Engine, Limits
 from pytest_arena.importing import project_package
 from pytest_arena.judge import Judge
@@ -19,7 +20,7 @@ from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.discovery import ScorerEntry, ScorerSet, discover
 from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.spec import Case, ProjectFile, SpecError, load_project
-from pytest_arena.spec.errors import location
+from pytest_arena.spec.errors import Problem, did_you_mean, location
 from pytest_arena.spec.schema import ComponentSpec
 
 DEFAULT_SCORER = "exact_match"
@@ -193,8 +194,18 @@ class Project:
         return Judge(case, self.call, settings.model, settings.samples, settings.reduce)
 
     def board(self) -> dict[str, Any]:
-        metrics = self.file.spec.metrics
-        return {"weights": dict(metrics.weights), "lower_is_better": list(metrics.lower_is_better)}
+        spec = self.file.spec
+        board: dict[str, Any] = {
+            "weights": dict(spec.metrics.weights),
+            "lower_is_better": list(spec.metrics.lower_is_better),
+        }
+        if spec.gate is not None:
+            gate = spec.gate.model_dump(exclude_none=True)
+            places: list[tuple[str, ...]] = [("all", m) for m in spec.gate.all]
+            places += [("models", k, m) for k, limits in spec.gate.models.items() for m in limits]
+            gate["at"] = {".".join(p): self._at(("gate", *p)) for p in places}
+            board["gate"] = gate
+        return board
 
 
 def load(
@@ -207,10 +218,33 @@ def load(
     `plugin_scorers` are (plugin name, Scorer class) pairs that installed plugins offer.
     """
     file = load_project(path)
+    _check_gate_models(file)
     package = project_package(file.root)
     hooks = load_hooks(file.root, package)
     scorers = discover(file.root, package, BUILTINS, plugin_scorers)
     return Project(file, scorers, hooks, connectors)
+
+
+def _check_gate_models(file: ProjectFile) -> None:
+    """A gate on a model key nobody defined would never be checked: say so while loading."""
+    gate, defined = file.spec.gate, file.spec.models.define
+    known = known_models(defined)
+    problems = []
+    for key in gate.models if gate is not None else {}:
+        if key not in known:
+            hint = did_you_mean(key, known)
+            problems.append(
+                Problem(
+                    file.path,
+                    file.lines.line(("gate", "models", key)),
+                    f"the gate names model '{key}', which is neither defined in models.define"
+                    " nor a builtin",
+                    key=f"gate.models.{key}",
+                    hint=(hint + " " if hint else "") + f"known models: {', '.join(known)}",
+                )
+            )
+    if problems:
+        raise SpecError(problems)
 
 
 def _first(*values: float | None) -> float | None:

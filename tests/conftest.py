@@ -35,6 +35,8 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     # pytester restores sys.modules after each in-process run, so a heavy plugin that imports
     # itself at summary time (hypothesis does) costs a second a run; these tests never use it.
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:benchmark")
+    # a run on GitHub Actions must not write the inner runs' boards into its own job summary
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     return pytester
 
 

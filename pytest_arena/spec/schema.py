@@ -69,6 +69,37 @@ class MetricsSpec(Strict):
         return value
 
 
+class Bound(Strict):
+    """Limits on one leaderboard value: `min`, `max` or both."""
+
+    min: float | None = None
+    max: float | None = None
+
+    @model_validator(mode="after")
+    def _some_limit(self) -> Bound:
+        if self.min is None and self.max is None:
+            raise ValueError("give the limit as 'min: NUMBER', 'max: NUMBER' or both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min {self.min} is above max {self.max}; no value could pass")
+        return self
+
+
+class GateSpec(Strict):
+    """Thresholds on leaderboard values that decide a run's exit status."""
+
+    all: dict[str, Bound] = Field(default_factory=dict)  # every model that ran
+    models: dict[str, dict[str, Bound]] = Field(default_factory=dict)  # one model each
+
+    @model_validator(mode="after")
+    def _some_limits(self) -> GateSpec:
+        if not self.all and not any(self.models.values()):
+            raise ValueError(
+                "the gate has no limits; add e.g. 'all: {accuracy: {min: 0.8}}'"
+                " or 'models: {sim_small: {pass_rate: {min: 0.5}}}'"
+            )
+        return self
+
+
 class PromptSpec(Strict):
     template: str | None = None
     system: str | None = None
@@ -189,6 +220,7 @@ class ProjectSpec(Strict):
     threshold: Threshold | None = None
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
     budget: BudgetSpec = Field(default_factory=BudgetSpec)
+    gate: GateSpec | None = None
     tests: list[Any] = Field(default_factory=list)
     datasets: list[DatasetSpec] = Field(default_factory=list)
 

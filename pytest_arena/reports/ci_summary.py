@@ -1,0 +1,37 @@
+"""The leaderboards as markdown, for GitHub Actions' job summary (`GITHUB_STEP_SUMMARY`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from pytest_arena.leaderboard import Board
+from pytest_arena.reports.gates import GateResult
+from pytest_arena.summary import render_board
+
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+def markdown(boards: Iterable[Board], gates: Iterable[GateResult] = ()) -> str:
+    """One section per project: its leaderboard, then its gate if it has one."""
+    by_project = {g.project: g for g in gates}
+    parts: list[str] = []
+    for board in boards:
+        lines = render_board(board, fmt="github").split("\n")
+        parts.append(f"### arena leaderboard: {board.project}\n")
+        parts.extend(line for line in lines if line.startswith("|"))
+        parts.append("")
+        parts.extend(f"{line}  " for line in lines if not line.startswith("|"))
+        gate = by_project.get(board.project)
+        if gate is not None:
+            mark = "✅" if gate.held else "❌"
+            parts.append(f"\n**{mark} {gate.headline()}**\n")
+            parts.extend(f"- {c.describe()}" for c in gate.checks)
+        parts.append("")
+    return "\n".join(parts) + "\n"
+
+
+def append_step_summary(path: Path, text: str) -> None:
+    """Append to the job summary file; GitHub shows the whole file as markdown."""
+    with path.open("a", encoding="utf-8") as out:
+        out.write(text)

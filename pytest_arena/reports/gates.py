@@ -1,0 +1,185 @@
+"""CI gates: thresholds on leaderboard values that decide a run's exit status. Pure: no pytest."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_arena.leaderboard import Board, Row
+from pytest_arena.record import Record
+from pytest_arena.spec.errors import did_you_mean
+
+# Leaderboard values a gate can name, besides the board's custom metrics.
+GATE_VALUES = (
+    "composite",
+    "accuracy",
+    "pass_rate",
+    "cost",
+    "judge_cost",
+    "tokens",
+    "latency",
+    "cases",
+    "passed",
+    "failed",
+    "errors",
+    "unscored",
+)
+HELD, FAILED, NOT_RUN = "held", "failed", "not run"
+OK, TESTS_FAILED = 0, 1  # pytest's exit codes that a gate may change
+
+
+@dataclass(frozen=True)
+class Check:
+    """One limit on one model's value."""
+
+    project: str
+    scope: str  # "all" or "models"
+    model: str
+    metric: str
+    min: float | None
+    max: float | None
+    value: float | None
+    status: str  # HELD, FAILED or NOT_RUN
+    note: str = ""  # why there is no value to compare
+
+    @property
+    def margin(self) -> float | None:
+        """How far inside its limits the value is (negative: how far outside)."""
+        if self.value is None:
+            return None
+        sides = [self.value - self.min if self.min is not None else None]
+        sides.append(self.max - self.value if self.max is not None else None)
+        return min(s for s in sides if s is not None)
+
+    def describe(self) -> str:
+        limits = " and ".join(
+            f"{word} {_num(limit)}"
+            for word, limit in (("min", self.min), ("max", self.max))
+            if limit is not None
+        )
+        head = f"{self.status:<7} {self.model} {self.metric}"
+        if self.value is None or self.margin is None:
+            return f"{head} (limit {limits}): {self.note}"
+        if self.status == HELD:
+            return f"{head} {_num(self.value)} within {limits} (margin {_num(self.margin)})"
+        return f"{head} {_num(self.value)} outside {limits} (short by {_num(-self.margin)})"
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """A project's gate checked against its leaderboard."""
+
+    project: str
+    checks: tuple[Check, ...]
+
+    @property
+    def held(self) -> bool:
+        return all(c.status != FAILED for c in self.checks)
+
+    @property
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if c.status == FAILED]
+
+    def headline(self) -> str:
+        counted = [c for c in self.checks if c.status != NOT_RUN]
+        if self.held:
+            return f"gate held: all {len(counted)} checks within their limits"
+        return f"gate failed: {len(self.failed)} of {len(counted)} checks outside their limits"
+
+    def lines(self) -> list[str]:
+        return [self.headline(), *(f"  {c.describe()}" for c in self.checks)]
+
+
+def gates_of(records: Iterable[Record]) -> dict[str, dict[str, Any]]:
+    """Each project's `gate:` settings, as the records carry them."""
+    found: dict[str, dict[str, Any]] = {}
+    for record in records:
+        gate = record.board.get("gate")
+        if gate and record.project not in found:
+            found[record.project] = gate
+    return found
+
+
+def check_gates(
+    boards: Iterable[Board], gates: Mapping[str, Mapping[str, Any]]
+) -> list[GateResult]:
+    """Check each board that has a gate."""
+    return [check_gate(board, gates[board.project]) for board in boards if board.project in gates]
+
+
+def check_gate(board: Board, gate: Mapping[str, Any]) -> GateResult:
+    rows = {row.model: row for row in board.rows}
+    checks: list[Check] = []
+    at: Mapping[str, str] = gate.get("at") or {}
+    for row in board.rows:
+        for metric, bound in (gate.get("all") or {}).items():
+            where = at.get(f"all.{metric}", "")
+            checks.append(_check(board, "all", row.model, row, metric, bound, where))
+    for model, limits in (gate.get("models") or {}).items():
+        for metric, bound in limits.items():
+            where = at.get(f"models.{model}.{metric}", "")
+            checks.append(_check(board, "models", model, rows.get(model), metric, bound, where))
+    return GateResult(board.project, tuple(checks))
+
+
+def _check(
+    board: Board,
+    scope: str,
+    model: str,
+    row: Row | None,
+    metric: str,
+    bound: Mapping[str, Any],
+    where: str = "",
+) -> Check:
+    low, high = bound.get("min"), bound.get("max")
+    if row is None:
+        hint = did_you_mean(model, [r.model for r in board.rows])
+        note = f"model '{model}' did not run{' (' + hint + ')' if hint else ''}; not checked"
+        return Check(board.project, scope, model, metric, low, high, None, NOT_RUN, note)
+    known = [*GATE_VALUES, *board.metric_names]
+    if metric not in known:
+        hint = did_you_mean(metric, known)
+        note = f"no record has a metric '{metric}'{' (' + hint + ')' if hint else ''}"
+        note = f"{note}; the gate names it at {where}" if where else note
+        return Check(board.project, scope, model, metric, low, high, None, FAILED, note)
+    value = value_of(row, metric)
+    if value is None:
+        note = f"no value for '{metric}' (no scored case, or no latency measured)"
+        return Check(board.project, scope, model, metric, low, high, None, FAILED, note)
+    inside = (low is None or value >= low) and (high is None or value <= high)
+    return Check(board.project, scope, model, metric, low, high, value, HELD if inside else FAILED)
+
+
+def value_of(row: Row, metric: str) -> float | None:
+    if metric in GATE_VALUES:
+        value: float | int | None = getattr(row, metric)
+        return None if value is None else float(value)
+    return row.metrics.get(metric)
+
+
+def exit_status(
+    current: int,
+    results: list[GateResult],
+    failures_outside_gates: int,
+    *,
+    enabled: bool = True,
+    stopped_early: bool = False,
+) -> int:
+    """The run's exit status once gates decide.
+
+    Gates only turn "tests failed" into "ok" and back: an interrupted run, a usage error or
+    a run stopped early (`-x`) keeps its status, and so does a failure the gates do not cover
+    (a Python test, a project without a gate, a broken arena.yaml).
+    """
+    if not enabled or not results or current not in (OK, TESTS_FAILED):
+        return current
+    if stopped_early and current == TESTS_FAILED:
+        return current
+    if failures_outside_gates or not all(r.held for r in results):
+        return TESTS_FAILED
+    return OK
+
+
+def _num(value: float) -> str:
+    return f"{value:.4g}"

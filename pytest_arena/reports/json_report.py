@@ -1,0 +1,145 @@
+"""The `--arena-json` report: every record, the leaderboards and the gates, as one JSON file."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pytest_arena.leaderboard import Board, Row
+from pytest_arena.record import Record, json_safe
+from pytest_arena.reports.gates import Check, GateResult
+
+VERSION = 1
+SCHEMA_FILE = "arena-report.schema.json"
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema that every report written by this version follows."""
+    text = resources.files("pytest_arena.reports").joinpath(SCHEMA_FILE).read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def unique(records: Iterable[Record]) -> list[Record]:
+    """One record per (project, case, model, sample), the first that arrived, in key order.
+
+    `--dist each` runs every item once per worker; the leaderboard counts each key once too.
+    """
+    first: dict[tuple[str, str, str, int], Record] = {}
+    for record in records:
+        first.setdefault(record.key, record)
+    return [first[key] for key in sorted(first)]
+
+
+def build_report(
+    records: Iterable[Record],
+    boards: Iterable[Board],
+    gates: Iterable[GateResult] = (),
+    *,
+    exit_status: int | None = None,
+    gates_decide: bool = False,
+    generator: str = "",
+    created: datetime | None = None,
+) -> dict[str, Any]:
+    """The report as plain JSON data (see docs/reports.md for every field)."""
+    when = created or datetime.now(timezone.utc)
+    return {
+        "version": VERSION,
+        "generator": generator,
+        "created": when.isoformat(timespec="seconds"),
+        "exit_status": exit_status,
+        "gates_decide": gates_decide,
+        "records": [_record(r) for r in unique(records)],
+        "leaderboards": [_board(b) for b in boards],
+        "gates": [_gate(g) for g in gates],
+    }
+
+
+def write_report(path: Path, report: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    tmp.replace(path)
+
+
+def _record(r: Record) -> dict[str, Any]:
+    return {
+        "project": r.project,
+        "case": r.case_id,
+        "model": r.model,
+        "sample": r.sample,
+        "status": r.status,
+        "score": json_safe(r.score),
+        "passed": r.passed,
+        "reason": r.reason,
+        "scorer": r.scorer,
+        "output": r.output,
+        "raw_output": r.raw_output,
+        "reference": json_safe(r.reference),
+        "detail": json_safe(r.detail),
+        "metrics": json_safe(r.metrics),
+        "tokens": {"input": r.tokens_in, "output": r.tokens_out},
+        "cost": json_safe(r.cost),
+        "latency_ms": json_safe(r.latency_ms),
+        "judge": {"tokens": r.judge_tokens, "cost": json_safe(r.judge_cost)},
+        "weight": r.weight,
+        "tags": list(r.tags),
+        "error": r.error,
+    }
+
+
+def _row(row: Row) -> dict[str, Any]:
+    return {
+        "rank": row.rank,
+        "model": row.model,
+        "composite": json_safe(row.composite),
+        "accuracy": json_safe(row.accuracy),
+        "pass_rate": json_safe(row.pass_rate),
+        "cases": row.cases,
+        "passed": row.passed,
+        "failed": row.failed,
+        "errors": row.errors,
+        "unscored": row.unscored,
+        "tokens": row.tokens,
+        "cost": json_safe(row.cost),
+        "judge_cost": json_safe(row.judge_cost),
+        "latency_ms": json_safe(row.latency),
+        "metrics": json_safe(row.metrics),
+    }
+
+
+def _board(board: Board) -> dict[str, Any]:
+    return {
+        "project": board.project,
+        "weights": dict(board.weights),
+        "metric_names": list(board.metric_names),
+        "warnings": list(board.warnings),
+        "rows": [_row(r) for r in board.rows],
+    }
+
+
+def _check(check: Check) -> dict[str, Any]:
+    return {
+        "scope": check.scope,
+        "model": check.model,
+        "metric": check.metric,
+        "min": check.min,
+        "max": check.max,
+        "value": json_safe(check.value),
+        "margin": json_safe(check.margin),
+        "status": check.status,
+        "note": check.note,
+    }
+
+
+def _gate(gate: GateResult) -> dict[str, Any]:
+    return {
+        "project": gate.project,
+        "held": gate.held,
+        "summary": gate.headline(),
+        "checks": [_check(c) for c in gate.checks],
+    }

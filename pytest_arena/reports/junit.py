@@ -1,0 +1,89 @@
+"""What JUnit XML (and any report reader) learns about a record.
+
+Properties go on `item.user_properties` before the report is made, so they travel with the
+report to the pytest-xdist controller and reach `--junitxml` like `record_property` values.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_arena.record import Record
+
+METRIC_PREFIX = "metric."
+
+
+def properties(record: Record) -> list[tuple[str, str]]:
+    """`(name, value)` pairs: project, case, model, status, score, passed, cost, tokens,
+    latency (ms), and each custom metric as `metric.NAME`."""
+    pairs: list[tuple[str, Any]] = [
+        ("project", record.project),
+        ("case", record.case_id),
+        ("model", record.model),
+        ("status", record.status),
+        ("score", record.score),
+        ("passed", record.passed),
+        ("cost", record.cost),
+        ("tokens", record.tokens_in + record.tokens_out),
+        ("latency", record.latency_ms),
+    ]
+    pairs += [(METRIC_PREFIX + name, value) for name, value in sorted(record.metrics.items())]
+    return [(name, _text(value)) for name, value in pairs]
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        return repr(round(value, 9))
+    return json.dumps(value)  # true, false, null, integers
+
+
+@dataclass(frozen=True)
+class ReasonLocation:
+    """Stands in for pytest's crash location: JUnit's `message` and `--tb=line` read it."""
+
+    path: str
+    lineno: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.lineno}: {self.message}"
+
+
+class ReasonRepr:
+    """A failure's full text, with the scorer's reason as its one-line message.
+
+    JUnit XML takes a failure's `message` attribute from `longrepr.reprcrash.message`, and
+    the short test summary its one line; a plain string longrepr would give them all of it.
+    """
+
+    def __init__(self, text: str, reason: str, path: str, lineno: int) -> None:
+        self.text = text
+        self.reprcrash = ReasonLocation(path, lineno, reason)
+
+    def toterminal(self, tw: Any) -> None:
+        for line in self.text.split("\n"):
+            tw.line(line)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def with_reason(longrepr: Any, reason: str, path: str, lineno: int | None) -> Any:
+    """`longrepr` carrying `reason` as its message, when it is text and there is a reason."""
+    if not isinstance(longrepr, str) or not reason.strip():
+        return longrepr
+    return ReasonRepr(longrepr, reason.strip(), path, (lineno or 0) + 1)
+
+
+def set_properties(user_properties: list[tuple[str, object]], record: Record) -> None:
+    """Put `record`'s properties on an item, replacing those of an earlier phase."""
+    fresh = properties(record)
+    names = {name for name, _ in fresh}
+    user_properties[:] = [
+        (n, v) for n, v in user_properties if n not in names and not n.startswith(METRIC_PREFIX)
+    ]
+    user_properties.extend(fresh)

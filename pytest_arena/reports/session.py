@@ -1,0 +1,173 @@
+"""The end of a run: gates decide the exit status, the JSON report and the CI summary are
+written, and failures carry their reason for JUnit XML. Runs on the controller only."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_arena import __version__
+from pytest_arena.leaderboard import build_boards
+from pytest_arena.record import Record
+from pytest_arena.reports import ci_summary, gates, json_report, junit
+from pytest_arena.reports.xdist_support import ArenaXdist
+from pytest_arena.state import ArenaState
+
+OUTPUTS = "arena-outputs"
+XDIST = "arena-xdist"
+
+
+def add_options(group: pytest.OptionGroup) -> None:
+    group.addoption(
+        "--arena-json",
+        action="store",
+        default=None,
+        metavar="PATH",
+        help="write every record, the leaderboards and the gates to PATH as JSON",
+    )
+    group.addoption(
+        "--arena-gate",
+        action="store_true",
+        dest="arena_gate",
+        default=True,
+        help="let a project's 'gate:' decide the exit status (the default)",
+    )
+    group.addoption(
+        "--no-arena-gate",
+        action="store_false",
+        dest="arena_gate",
+        help="check gates and print them, but let failed cases fail the run as usual",
+    )
+
+
+def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None:
+    """Register the end-of-run plugins; nothing on an xdist worker."""
+    if hasattr(config, "workerinput"):
+        return
+    xdist = None
+    if config.pluginmanager.hasplugin("xdist"):
+        xdist = ArenaXdist(record_attr)
+        config.pluginmanager.register(xdist, XDIST)
+    config.pluginmanager.register(ArenaOutputs(config, state, record_attr, xdist), OUTPUTS)
+
+
+def unregister(config: pytest.Config) -> None:
+    for name in (OUTPUTS, XDIST):
+        plugin = config.pluginmanager.get_plugin(name)
+        if plugin is not None:
+            config.pluginmanager.unregister(plugin)
+
+
+class ArenaOutputs:
+    """Counts failures, then at session finish checks gates, sets the exit status and writes
+    the JSON report and the job summary; prints the gates after the leaderboards."""
+
+    def __init__(
+        self, config: pytest.Config, state: ArenaState, record_attr: str, xdist: ArenaXdist | None
+    ) -> None:
+        self.config = config
+        self.state = state
+        self.record_attr = record_attr
+        self.xdist = xdist
+        self.failures_outside_gates = 0
+        self.results: list[gates.GateResult] = []
+        self.changed: tuple[int, int] | None = None  # exit status before and after the gates
+        self.lost: list[Record] = []
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not report.failed:
+            return
+        record: dict[str, Any] | None = getattr(report, self.record_attr, None)
+        gated = bool(record and (record.get("board") or {}).get("gate"))
+        if not gated or report.when != "call":  # setup: the case itself is broken
+            self.failures_outside_gates += 1
+        if record:
+            path, line = report.location[0], report.location[1]
+            report.longrepr = junit.with_reason(report.longrepr, record["reason"], path, line)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        records = self.state.records
+        if self.xdist is not None:
+            self.lost = self.xdist.lost_records()
+            records.extend(self.lost)
+        path = self.config.getoption("arena_json")
+        if not records and not path:
+            return
+        _fill_crashed(records)
+        boards = build_boards(records)
+        self.results = gates.check_gates(boards, gates.gates_of(records))
+        before = int(session.exitstatus)
+        enabled = bool(self.config.getoption("arena_gate"))
+        after = gates.exit_status(
+            before,
+            self.results,
+            self.failures_outside_gates,
+            enabled=enabled,
+            stopped_early=bool(session.shouldfail or session.shouldstop),
+        )
+        if after != before:
+            session.exitstatus = after
+            self.changed = (before, after)
+        if path:
+            report = json_report.build_report(
+                records,
+                boards,
+                self.results,
+                exit_status=after,
+                gates_decide=enabled and bool(self.results),
+                generator=f"pytest-arena {__version__}",
+            )
+            json_report.write_report(Path(self.config.invocation_params.dir, path), report)
+        summary = os.environ.get(ci_summary.STEP_SUMMARY)
+        if summary and boards:
+            ci_summary.append_step_summary(Path(summary), ci_summary.markdown(boards, self.results))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        enabled = bool(self.config.getoption("arena_gate"))
+        if self.lost:
+            terminalreporter.write_sep("-", "arena cases lost with crashed workers")
+            terminalreporter.write_line(
+                f"{len(self.lost)} case(s) never ran and count as errors: {self.lost[0].reason}"
+            )
+            for record in self.lost:
+                terminalreporter.write_line(f"  {record.project}::{record.case_id}[{record.model}]")
+        for result in self.results:
+            terminalreporter.write_sep("-", f"arena gate: {result.project}")
+            for line in result.lines():
+                terminalreporter.write_line(line)
+        if not self.results:
+            return
+        if not enabled:
+            terminalreporter.write_line(
+                "gates did not decide the exit status (--no-arena-gate): failed cases fail the run"
+            )
+        elif self.failures_outside_gates and all(r.held for r in self.results):
+            terminalreporter.write_line(
+                f"the gates held, but {self.failures_outside_gates} failure(s) outside any gate"
+                " (Python tests, projects without a gate, broken input, crashed workers)"
+                " fail the run"
+            )
+        elif self.changed is not None:
+            before, after = self.changed
+            terminalreporter.write_line(
+                f"exit status {after} (not {before}): the gates decide for their projects;"
+                " --no-arena-gate lets failed cases decide"
+            )
+
+
+def _fill_crashed(records: list[Record]) -> None:
+    """Give the error records of crashed items the weight, tags and board of their case."""
+    known = {(r.project, r.case_id): r for r in records if "crash" not in r.detail}
+    boards = {r.project: r.board for r in records if r.board}
+    for record in records:
+        if "crash" in record.detail:
+            sibling = known.get((record.project, record.case_id))
+            if sibling is not None:
+                record.weight, record.tags = sibling.weight, list(sibling.tags)
+            record.board = record.board or boards.get(record.project, {})

@@ -1,0 +1,125 @@
+"""pytest-xdist glue, registered on the controller only when xdist is installed and active.
+
+Records reach the controller on test reports; this class accounts for the items a crashed
+worker took down with it, so that they show as error rows rather than a silent gap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from pytest_arena.record import ERROR, Record
+from pytest_arena.spec import PROJECT_FILE
+
+_NODE_ID = re.compile(
+    rf"^(?P<file>(?:[^:]*/)?{re.escape(PROJECT_FILE)})(?:::.+)?::"
+    r"(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\](?:@.*)?$"
+)
+_DOMAIN = re.compile(r"^(?P<project>.+)::(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\]$")
+
+
+@dataclass(frozen=True)
+class ItemKey:
+    project: str
+    case_id: str
+    model: str
+
+
+def key_of(nodeid: str, domain: str | None = None) -> ItemKey | None:
+    """Which (project, case, model) a node id stands for; None for any other item.
+
+    `domain` is the third part of the item's location, `project::case[model]`, which the
+    controller learns when the item starts; without it the project is the folder's name.
+    """
+    found = _NODE_ID.match(nodeid)
+    if found is None:
+        return None
+    if domain is not None and (named := _DOMAIN.match(domain)) is not None:
+        return ItemKey(named["project"], named["case"], named["model"])
+    folder = found["file"].rsplit("/", 2)
+    project = folder[-2] if len(folder) >= 2 else ""
+    return ItemKey(project, found["case"], found["model"])
+
+
+def without_group(nodeid: str) -> str:
+    """The node id without the `@group` that `--dist loadgroup` appends in its scheduler."""
+    head, sep, last = nodeid.rpartition("::")
+    return head + sep + last.split("@", 1)[0]
+
+
+def error_record(key: ItemKey, message: str) -> Record:
+    return Record(
+        project=key.project,
+        case_id=key.case_id,
+        model=key.model,
+        status=ERROR,
+        reason=message,
+        error=message,
+        detail={"crash": message},
+    )
+
+
+class ArenaXdist:
+    """Keeps, on the xdist controller, what is needed to account for lost items."""
+
+    def __init__(self, record_attr: str) -> None:
+        self.record_attr = record_attr
+        self.expected: dict[str, None] = {}  # node ids the workers collected, in order
+        self.domains: dict[str, str] = {}  # node id -> project::case[model]
+        self.projects: dict[str, str] = {}  # arena.yaml path -> project name
+        self.reported: set[str] = set()
+        self.crashes: list[str] = []
+
+    @pytest.hookimpl
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.expected.update(dict.fromkeys(without_group(i) for i in ids))
+
+    @pytest.hookimpl
+    def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
+        nodeid = without_group(nodeid)
+        self.domains[nodeid] = location[2]
+        found, named = _NODE_ID.match(nodeid), _DOMAIN.match(location[2])
+        if found is not None and named is not None:
+            self.projects.setdefault(found["file"], named["project"])
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.reported.add(without_group(report.nodeid))
+
+    @pytest.hookimpl
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport) -> None:
+        key = self._key(crashitem)
+        if key is not None:
+            message = str(report.longrepr)
+            setattr(report, self.record_attr, error_record(key, message).to_dict())
+
+    @pytest.hookimpl
+    def pytest_testnodedown(self, node: Any, error: object | None) -> None:
+        if error is not None:
+            self.crashes.append(f"worker {node.gateway.id} crashed: {error}")
+
+    def lost_records(self) -> list[Record]:
+        """Error records for arena items that never reported because a worker crashed."""
+        if not self.crashes:
+            return []
+        why = f"not run: {'; '.join(self.crashes)}"
+        lost = []
+        for nodeid in self.expected:
+            key = self._key(nodeid)
+            if nodeid not in self.reported and key is not None:
+                lost.append(error_record(key, why))
+        return lost
+
+    def _key(self, nodeid: str) -> ItemKey | None:
+        nodeid = without_group(nodeid)
+        key = key_of(nodeid, self.domains.get(nodeid))
+        found = _NODE_ID.match(nodeid)
+        if key is not None and nodeid not in self.domains and found is not None:
+            project = self.projects.get(found["file"])
+            if project is not None:
+                return ItemKey(project, key.case_id, key.model)
+        return key

@@ -1,0 +1,52 @@
+"""GitHub Actions: the leaderboard and the gate are appended to the job summary as markdown."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_arena.leaderboard import build_board
+from pytest_arena.record import FAILED, PASSED, Record
+from pytest_arena.reports.ci_summary import markdown
+from pytest_arena.reports.gates import check_gate
+from tests.conftest import MakeProject
+
+QUIZ = """
+models: [sim_perfect, sim_echo]
+gate: {all: {pass_rate: {min: 0.5}}}
+tests:
+  - id: capital
+    input: "Capital of France?"
+    reference: Paris
+"""
+
+
+def test_the_job_summary_gets_the_board_and_the_gate_appended(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project("quiz", QUIZ)
+    summary = pytester.path / "summary.md"
+    summary.write_text("# earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = pytester.runpytest()
+    assert result.ret == 1  # sim_echo passes nothing
+    lines = summary.read_text().splitlines()
+    assert lines[0] == "# earlier step"
+    assert "### arena leaderboard: quiz" in lines
+    table = [line for line in lines if line.startswith("|")]
+    assert [cell.strip() for cell in table[0].split("|")[1:4]] == ["rank", "model", "composite"]
+    assert set(table[1]) <= {"|", "-", ":"}
+    assert [row.split("|")[2].strip() for row in table[2:]] == ["sim_perfect", "sim_echo"]
+    assert "**❌ gate failed: 1 of 2 checks outside their limits**" in lines
+    assert "- failed  sim_echo pass_rate 0 outside min 0.5 (short by 0.5)" in lines
+
+
+def test_markdown_lists_each_project_with_its_formula() -> None:
+    records = [
+        Record("a", "c", "m1", PASSED, score=1.0, passed=True),
+        Record("a", "d", "m1", FAILED, score=0.0, passed=False),
+    ]
+    board = build_board("a", records)
+    text = markdown([board], [check_gate(board, {"all": {"accuracy": {"min": 0.5}}})])
+    assert "### arena leaderboard: a" in text
+    assert "composite = 1.00·accuracy  " in text.splitlines()
+    assert "**✅ gate held: all 1 checks within their limits**" in text

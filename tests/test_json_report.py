@@ -1,0 +1,121 @@
+"""`--arena-json PATH`: every record and the leaderboards, valid against the shipped schema."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from pytest_arena.leaderboard import build_boards
+from pytest_arena.record import PASSED, Record
+from pytest_arena.reports.json_report import build_report, schema, unique
+from tests.conftest import MakeProject
+from tests.test_leaderboard_run import BY_MODEL_SCORER, PROJECT
+
+GATED = PROJECT.replace("tests:", "gate: {models: {pricey: {cost: {max: 10}}}}\ntests:", 1)
+
+
+def run_report(pytester: pytest.Pytester, *args: str) -> dict[str, Any]:
+    pytester.runpytest("--arena-json", "out/report.json", *args)
+    report: dict[str, Any] = json.loads((pytester.path / "out" / "report.json").read_text())
+    return report
+
+
+def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("table", GATED, files={"scorers/table.py": BY_MODEL_SCORER})
+    report = run_report(pytester)
+    jsonschema.validate(report, schema())
+    assert report["version"] == 1
+    assert report["exit_status"] == 1  # pricey costs $27, over the gate's $10
+    assert report["gates_decide"] is True
+    assert len(report["records"]) == 6
+    c1 = next(r for r in report["records"] if (r["case"], r["model"]) == ("c1", "pricey"))
+    assert c1 == {
+        "project": "table",
+        "case": "c1",
+        "model": "pricey",
+        "sample": 0,
+        "status": "failed",
+        "score": 0.5,
+        "passed": False,
+        "reason": "from the table",
+        "scorer": "table",
+        "output": "abcdefgh",
+        "raw_output": None,
+        "reference": "abcdefgh",
+        "detail": {},
+        "metrics": {"citation_rate": 0.5},
+        "tokens": {"input": 5, "output": 2},
+        "cost": 9.0,
+        "latency_ms": 20.0,
+        "judge": {"tokens": 0, "cost": 0.0},
+        "weight": 1.0,
+        "tags": [],
+        "error": None,
+    }
+    (board,) = report["leaderboards"]
+    assert [(r["rank"], r["model"], r["composite"]) for r in board["rows"]] == [
+        (1, "pricey", pytest.approx(0.7)),
+        (2, "sim_perfect", pytest.approx(0.55)),
+    ]
+    assert board["rows"][0]["metrics"] == {"citation_rate": pytest.approx(0.875)}
+    (gate,) = report["gates"]
+    assert gate["held"] is False
+    assert gate["checks"][0]["value"] == 27.0
+    assert gate["checks"][0]["margin"] == -17.0
+
+
+def test_the_report_is_the_same_under_xdist(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    alone, spread = run_report(pytester, "-n", "0"), run_report(pytester, "-n", "2")
+    for part in ("records", "leaderboards", "gates", "exit_status"):
+        assert spread[part] == alone[part], part
+
+
+def test_a_run_without_arena_items_writes_an_empty_report(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    report = run_report(pytester)
+    jsonschema.validate(report, schema())
+    assert (report["records"], report["leaderboards"], report["exit_status"]) == ([], [], 0)
+
+
+def test_the_schema_refuses_a_report_missing_a_field() -> None:
+    record = Record("quiz", "c1", "sim_small", PASSED, score=1.0, passed=True)
+    report = build_report([record], build_boards([record]))
+    jsonschema.validate(report, schema())
+    del report["records"][0]["reason"]
+    with pytest.raises(jsonschema.ValidationError, match="'reason' is a required property"):
+        jsonschema.validate(report, schema())
+
+
+def test_unique_keeps_the_first_result_of_each_key_in_key_order() -> None:
+    """`--dist each` runs every item on every worker: one record each is kept."""
+    first = Record("quiz", "b", "m", PASSED, reason="first")
+    again = Record("quiz", "b", "m", PASSED, reason="again")
+    other = Record("quiz", "a", "m", PASSED)
+    assert unique([first, other, again]) == [other, first]
+
+
+def test_values_that_are_not_json_become_json(tmp_path: Path) -> None:
+    record = Record(
+        "quiz", "c1", "m", PASSED, reference={"where": tmp_path}, detail={"tags": {"b", "a"}}
+    )
+    when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    report = build_report([record], build_boards([record]), created=when)
+    text = json.loads(json.dumps(report))
+    assert text["records"][0]["reference"] == {"where": str(tmp_path)}
+    assert text["records"][0]["detail"] == {"tags": ["a", "b"]}
+    assert text["created"] == "2026-01-02T03:04:05+00:00"
+    jsonschema.validate(text, schema())
+
+
+def test_the_schema_is_a_valid_json_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(schema())

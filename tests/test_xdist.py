@@ -1,0 +1,222 @@
+"""pytest-xdist: the controller builds the same leaderboard from reports alone, and a
+crashed worker leaves error rows rather than a gap."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from pytest_arena.reports.xdist_support import ItemKey, key_of, without_group
+from tests.conftest import MakeProject
+from tests.test_leaderboard_run import BY_MODEL_SCORER, PROJECT
+
+MANY = """
+models: [sim_small, sim_large, sim_echo]
+metrics:
+  weights: {accuracy: 0.5, cost: 0.3, tokens: 0.2}
+tests:
+"""
+MANY += "".join(
+    f'  - {{id: q{i}, input: "What is {i} + {i}?", reference: "{2 * i}", tags: [t{i % 3}],'
+    f" weight: {1 + i % 4}}}\n"
+    for i in range(24)
+)
+
+BOOM = """
+import os
+
+from pytest_arena.scorers import Scorer, ScoreResult
+
+
+class Boom(Scorer):
+    '''Kills the worker on one case and model, like a segfault in a native library.'''
+
+    name = "boom"
+
+    def score(self, output, reference, context):
+        if (context.test_case.id, context.model_key) == ("q3", "sim_large"):
+            os._exit(3)
+        return ScoreResult(1.0, True, "fine")
+"""
+
+
+def board(lines: list[str]) -> list[str]:
+    start = next(i for i, line in enumerate(lines) if "arena leaderboard" in line)
+    end = next(i for i, line in enumerate(lines[start:], start) if line.startswith("composite"))
+    return lines[start : end + 1]
+
+
+@pytest.mark.parametrize("dist", ["load", "loadgroup"])
+def test_two_workers_print_the_same_leaderboard_as_one_process(
+    pytester: pytest.Pytester, make_project: MakeProject, dist: str
+) -> None:
+    make_project("many", MANY)
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    if dist == "loadgroup":  # one group per model: xdist's scheduler sees 'ID@sim_small' ids
+        pytester.makeconftest(
+            """
+            import pytest
+
+            def pytest_collection_modifyitems(items):
+                for item in items:
+                    item.add_marker(pytest.mark.xdist_group(item.name.split("[")[1][:-1]))
+            """
+        )
+    alone = pytester.runpytest("-n", "0")
+    spread = pytester.runpytest("-n", "2", "--dist", dist)
+    spread.stdout.fnmatch_lines(["2 workers [[]*]"])
+    assert (
+        spread.parseoutcomes()
+        == alone.parseoutcomes()
+        == {
+            "passed": 34,
+            "failed": 42,
+            "unscored": 2,
+        }
+    )
+    for _ in range(2):  # both projects' boards
+        expected = board(alone.stdout.lines)
+        assert board(spread.stdout.lines) == expected
+        assert len(expected) > 4
+        alone.stdout.lines = alone.stdout.lines[alone.stdout.lines.index(expected[-1]) + 1 :]
+        spread.stdout.lines = spread.stdout.lines[spread.stdout.lines.index(expected[-1]) + 1 :]
+
+
+def test_dist_each_counts_every_case_once(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    alone = pytester.runpytest("-n", "0")
+    each = pytester.runpytest("-n", "2", "--dist", "each")
+    each.assert_outcomes(passed=4, failed=4)  # every item ran on both workers
+    assert board(each.stdout.lines) == board(alone.stdout.lines)  # 3 cases a model, not 6
+
+
+def test_a_crashed_worker_leaves_an_error_row_naming_the_crash(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "many",
+        MANY.replace("tests:", "scorers: {default: boom}\ntests:"),
+        files={"scorers/boom.py": BOOM},
+    )
+    result = pytester.runpytest("-n", "2", "--arena-json", "report.json")
+    result.assert_outcomes(passed=71, failed=1)
+    assert result.ret == 1
+    assert "INTERNALERROR" not in result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["FAILED projects/many/arena.yaml::q3[[]sim_large] - worker 'gw*' crashed while r*"]
+    )
+    rows = {line.split()[1]: line.split() for line in board(result.stdout.lines)[3:-1]}
+    assert rows["sim_large"][5:8] == ["24", "0", "1"]  # cases, failed, errors
+    assert rows["sim_small"][5:8] == ["24", "0", "0"]
+    report = json.loads((pytester.path / "report.json").read_text())
+    (crashed,) = [r for r in report["records"] if r["status"] == "error"]
+    assert (crashed["case"], crashed["model"], crashed["weight"]) == ("q3", "sim_large", 4.0)
+    assert crashed["reason"].startswith("worker 'gw")
+    assert "crashed while running 'projects/many/arena.yaml::q3[sim_large]'" in crashed["reason"]
+
+
+def test_cases_lost_when_workers_may_not_restart_are_error_rows(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "many",
+        MANY.replace("tests:", "scorers: {default: boom}\ntests:"),
+        files={"scorers/boom.py": BOOM},
+    )
+    result = pytester.runpytest("-n", "2", "--max-worker-restart", "0")
+    assert result.ret == 1
+    outcomes = result.parseoutcomes()
+    ran = outcomes.get("passed", 0) + outcomes.get("failed", 0)
+    assert ran < 72  # xdist stopped after the crash
+    lost = 72 - ran
+    result.stdout.fnmatch_lines(
+        [
+            "*arena cases lost with crashed workers*",
+            f"{lost} case(s) never ran and count as errors: not run: worker gw* crashed*",
+        ]
+    )
+    rows = [line.split() for line in board(result.stdout.lines)[3:-1]]
+    assert sum(int(row[5]) for row in rows) == 72  # every case has its row
+    assert sum(int(row[7]) for row in rows) == lost + 1  # the crash and the lost
+
+
+def test_no_xdist_keeps_working_with_xdist_installed(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    result = pytester.runpytest("-p", "no:xdist", "--junitxml=out.xml", "--arena-json=out.json")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(["*= arena leaderboard: table =*"])
+    assert "INTERNALERROR" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("nodeid", "domain", "expected"),
+    [
+        ("projects/quiz/arena.yaml::capital[sim_small]", None, ("quiz", "capital", "sim_small")),
+        ("arena.yaml::c.1-x[m]", None, ("", "c.1-x", "m")),
+        ("p/quiz/arena.yaml::data/a.jsonl::r7[sim_large]@g1", None, ("quiz", "r7", "sim_large")),
+        ("projects/quiz/arena.yaml::capital[sim_small]", "Quiz Two::capital[sim_small]", None),
+        ("projects/quiz/arena.yaml::config", None, "none"),
+        ("tests/test_x.py::test_y[sim_small]", None, "none"),
+    ],
+)
+def test_a_node_id_names_its_project_case_and_model(
+    nodeid: str, domain: str | None, expected: tuple[str, str, str] | str | None
+) -> None:
+    found = key_of(nodeid, domain)
+    if expected == "none":
+        assert found is None
+    elif expected is None:
+        assert found == ItemKey("Quiz Two", "capital", "sim_small")  # the project's own name
+    else:
+        assert found == ItemKey(*expected)
+
+
+def test_the_loadgroup_suffix_is_dropped_from_the_last_part_only() -> None:
+    assert without_group("p@x/arena.yaml::c1[m]@g") == "p@x/arena.yaml::c1[m]"
+    assert without_group("p@x/arena.yaml::c1[m]") == "p@x/arena.yaml::c1[m]"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_workers_on_another_host_through_tx_socket_give_the_same_board(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The scale-out path: execnet's socket server stands in for a second machine."""
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "execnet.script.socketserver", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the socket server did not start"
+                time.sleep(0.1)
+        remote = f"socket=127.0.0.1:{port}//chdir={pytester.path}"
+        spread = pytester.runpytest_subprocess("-d", "--tx", remote, "--tx", "popen", timeout=120)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    spread.stdout.fnmatch_lines(["2 workers [[]6 items]"])
+    alone = pytester.runpytest("-n", "0")
+    assert board(spread.stdout.lines) == board(alone.stdout.lines)
