@@ -85,6 +85,8 @@ def _record(r: Record) -> dict[str, Any]:
         "tokens": {"input": r.tokens_in, "output": r.tokens_out},
         "cost": json_safe(r.cost),
         "latency_ms": json_safe(r.latency_ms),
+        "retries": r.retries,
+        "cached": r.cached,
         "judge": {"tokens": r.judge_tokens, "cost": json_safe(r.judge_cost)},
         "weight": r.weight,
         "tags": list(r.tags),
