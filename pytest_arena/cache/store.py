@@ -20,6 +20,9 @@ from pytest_arena.connectors.base import Response
 APPLICATION_ID = 0x4152_4331  # "ARC1": marks the file as ours
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 30.0  # how long a process waits for another's write before failing
+# a replay miss compares the call with the entries of its model that have the same messages
+# and with this many of the newest others: a miss stays fast however big the cache grows
+NEAREST_CANDIDATES = 2000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -27,6 +30,7 @@ CREATE TABLE IF NOT EXISTS responses (
     connector TEXT NOT NULL,
     model TEXT NOT NULL,
     base_url TEXT NOT NULL,
+    messages_digest TEXT NOT NULL,
     parts TEXT NOT NULL,
     text TEXT NOT NULL,
     tokens_in INTEGER NOT NULL,
@@ -36,8 +40,8 @@ CREATE TABLE IF NOT EXISTS responses (
     meta TEXT NOT NULL,
     created REAL NOT NULL
 );
-CREATE INDEX IF NOT EXISTS responses_by_model ON responses (connector, model);
-CREATE INDEX IF NOT EXISTS responses_by_model_key ON responses (model);
+CREATE INDEX IF NOT EXISTS responses_by_age ON responses (connector, model, created);
+CREATE INDEX IF NOT EXISTS responses_by_messages ON responses (connector, model, messages_digest)
 """
 _COLUMNS = "text, tokens_in, tokens_out, cost, latency_ms, meta, created"
 
@@ -141,6 +145,7 @@ class ResponseCache:
             str(parts.get("connector", "")),
             str(parts.get("model", "")),
             str(parts.get("base_url") or ""),
+            _messages_digest(parts),
             canonical,
             response.text,
             response.tokens_in,
@@ -155,7 +160,7 @@ class ResponseCache:
             assert conn is not None
             self._execute(
                 conn,
-                f"INSERT OR {replace} INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR {replace} INTO responses VALUES ({', '.join('?' * len(row))})",
                 row,
             )
 
@@ -244,7 +249,7 @@ class ResponseCache:
                 return None
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise self._unusable(str(exc)) from None
+            raise self._error(exc) from None
         except BaseException:
             conn.close()
             raise
@@ -293,15 +298,18 @@ class ResponseCache:
     ) -> sqlite3.Cursor:
         try:
             return conn.execute(sql, params)
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise CacheError(
-                    f"the response cache {self.path} stayed locked by another process for"
-                    f" {BUSY_TIMEOUT_S:.0f} s"
-                ) from None
-            raise self._unusable(str(exc)) from None
         except sqlite3.DatabaseError as exc:
-            raise self._unusable(str(exc)) from None
+            raise self._error(exc) from None
+
+    def _error(self, exc: sqlite3.DatabaseError) -> CacheError:
+        if isinstance(exc, sqlite3.OperationalError) and (
+            "locked" in str(exc) or "busy" in str(exc)
+        ):
+            return CacheError(
+                f"the response cache {self.path} stayed locked by another process for"
+                f" {BUSY_TIMEOUT_S:.0f} s"
+            )
+        return self._unusable(str(exc))
 
     def _unusable(self, why: str) -> UnreadableCache:
         return UnreadableCache(
@@ -316,8 +324,11 @@ class ResponseCache:
         if conn is not None:
             rows = self._execute(
                 conn,
-                "SELECT parts, base_url FROM responses WHERE connector = ? AND model = ?",
-                (connector, model),
+                "SELECT parts, base_url FROM responses"
+                " WHERE connector = ? AND model = ? AND messages_digest = ?"
+                " UNION SELECT * FROM (SELECT parts, base_url FROM responses"
+                " WHERE connector = ? AND model = ? ORDER BY created DESC LIMIT ?)",
+                (connector, model, _messages_digest(parts), connector, model, NEAREST_CANDIDATES),
             ).fetchall()
         if not rows:
             if conn is None:
@@ -343,10 +354,18 @@ class ResponseCache:
 
 
 def _header(conn: sqlite3.Connection) -> tuple[int, int, int]:
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-    return int(app_id), int(version), int(tables)
+    """The file's application id, format version and number of tables, read at once (one
+    statement sees one state of the file, never a schema half made by another process)."""
+    row = conn.execute(
+        "SELECT (SELECT application_id FROM pragma_application_id),"
+        " (SELECT user_version FROM pragma_user_version),"
+        " (SELECT count(*) FROM sqlite_master)"
+    ).fetchone()
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+def _messages_digest(parts: dict[str, Any]) -> str:
+    return digest(canonical_json({"messages": parts.get("messages")}))
 
 
 def _response(row: tuple[Any, ...]) -> CachedResponse:
