@@ -195,6 +195,13 @@ def test_a_key_part_that_is_not_json_is_named(cache: ResponseCache) -> None:
         cache.put(make_parts(params={"stop": {"\n"}}), answer())
 
 
+def test_a_response_whose_meta_is_not_json_is_refused(cache: ResponseCache) -> None:
+    response = Response("5", meta={"raw": b"\x00"})
+    with pytest.raises(ValueError, match="response meta is not JSON data"):
+        cache.put(make_parts(), response)
+    assert cache.get(make_parts()) is None
+
+
 # -- errors are never cached
 
 
@@ -338,7 +345,7 @@ def test_replay_without_a_cache_file_says_so(path: Path) -> None:
     with ResponseCache(path, "replay") as replay, pytest.raises(ReplayMiss) as info:
         replay.get(make_parts())
     assert str(info.value) == (
-        f"no cached response for this call (strict replay): there is no cache at {path}"
+        f"no cached response for this call (strict replay): the cache {path} does not exist"
     )
 
 
@@ -382,6 +389,19 @@ def test_a_file_that_is_no_database_is_named_with_the_fix(path: Path) -> None:
     assert str(info.value) == (
         f"the response cache {path} cannot be read (file is not a database); delete the file"
         f" or run `arena cache clear --path {path}` to start a new cache"
+    )
+
+
+def test_a_cache_from_a_newer_version_asks_for_an_upgrade(cache: ResponseCache) -> None:
+    cache.put(make_parts(), answer())
+    cache.close()
+    with sqlite3.connect(cache.path) as conn:
+        conn.execute("PRAGMA user_version = 99")
+    with pytest.raises(CacheError, match=r"written by a newer pytest-arena \(format 99") as info:
+        cache.get(make_parts())
+    assert (
+        f"upgrade pytest-arena, or delete the file or run `arena cache clear --path {cache.path}`"
+        in str(info.value)
     )
 
 

@@ -137,8 +137,11 @@ class ResponseCache:
             )
         if self.mode not in (CacheMode.USE, CacheMode.REFRESH):
             return
+        if not isinstance(response.text, str):
+            raise TypeError(f"a response's text is a str, not {type(response.text).__name__}")
         canonical = canonical_json(parts)
         meta = _json(response.meta, "response meta")
+        # use: two processes that made the same call keep the first answer stored
         replace = "REPLACE" if self.mode is CacheMode.REFRESH else "IGNORE"
         row = (
             digest(canonical),
@@ -299,17 +302,21 @@ class ResponseCache:
         try:
             return conn.execute(sql, params)
         except sqlite3.DatabaseError as exc:
+            if type(exc) not in (sqlite3.DatabaseError, sqlite3.OperationalError):
+                raise  # a value that cannot be stored: the caller's mistake, not the file's
             raise self._error(exc) from None
 
     def _error(self, exc: sqlite3.DatabaseError) -> CacheError:
-        if isinstance(exc, sqlite3.OperationalError) and (
-            "locked" in str(exc) or "busy" in str(exc)
-        ):
+        why = str(exc)
+        if "locked" in why or "busy" in why:
             return CacheError(
                 f"the response cache {self.path} stayed locked by another process for"
                 f" {BUSY_TIMEOUT_S:.0f} s"
             )
-        return self._unusable(str(exc))
+        if isinstance(exc, sqlite3.OperationalError) and "no such" not in why:
+            # permissions, a full disk, a missing folder: the file may be fine
+            return CacheError(f"the response cache {self.path} cannot be used: {why}")
+        return self._unusable(why)
 
     def _unusable(self, why: str) -> UnreadableCache:
         return UnreadableCache(
@@ -332,7 +339,8 @@ class ResponseCache:
             ).fetchall()
         if not rows:
             if conn is None:
-                return head + f"there is no cache at {self.path}"
+                state = "is empty" if self.path.exists() else "does not exist"
+                return head + f"the cache {self.path} {state}"
             others = self._execute(
                 conn, "SELECT DISTINCT connector, model FROM responses ORDER BY 1, 2 LIMIT 6"
             ).fetchall()
