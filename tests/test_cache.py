@@ -445,35 +445,43 @@ def _value(key: int) -> str:
     return f"answer to {key}: " + "x" * (key % 50)
 
 
-def _worker(path: str, worker: int, start: Any, results: Any) -> None:
-    """Read-or-write every key, in an order of its own, then read them all back."""
+ROUNDS = 20  # fresh files, so that processes also race to create one
+
+
+def _worker(paths: list[str], worker: int, start: Any, results: Any) -> None:
+    """On each file at the same moment as the others: read-or-write every key, in an order
+    of its own, then read them all back."""
     problems: list[str] = []
     try:
-        start.wait(timeout=60)
-        with ResponseCache(path) as cache:
-            first = worker * KEYS // 4
-            order = [*range(first, KEYS), *range(first)]
-            for key in reversed(order) if worker % 2 else order:
-                parts = make_parts(sample=key)
-                hit = cache.get(parts)
-                if hit is None:
-                    cache.put(parts, Response(_value(key), tokens_in=key))
-                elif hit.text != _value(key):
-                    problems.append(f"key {key}: {hit.text!r}")
-            for key in range(KEYS):
-                hit = cache.get(make_parts(sample=key))
-                if hit is None or (hit.text, hit.tokens_in) != (_value(key), key):
-                    problems.append(f"key {key} read back as {hit!r}")
+        for path in paths:
+            start.wait(timeout=60)
+            with ResponseCache(path) as cache:
+                first = worker * KEYS // 4
+                order = [*range(first, KEYS), *range(first)]
+                for key in reversed(order) if worker % 2 else order:
+                    parts = make_parts(sample=key)
+                    hit = cache.get(parts)
+                    if hit is None:
+                        cache.put(parts, Response(_value(key), tokens_in=key))
+                    elif hit.text != _value(key):
+                        problems.append(f"key {key}: {hit.text!r}")
+                for key in range(KEYS):
+                    hit = cache.get(make_parts(sample=key))
+                    if hit is None or (hit.text, hit.tokens_in) != (_value(key), key):
+                        problems.append(f"key {key} read back as {hit!r}")
     except Exception as exc:
         problems.append(f"{type(exc).__name__}: {exc}")
+        start.abort()  # the others stop waiting for this one
     results.put((worker, problems))
 
 
-def test_processes_share_one_cache_file_at_once(path: Path) -> None:
+def test_processes_share_one_cache_file_at_once(tmp_path: Path) -> None:
+    paths = [default_cache_path(tmp_path / f"round{n}") for n in range(ROUNDS)]
     context = multiprocessing.get_context("spawn")
     start, results = context.Barrier(4), context.Queue()
     workers = [
-        context.Process(target=_worker, args=(str(path), n, start, results)) for n in range(4)
+        context.Process(target=_worker, args=([str(p) for p in paths], n, start, results))
+        for n in range(4)
     ]
     for process in workers:
         process.start()
@@ -481,8 +489,9 @@ def test_processes_share_one_cache_file_at_once(path: Path) -> None:
     for process in workers:
         process.join(timeout=30)
     assert reports == {0: [], 1: [], 2: [], 3: []}
-    with ResponseCache(path) as cache:
-        assert cache.stats().entries == KEYS  # type: ignore[union-attr]
+    for path in paths:
+        with ResponseCache(path) as cache:
+            assert cache.stats().entries == KEYS  # type: ignore[union-attr]
 
 
 # -- stats and clear

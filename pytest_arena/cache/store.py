@@ -265,7 +265,7 @@ class ResponseCache:
         if app_id == 0 and tables == 0:
             if not create:
                 return False  # another process is creating it
-            conn.execute("PRAGMA journal_mode = WAL")
+            _into_wal(conn)
             conn.execute("BEGIN IMMEDIATE")
             try:
                 app_id, version, tables = _header(conn)
@@ -310,8 +310,8 @@ class ResponseCache:
         why = str(exc)
         if "locked" in why or "busy" in why:
             return CacheError(
-                f"the response cache {self.path} stayed locked by another process for"
-                f" {BUSY_TIMEOUT_S:.0f} s"
+                f"the response cache {self.path} is locked by another process"
+                f" (waited up to {BUSY_TIMEOUT_S:.0f} s)"
             )
         if isinstance(exc, sqlite3.OperationalError) and "no such" not in why:
             # permissions, a full disk, a missing folder: the file may be fine
@@ -359,6 +359,20 @@ class ResponseCache:
             key=lambda t: (t[0], t[1]),
         )
         return head + "the nearest cached entry differs in " + describe(nearest[2])
+
+
+def _into_wal(conn: sqlite3.Connection) -> None:
+    """Switch a new file to the write-ahead log. SQLite answers "locked" at once, without
+    waiting, while another process makes the same switch: wait for it here."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
 
 
 def _header(conn: sqlite3.Connection) -> tuple[int, int, int]:
