@@ -60,7 +60,7 @@ def path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def cache(path: Path) -> Iterator[ResponseCache]:
+def response_cache(path: Path) -> Iterator[ResponseCache]:
     with ResponseCache(path) as opened:
         yield opened
 
@@ -68,9 +68,9 @@ def cache(path: Path) -> Iterator[ResponseCache]:
 # -- hits and misses
 
 
-def test_a_stored_response_comes_back_whole(cache: ResponseCache) -> None:
-    cache.put(make_parts(), answer())
-    hit = cache.get(make_parts())
+def test_a_stored_response_comes_back_whole(response_cache: ResponseCache) -> None:
+    response_cache.put(make_parts(), answer())
+    hit = response_cache.get(make_parts())
     assert isinstance(hit, CachedResponse)
     assert (hit.text, hit.tokens_in, hit.tokens_out, hit.latency_ms, hit.cost, hit.meta) == (
         "5",
@@ -83,9 +83,9 @@ def test_a_stored_response_comes_back_whole(cache: ResponseCache) -> None:
     assert hit.created > 0
 
 
-def test_key_order_of_a_mapping_does_not_matter(cache: ResponseCache) -> None:
-    cache.put(make_parts(params={"temperature": 0.0, "max_tokens": 64}), answer())
-    assert cache.get(make_parts(params={"max_tokens": 64, "temperature": 0.0})) is not None
+def test_key_order_of_a_mapping_does_not_matter(response_cache: ResponseCache) -> None:
+    response_cache.put(make_parts(params={"temperature": 0.0, "max_tokens": 64}), answer())
+    assert response_cache.get(make_parts(params={"max_tokens": 64, "temperature": 0.0})) is not None
 
 
 @pytest.mark.parametrize(
@@ -108,11 +108,11 @@ def test_key_order_of_a_mapping_does_not_matter(cache: ResponseCache) -> None:
     ids=lambda change: next(iter(change)),
 )
 def test_a_call_differing_in_any_part_of_the_key_misses(
-    cache: ResponseCache, change: dict[str, Any]
+    response_cache: ResponseCache, change: dict[str, Any]
 ) -> None:
-    cache.put(make_parts(), answer())
-    assert cache.get(make_parts(**change)) is None
-    assert cache.get(make_parts()) is not None
+    response_cache.put(make_parts(), answer())
+    assert response_cache.get(make_parts(**change)) is None
+    assert response_cache.get(make_parts()) is not None
 
 
 class HttpLike(Connector):
@@ -182,35 +182,35 @@ def test_a_run_with_a_secret_in_the_environment_leaves_no_trace_of_it(
 
 
 def test_a_key_part_named_like_a_credential_is_refused_without_showing_it(
-    cache: ResponseCache,
+    response_cache: ResponseCache,
 ) -> None:
     with pytest.raises(ValueError, match=r"params\.api_key looks like a credential") as info:
-        cache.put(make_parts(params={"api_key": SECRET}), answer())
+        response_cache.put(make_parts(params={"api_key": SECRET}), answer())
     assert SECRET not in str(info.value)
-    assert not cache.path.exists()
+    assert not response_cache.path.exists()
 
 
-def test_a_key_part_that_is_not_json_is_named(cache: ResponseCache) -> None:
+def test_a_key_part_that_is_not_json_is_named(response_cache: ResponseCache) -> None:
     with pytest.raises(ValueError, match=r"params\.stop \(a set\) is not JSON data"):
-        cache.put(make_parts(params={"stop": {"\n"}}), answer())
+        response_cache.put(make_parts(params={"stop": {"\n"}}), answer())
 
 
-def test_a_response_whose_meta_is_not_json_is_refused(cache: ResponseCache) -> None:
+def test_a_response_whose_meta_is_not_json_is_refused(response_cache: ResponseCache) -> None:
     response = Response("5", meta={"raw": b"\x00"})
     with pytest.raises(ValueError, match="response meta is not JSON data"):
-        cache.put(make_parts(), response)
-    assert cache.get(make_parts()) is None
+        response_cache.put(make_parts(), response)
+    assert response_cache.get(make_parts()) is None
 
 
 # -- errors are never cached
 
 
-def test_a_failed_call_cannot_be_cached(cache: ResponseCache) -> None:
+def test_a_failed_call_cannot_be_cached(response_cache: ResponseCache) -> None:
     error = ConnectorError("HTTP 500 from the server", retryable=True)
     with pytest.raises(TypeError, match="the engine must not cache a failed call"):
-        cache.put(make_parts(), error)  # type: ignore[arg-type]
-    assert cache.get(make_parts()) is None
-    assert not cache.path.exists()
+        response_cache.put(make_parts(), error)  # type: ignore[arg-type]
+    assert response_cache.get(make_parts()) is None
+    assert not response_cache.path.exists()
 
 
 # -- modes
@@ -375,9 +375,9 @@ def test_a_cache_elsewhere_writes_no_gitignore(tmp_path: Path) -> None:
     assert not (tmp_path / "mine" / ".gitignore").exists()
 
 
-def test_the_journal_is_write_ahead(cache: ResponseCache) -> None:
-    cache.put(make_parts(), answer())
-    with sqlite3.connect(cache.path) as conn:
+def test_the_journal_is_write_ahead(response_cache: ResponseCache) -> None:
+    response_cache.put(make_parts(), answer())
+    with sqlite3.connect(response_cache.path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
@@ -392,15 +392,15 @@ def test_a_file_that_is_no_database_is_named_with_the_fix(path: Path) -> None:
     )
 
 
-def test_a_cache_from_a_newer_version_asks_for_an_upgrade(cache: ResponseCache) -> None:
-    cache.put(make_parts(), answer())
-    cache.close()
-    with sqlite3.connect(cache.path) as conn:
+def test_a_cache_from_a_newer_version_asks_for_an_upgrade(response_cache: ResponseCache) -> None:
+    response_cache.put(make_parts(), answer())
+    response_cache.close()
+    with sqlite3.connect(response_cache.path) as conn:
         conn.execute("PRAGMA user_version = 99")
     with pytest.raises(CacheError, match=r"written by a newer pytest-arena \(format 99") as info:
-        cache.get(make_parts())
+        response_cache.get(make_parts())
     assert (
-        f"upgrade pytest-arena, or delete the file or run `arena cache clear --path {cache.path}`"
+        f"upgrade pytest-arena, or delete the file or run `arena cache clear --path {response_cache.path}`"
         in str(info.value)
     )
 
@@ -497,13 +497,13 @@ def test_processes_share_one_cache_file_at_once(tmp_path: Path) -> None:
 # -- stats and clear
 
 
-def test_stats_count_entries_per_model(cache: ResponseCache) -> None:
-    assert cache.stats() is None
+def test_stats_count_entries_per_model(response_cache: ResponseCache) -> None:
+    assert response_cache.stats() is None
     for sample in range(3):
-        cache.put(make_parts(sample=sample), answer())
-    cache.put(make_parts(model="gpt_large"), answer())
-    cache.put(make_parts(connector="sim", model="sim_small", base_url=None), answer())
-    stats = cache.stats()
+        response_cache.put(make_parts(sample=sample), answer())
+    response_cache.put(make_parts(model="gpt_large"), answer())
+    response_cache.put(make_parts(connector="sim", model="sim_small", base_url=None), answer())
+    stats = response_cache.stats()
     assert stats is not None
     assert stats.entries == 5
     assert stats.per_model == {
@@ -514,22 +514,22 @@ def test_stats_count_entries_per_model(cache: ResponseCache) -> None:
     assert stats.oldest is not None
     assert stats.newest is not None
     assert stats.oldest <= stats.newest
-    assert stats.size_bytes >= path_size(cache.path)
+    assert stats.size_bytes >= path_size(response_cache.path)
 
 
 def path_size(path: Path) -> int:
     return path.stat().st_size
 
 
-def test_clear_one_model_then_all(cache: ResponseCache) -> None:
+def test_clear_one_model_then_all(response_cache: ResponseCache) -> None:
     for sample in range(3):
-        cache.put(make_parts(sample=sample), answer())
-    cache.put(make_parts(model="gpt_large"), answer())
-    assert cache.clear(model="gpt_small") == 3
-    assert cache.get(make_parts()) is None
-    assert cache.get(make_parts(model="gpt_large")) is not None
-    assert cache.clear() == 1
-    assert cache.stats().entries == 0  # type: ignore[union-attr]
+        response_cache.put(make_parts(sample=sample), answer())
+    response_cache.put(make_parts(model="gpt_large"), answer())
+    assert response_cache.clear(model="gpt_small") == 3
+    assert response_cache.get(make_parts()) is None
+    assert response_cache.get(make_parts(model="gpt_large")) is not None
+    assert response_cache.clear() == 1
+    assert response_cache.stats().entries == 0  # type: ignore[union-attr]
 
 
 # -- the arena command
