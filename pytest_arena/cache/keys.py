@@ -1,0 +1,97 @@
+"""Cache keys: the parts that decide a model's answer, and their digest."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pytest_arena.connectors.base import Connector, Request
+
+# names that hold credentials; a key part with one of them is refused, never stored
+SECRET_NAMES = frozenset(
+    {
+        "api_key",
+        "apikey",
+        "x_api_key",
+        "authorization",
+        "proxy_authorization",
+        "access_token",
+        "bearer_token",
+        "password",
+        "secret",
+        "client_secret",
+    }
+)
+
+
+def key_parts(connector: Connector, request: Request) -> dict[str, Any]:
+    """The key of one call: the connector's identity, the rendered messages, every
+    request parameter and the sample index."""
+    return {
+        **connector.cache_identity(),
+        "messages": request.messages,
+        "params": request.params,
+        "sample": request.sample,
+    }
+
+
+def canonical_json(parts: dict[str, Any]) -> str:
+    """`parts` as JSON with sorted keys and no spaces; ValueError naming a part that is
+    not JSON data or that looks like a secret."""
+    _refuse_secrets(parts, "")
+    try:
+        return json.dumps(
+            parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"cache key part {_first_non_json(parts, '') or '?'} is not JSON data ({exc})"
+        ) from None
+
+
+def digest(canonical: str) -> str:
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def _refuse_secrets(value: Any, path: str) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = join(path, str(key))
+            if str(key).lower().replace("-", "_") in SECRET_NAMES:
+                raise ValueError(
+                    f"cache key part {where} looks like a credential; a cache key must never"
+                    " hold one (leave it out of cache_identity() and the request params)"
+                )
+            _refuse_secrets(item, where)
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            _refuse_secrets(item, join(path, index))
+
+
+def _first_non_json(value: Any, path: str) -> str | None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{join(path, str(key))} (a key of type {type(key).__name__})"
+            found = _first_non_json(item, join(path, key))
+            if found:
+                return found
+        return None
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _first_non_json(item, join(path, index))
+            if found:
+                return found
+        return None
+    if value is None or isinstance(value, (str, int, bool)):
+        return None
+    if isinstance(value, float):
+        return None if value == value and value not in (float("inf"), float("-inf")) else path
+    return f"{path} (a {type(value).__name__})"

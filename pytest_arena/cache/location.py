@@ -1,0 +1,47 @@
+"""Where the response cache lives."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+CACHE_DIR = ".arena-cache"
+CACHE_FILE = "responses.sqlite3"
+DEFAULT_CACHE_PATH = Path(CACHE_DIR) / CACHE_FILE  # relative to the pytest rootdir
+
+# files that make a folder pytest's rootdir, with the section they must hold ("" : any)
+_INI_FILES = (
+    ("pytest.ini", ""),
+    (".pytest.ini", ""),
+    ("pyproject.toml", r"^\[tool\.pytest\.ini_options\]"),
+    ("tox.ini", r"^\[pytest\]"),
+    ("setup.cfg", r"^\[tool:pytest\]"),
+)
+
+
+def default_cache_path(rootdir: Path | str) -> Path:
+    """`.arena-cache/responses.sqlite3` under the pytest rootdir."""
+    return Path(rootdir) / DEFAULT_CACHE_PATH
+
+
+def find_rootdir(start: Path | str) -> Path:
+    """The folder pytest takes as rootdir when run from `start`, in the common cases: the
+    nearest folder up holding pytest's configuration, else the nearest with a
+    pyproject.toml, else `start`."""
+    start = Path(start).resolve()
+    for folder in (start, *start.parents):
+        for name, section in _INI_FILES:
+            ini = folder / name
+            if ini.is_file() and (not section or _has_section(ini, section)):
+                return folder
+    for folder in (start, *start.parents):
+        if (folder / "pyproject.toml").is_file():
+            return folder
+    return start
+
+
+def _has_section(path: Path, section: str) -> bool:
+    try:
+        return re.search(section, path.read_text(errors="replace"), re.M) is not None
+    except OSError:
+        return False

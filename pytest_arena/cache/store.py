@@ -1,0 +1,410 @@
+"""The response cache: one SQLite file shared by every process of a run."""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_arena.cache.diff import describe, key_differences
+from pytest_arena.cache.keys import canonical_json, digest
+from pytest_arena.cache.location import CACHE_DIR
+from pytest_arena.connectors.base import Response
+
+APPLICATION_ID = 0x4152_4331  # "ARC1": marks the file as ours
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_S = 30.0  # how long a process waits for another's write before failing
+# a replay miss compares the call with the entries of its model that have the same messages
+# and with this many of the newest others: a miss stays fast however big the cache grows
+NEAREST_CANDIDATES = 2000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    digest TEXT PRIMARY KEY,
+    connector TEXT NOT NULL,
+    model TEXT NOT NULL,
+    base_url TEXT NOT NULL,
+    messages_digest TEXT NOT NULL,
+    parts TEXT NOT NULL,
+    text TEXT NOT NULL,
+    tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    cost REAL,
+    latency_ms REAL,
+    meta TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS responses_by_age ON responses (connector, model, created);
+CREATE INDEX IF NOT EXISTS responses_by_messages ON responses (connector, model, messages_digest)
+"""
+_COLUMNS = "text, tokens_in, tokens_out, cost, latency_ms, meta, created"
+
+
+class CacheMode(str, enum.Enum):
+    """How a run uses the cache (`--arena-cache`)."""
+
+    USE = "use"  # read hits, write misses
+    OFF = "off"  # neither read nor write
+    REFRESH = "refresh"  # never read; write every answer, replacing what was there
+    REPLAY = "replay"  # read only; a miss is a failure (ReplayMiss)
+
+
+class CacheError(Exception):
+    """The cache file cannot be used; the message names the file and the fix."""
+
+
+class UnreadableCache(CacheError):
+    """The file at the cache's path is no cache this version can read."""
+
+
+class ReplayMiss(Exception):
+    """Strict replay found no cached response; the message says how the call differs from
+    the nearest cached one."""
+
+
+@dataclass(eq=False)
+class CachedResponse(Response):
+    """A Response read from the cache, with the time (epoch seconds) it was stored."""
+
+    created: float = 0.0
+
+
+@dataclass
+class CacheStats:
+    path: Path
+    entries: int
+    size_bytes: int  # the database and its write-ahead log
+    oldest: float | None  # epoch seconds
+    newest: float | None
+    per_model: dict[tuple[str, str], int] = field(default_factory=dict)  # (connector, model)
+
+
+class ResponseCache:
+    """Successful model responses by the key of their call (see `key_parts`).
+
+    The engine calls `get` before a call and `put` after a successful one; it must never
+    store a failed call. Opens its SQLite connection lazily on first use, so it may be
+    made on one thread and used on another; the file is created on the first write.
+    Safe for several processes at once (WAL journal, busy timeout, one statement a write).
+    """
+
+    def __init__(self, path: Path | str, mode: CacheMode | str = CacheMode.USE) -> None:
+        self.path = Path(path)
+        self.mode = CacheMode(mode)
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._pid = 0
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def get(self, parts: dict[str, Any]) -> CachedResponse | None:
+        """The cached response for this key, or None (a miss, or a mode that does not read).
+
+        In replay mode a miss raises ReplayMiss.
+        """
+        if self.mode in (CacheMode.OFF, CacheMode.REFRESH):
+            return None
+        canonical = canonical_json(parts)
+        with self._lock:
+            conn = self._connect(create=False)
+            row = None
+            if conn is not None:
+                row = self._execute(
+                    conn,
+                    f"SELECT {_COLUMNS} FROM responses WHERE digest = ?",
+                    (digest(canonical),),
+                ).fetchone()
+            if row is None and self.mode is CacheMode.REPLAY:
+                raise ReplayMiss(self._miss_message(conn, json.loads(canonical)))
+        return None if row is None else _response(row)
+
+    def put(self, parts: dict[str, Any], response: Response) -> None:
+        """Store a successful response (in use and refresh modes; others store nothing)."""
+        if not isinstance(response, Response):
+            raise TypeError(
+                f"only a successful Response is cached, not {type(response).__name__}:"
+                " the engine must not cache a failed call"
+            )
+        if self.mode not in (CacheMode.USE, CacheMode.REFRESH):
+            return
+        if not isinstance(response.text, str):
+            raise TypeError(f"a response's text is a str, not {type(response.text).__name__}")
+        canonical = canonical_json(parts)
+        meta = _json(response.meta, "response meta")
+        # use: two processes that made the same call keep the first answer stored
+        replace = "REPLACE" if self.mode is CacheMode.REFRESH else "IGNORE"
+        row = (
+            digest(canonical),
+            str(parts.get("connector", "")),
+            str(parts.get("model", "")),
+            str(parts.get("base_url") or ""),
+            _messages_digest(parts),
+            canonical,
+            response.text,
+            response.tokens_in,
+            response.tokens_out,
+            response.cost,
+            response.latency_ms,
+            meta,
+            time.time(),
+        )
+        with self._lock:
+            conn = self._connect(create=True)
+            assert conn is not None
+            self._execute(
+                conn,
+                f"INSERT OR {replace} INTO responses VALUES ({', '.join('?' * len(row))})",
+                row,
+            )
+
+    def stats(self) -> CacheStats | None:
+        """What the cache holds; None when there is no cache file."""
+        with self._lock:
+            if not self.path.exists():
+                return None
+            conn = self._connect(create=False)
+            per_model: dict[tuple[str, str], int] = {}
+            entries, oldest, newest = 0, None, None
+            if conn is not None:
+                entries, oldest, newest = self._execute(
+                    conn, "SELECT count(*), min(created), max(created) FROM responses"
+                ).fetchone()
+                for connector, model, count in self._execute(
+                    conn,
+                    "SELECT connector, model, count(*) FROM responses"
+                    " GROUP BY connector, model ORDER BY connector, model",
+                ):
+                    per_model[(connector, model)] = count
+        size = sum(
+            p.stat().st_size
+            for p in (self.path, self.path.with_name(self.path.name + "-wal"))
+            if p.exists()
+        )
+        return CacheStats(self.path, entries, size, oldest, newest, per_model)
+
+    def clear(self, model: str | None = None) -> int:
+        """Remove every entry, or those of one model key; returns how many were removed."""
+        with self._lock:
+            conn = self._connect(create=False)
+            if conn is None:
+                return 0
+            if model is None:
+                cursor = self._execute(conn, "DELETE FROM responses")
+            else:
+                cursor = self._execute(conn, "DELETE FROM responses WHERE model = ?", (model,))
+            removed = cursor.rowcount
+            if removed:
+                try:  # give the space back; skipped while another process is using the file
+                    conn.execute("PRAGMA busy_timeout = 0")
+                    conn.execute("VACUUM")
+                except sqlite3.OperationalError:
+                    pass
+                finally:
+                    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            return removed
+
+    def discard(self) -> None:
+        """Delete the cache file (with its write-ahead log), readable or not."""
+        self.close()
+        for suffix in ("", "-wal", "-shm"):
+            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    # -- the connection
+
+    def _connect(self, *, create: bool) -> sqlite3.Connection | None:
+        """The open connection; None when reading a cache not there yet (a miss)."""
+        if self._conn is not None and self._pid == os.getpid():
+            return self._conn
+        self._conn = None  # a connection never crosses a fork
+        if self.path.is_dir():
+            raise CacheError(
+                f"the response cache {self.path} is a folder; give the path of a cache file"
+            )
+        if not create and not self.path.exists():
+            return None
+        if create:
+            self._make_folder()
+        try:
+            conn = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise CacheError(f"cannot open the response cache {self.path}: {exc}") from None
+        try:
+            if not self._ready(conn, create=create):
+                conn.close()
+                return None
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise self._error(exc) from None
+        except BaseException:
+            conn.close()
+            raise
+        self._conn, self._pid = conn, os.getpid()
+        return conn
+
+    def _ready(self, conn: sqlite3.Connection, *, create: bool) -> bool:
+        """Check the file is our cache, creating the schema in a fresh one when `create`."""
+        app_id, version, tables = _header(conn)
+        if app_id == 0 and tables == 0:
+            if not create:
+                return False  # another process is creating it
+            _into_wal(conn)
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                app_id, version, tables = _header(conn)
+                if app_id == 0 and tables == 0:
+                    for statement in _SCHEMA.split(";"):
+                        conn.execute(statement)
+                    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    app_id, version = APPLICATION_ID, SCHEMA_VERSION
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+        if app_id != APPLICATION_ID:
+            raise self._unusable("an SQLite database, but not a pytest-arena response cache")
+        if version > SCHEMA_VERSION:
+            raise UnreadableCache(
+                f"the response cache {self.path} was written by a newer pytest-arena"
+                f" (format {version}, this one reads {SCHEMA_VERSION}); upgrade pytest-arena,"
+                f" or delete the file or run `arena cache clear --path {self.path}`"
+            )
+        conn.execute("PRAGMA synchronous = NORMAL")  # WAL stays consistent; fsync at checkpoints
+        return True
+
+    def _make_folder(self) -> None:
+        folder = self.path.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        ignore = folder / ".gitignore"
+        if folder.name == CACHE_DIR and not ignore.exists():
+            ignore.write_text("# written by pytest-arena: never commit the response cache\n*\n")
+
+    def _execute(
+        self, conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()
+    ) -> sqlite3.Cursor:
+        try:
+            return conn.execute(sql, params)
+        except sqlite3.DatabaseError as exc:
+            if type(exc) not in (sqlite3.DatabaseError, sqlite3.OperationalError):
+                raise  # a value that cannot be stored: the caller's mistake, not the file's
+            raise self._error(exc) from None
+
+    def _error(self, exc: sqlite3.DatabaseError) -> CacheError:
+        why = str(exc)
+        if "locked" in why or "busy" in why:
+            return CacheError(
+                f"the response cache {self.path} is locked by another process"
+                f" (waited up to {BUSY_TIMEOUT_S:.0f} s)"
+            )
+        if isinstance(exc, sqlite3.OperationalError) and "no such" not in why:
+            # permissions, a full disk, a missing folder: the file may be fine
+            return CacheError(f"the response cache {self.path} cannot be used: {why}")
+        return self._unusable(why)
+
+    def _unusable(self, why: str) -> UnreadableCache:
+        return UnreadableCache(
+            f"the response cache {self.path} cannot be read ({why}); delete the file or run"
+            f" `arena cache clear --path {self.path}` to start a new cache"
+        )
+
+    def _miss_message(self, conn: sqlite3.Connection | None, parts: dict[str, Any]) -> str:
+        head = "no cached response for this call (strict replay): "
+        connector, model = str(parts.get("connector", "")), str(parts.get("model", ""))
+        rows: list[tuple[str, str]] = []
+        if conn is not None:
+            rows = self._execute(
+                conn,
+                "SELECT parts, base_url FROM responses"
+                " WHERE connector = ? AND model = ? AND messages_digest = ?"
+                " UNION SELECT * FROM (SELECT parts, base_url FROM responses"
+                " WHERE connector = ? AND model = ? ORDER BY created DESC LIMIT ?)",
+                (connector, model, _messages_digest(parts), connector, model, NEAREST_CANDIDATES),
+            ).fetchall()
+        if not rows:
+            if conn is None:
+                state = "is empty" if self.path.exists() else "does not exist"
+                return head + f"the cache {self.path} {state}"
+            others = self._execute(
+                conn, "SELECT DISTINCT connector, model FROM responses ORDER BY 1, 2 LIMIT 6"
+            ).fetchall()
+            held = ", ".join(f"{c}/{m}" for c, m in others[:5]) + (", …" if len(others) > 5 else "")
+            return head + (
+                f"the cache holds nothing for connector '{connector}', model '{model}'"
+                + (f" (it holds {held})" if others else " (it is empty)")
+            )
+        base_url = str(parts.get("base_url") or "")
+        nearest = min(
+            (
+                (other_url != base_url, len(diffs), diffs)
+                for cached, other_url in rows
+                for diffs in [key_differences(parts, json.loads(cached))]
+            ),
+            key=lambda t: (t[0], t[1]),
+        )
+        return head + "the nearest cached entry differs in " + describe(nearest[2])
+
+
+def _into_wal(conn: sqlite3.Connection) -> None:
+    """Switch a new file to the write-ahead log. SQLite answers "locked" at once, without
+    waiting, while another process makes the same switch: wait for it here."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
+
+
+def _header(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """The file's application id, format version and number of tables, read at once (one
+    statement sees one state of the file, never a schema half made by another process)."""
+    row = conn.execute(
+        "SELECT (SELECT application_id FROM pragma_application_id),"
+        " (SELECT user_version FROM pragma_user_version),"
+        " (SELECT count(*) FROM sqlite_master)"
+    ).fetchone()
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+def _messages_digest(parts: dict[str, Any]) -> str:
+    return digest(canonical_json({"messages": parts.get("messages")}))
+
+
+def _response(row: tuple[Any, ...]) -> CachedResponse:
+    text, tokens_in, tokens_out, cost, latency_ms, meta, created = row
+    return CachedResponse(
+        text=text,
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        cost=cost,
+        latency_ms=latency_ms,
+        meta=json.loads(meta),
+        created=created,
+    )
+
+
+def _json(value: Any, what: str) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} is not JSON data, so it cannot be cached ({exc})") from None
