@@ -19,8 +19,9 @@ import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
+from pytest_arena.cache import CacheError, ReplayMiss, ResponseCache, key_parts
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
 from pytest_arena.connectors.base import estimate_tokens as _estimate
 from pytest_arena.spec.schema import ModelDef
@@ -71,17 +72,7 @@ class CallResult:
     cached: bool = False
     latency_ms: float = 0.0
     cost: float = 0.0
-
-
-class ResponseStore(Protocol):
-    """The response cache as the engine uses it."""
-
-    def get(self, parts: dict[str, Any]) -> Response | None: ...
-
-    def put(self, parts: dict[str, Any], response: Response) -> None: ...
-
-    def miss_reason(self, parts: dict[str, Any]) -> str | None:
-        """In strict replay, why a miss fails the call; None when misses may call the model."""
+    warning: str | None = None  # the call worked, but something beside it did not
 
 
 class Budget:
@@ -146,7 +137,7 @@ class Call:
 class Engine:
     """Runs model calls; `submit` starts one ahead, `call` makes one now and waits."""
 
-    store: ResponseStore | None = None
+    store: ResponseCache | None = None
     budget: Budget = field(default_factory=lambda: Budget(None, "--arena-max-cost"))
     workspace_root: Path | None = None
     _loop: asyncio.AbstractEventLoop | None = None
@@ -194,6 +185,8 @@ class Engine:
         self._closed = True
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
+            if self.store is not None:
+                self.store.close()
             return
         done = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
         with contextlib.suppress(Exception):
@@ -202,6 +195,8 @@ class Engine:
         thread.join(timeout=30)
         loop.close()
         self._loop = self._thread = None
+        if self.store is not None:
+            self.store.close()
 
     def cleanup_workspaces(self) -> None:
         if self.workspace_root is not None and self.workspace_root.exists():
@@ -303,10 +298,15 @@ class Engine:
         limits: Limits,
         budgets: tuple[Budget, ...],
     ) -> CallResult:
-        store = self.store if limits.cache and connector.cacheable else None
-        parts = cache_parts(connector, request) if store is not None else {}
+        store = self.store if limits.cache else None
+        parts = key_parts(connector, request) if store is not None else {}
         if store is not None:
-            hit = store.get(parts)
+            try:
+                hit = store.get(parts)
+            except ReplayMiss as miss:
+                return CallResult(error=str(miss))
+            except CacheError as exc:
+                return CallResult(error=str(exc))
             if hit is not None:
                 self.cache_hits += 1
                 self.saved += connector.cost_of(hit)
@@ -317,9 +317,6 @@ class Engine:
                     latency_ms=hit.latency_ms or 0.0,
                     cost=connector.cost_of(hit),
                 )
-            miss = store.miss_reason(parts)
-            if miss is not None:
-                return CallResult(error=miss)
         lane = self._lane(connector, limits)
         retries = 0
         while True:
@@ -349,7 +346,10 @@ class Engine:
                         lane.tpm.owe(response.tokens_in + response.tokens_out - estimate)
                     result = self._account(connector, response, started, retries, budgets)
                     if store is not None:
-                        store.put(parts, response)
+                        try:
+                            store.put(parts, response)
+                        except CacheError as exc:
+                            result.warning = str(exc)
                     return result
             if not retryable or retries >= limits.max_retries:
                 tries = f" after {retries + 1} tries" if retries else ""
@@ -384,16 +384,6 @@ class Engine:
         path = self.workspace_root / f"{self._workspaces:05d}-{name}-{request.sample}"
         path.mkdir(parents=True)
         return path
-
-
-def cache_parts(connector: Connector, request: Request) -> dict[str, Any]:
-    """Everything that decides an answer: the cache's key, never a secret."""
-    return {
-        **connector.cache_identity(),
-        "messages": request.messages,
-        "params": request.params,
-        "sample": request.sample,
-    }
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")

@@ -116,6 +116,8 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
         record.latency_ms = result.latency_ms
         record.tokens_in, record.tokens_out = response.tokens_in, response.tokens_out
         record.cost, record.retries, record.cached = result.cost, result.retries, result.cached
+        if result.warning:
+            record.detail["warning"] = result.warning
         workspace = response.meta.get("workspace")
         if workspace:
             context.workspace = Path(workspace)

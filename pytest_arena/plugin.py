@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from pytest_arena.cache import DEFAULT_CACHE_PATH, CacheMode, ResponseCache, default_cache_path
 from pytest_arena.collect import MARKER, ArenaFile, ArenaItem, CaseError, start_ahead
 from pytest_arena.engine import Budget, Engine
 from pytest_arena.leaderboard import build_boards
@@ -50,6 +51,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DOLLARS",
         help="stop starting model calls once the run has spent this much; the rest are skipped",
     )
+    group.addoption(
+        "--arena-cache",
+        action="store",
+        choices=[m.value for m in CacheMode],
+        default=CacheMode.USE.value,
+        help="the response cache: use (default), off, refresh (call again and store),"
+        " replay (offline: a call not in the cache fails its case)",
+    )
+    group.addoption(
+        "--arena-cache-path",
+        action="store",
+        default=None,
+        metavar="PATH",
+        help=f"the response cache's file (default: {DEFAULT_CACHE_PATH} under the rootdir)",
+    )
     reports.add_options(group)
 
 
@@ -60,7 +76,12 @@ def pytest_configure(config: pytest.Config) -> None:
         f" -m \"{MARKER}(model='sim_small')\" or -m \"{MARKER}(tag='math')\"",
     )
     raw: str = config.getoption("arena_models") or ""
-    engine = Engine(budget=Budget(config.getoption("arena_max_cost"), "--arena-max-cost"))
+    mode = CacheMode(config.getoption("arena_cache"))
+    path = config.getoption("arena_cache_path") or default_cache_path(config.rootpath)
+    engine = Engine(
+        store=None if mode is CacheMode.OFF else ResponseCache(path, mode),
+        budget=Budget(config.getoption("arena_max_cost"), "--arena-max-cost"),
+    )
     state = ArenaState.install(config, [m.strip() for m in raw.split(",") if m.strip()], engine)
     config.pluginmanager.register(ArenaReporter(state), REPORTER)
     if hasattr(config, "workerinput"):

@@ -163,6 +163,13 @@ def test_key_parts_hold_identity_messages_params_and_sample() -> None:
     }
 
 
+def test_the_models_own_params_and_the_requests_both_reach_the_key() -> None:
+    connector = HttpLike("gpt_small", HttpLike.Settings())
+    connector.cache_identity = lambda: {"connector": "openai", "params": {"seed": 1, "top_p": 1}}  # type: ignore[method-assign]
+    parts = key_parts(connector, request())
+    assert parts["params"] == {"seed": 1, "top_p": 1, "temperature": 0.0}
+
+
 def test_a_run_with_a_secret_in_the_environment_leaves_no_trace_of_it(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -28,10 +28,12 @@ SECRET_NAMES = frozenset(
 def key_parts(connector: Connector, request: Request) -> dict[str, Any]:
     """The key of one call: the connector's identity, the rendered messages, every
     request parameter and the sample index."""
+    identity = connector.cache_identity()
     return {
-        **connector.cache_identity(),
+        **identity,
         "messages": request.messages,
-        "params": request.params,
+        # the model's own params, then the request's (hooks.py pre_request may set some)
+        "params": {**identity.get("params", {}), **request.params},
         "sample": request.sample,
     }
 

@@ -1,0 +1,112 @@
+"""The response cache in whole runs: reruns cost nothing, replay fails on a miss, errors stay out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MakeProject
+from tests.fake_llm_server import FakeLLMServer
+
+SECRET = "sk-cache-secret-7777"
+
+
+def quiz(url: str, temperature: float = 0.0) -> str:
+    return f"""
+models:
+  default: [remote]
+  define:
+    remote:
+      connector: openai
+      base_url: {url}
+      api_key_env: ARENA_CACHE_KEY
+      model: served
+      params: {{temperature: {temperature}}}
+      max_retries: 0
+tests:
+  - {{id: france, input: "[[answer=Paris]] Capital of France?", reference: Paris}}
+  - {{id: italy, input: "[[answer=Rome]] Capital of Italy?", reference: Rome}}
+  - {{id: refused, input: "[[fault=400]] Capital of Spain?", reference: Madrid}}
+"""
+
+
+@pytest.fixture
+def project(
+    fake_llm: FakeLLMServer, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> FakeLLMServer:
+    monkeypatch.setenv("ARENA_CACHE_KEY", SECRET)
+    make_project("quiz", quiz(fake_llm.base_url))
+    return fake_llm
+
+
+def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, dict]]:
+    report = pytester.path / "report.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--arena-json={report}", *args)
+    records = {r["case"]: r for r in json.loads(report.read_text())["records"]}
+    return result, records
+
+
+def test_a_rerun_is_answered_from_the_cache_and_the_server_sees_no_request(
+    project: FakeLLMServer, pytester: pytest.Pytester
+) -> None:
+    first, before = run(pytester)
+    first.assert_outcomes(passed=2, failed=1)
+    assert project.total == 3
+    project.reset()
+    second, after = run(pytester)
+    second.assert_outcomes(passed=2, failed=1)
+    assert project.count("France") == project.count("Italy") == 0
+    assert project.count("Spain") == 1  # a failed call is never cached: it is asked again
+    assert (after["france"]["cached"], after["refused"]["cached"]) == (True, False)
+    assert after["france"]["cost"] == before["france"]["cost"]
+    second.stdout.fnmatch_lines(
+        ["arena: 3 answers graded, 2 from the response cache (* not spent again); *"]
+    )
+    cache = pytester.path / ".arena-cache" / "responses.sqlite3"
+    assert cache.exists() and SECRET.encode() not in cache.read_bytes()
+    assert (pytester.path / ".arena-cache" / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_refresh_asks_again_and_off_neither_reads_nor_writes(
+    project: FakeLLMServer, pytester: pytest.Pytester
+) -> None:
+    run(pytester, "--arena-cache", "off")
+    assert not (pytester.path / ".arena-cache").exists()
+    run(pytester)
+    project.reset()
+    _, records = run(pytester, "--arena-cache", "refresh")
+    assert project.total == 3 and not records["france"]["cached"]
+
+
+def test_strict_replay_fails_a_miss_and_names_the_part_of_the_key_that_differs(
+    project: FakeLLMServer, pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    run(pytester)
+    make_project("quiz", quiz(project.base_url, temperature=0.7))
+    project.reset()
+    result, _ = run(pytester, "--arena-cache", "replay")
+    result.assert_outcomes(failed=3)
+    assert project.total == 0  # replay never calls a model
+    result.stdout.fnmatch_lines(
+        [
+            "*_ quiz::france[[]remote] _*",
+            "*strict replay*params.temperature (0.7 here, 0.0 cached)*",
+        ]
+    )
+
+
+def test_xdist_workers_share_one_cache(project: FakeLLMServer, pytester: pytest.Pytester) -> None:
+    run(pytester, "-n", "2")
+    project.reset()
+    result, records = run(pytester, "-n", "2")
+    result.assert_outcomes(passed=2, failed=1)
+    assert project.count("France") == project.count("Italy") == 0
+    assert records["italy"]["cached"] is True
+
+
+def test_a_cache_path_can_be_chosen(project: FakeLLMServer, pytester: pytest.Pytester) -> None:
+    path: Path = pytester.path / "elsewhere" / "answers.sqlite3"
+    run(pytester, f"--arena-cache-path={path}")
+    assert path.exists() and not (pytester.path / ".arena-cache").exists()
