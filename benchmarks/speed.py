@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,6 +93,14 @@ def fake_server(latency_ms: float) -> Iterator[str]:
         server.wait(timeout=10)
 
 
+def http_models(url: str, args: argparse.Namespace) -> str:
+    return (
+        "models:\n  default: [local]\n  define:\n    local:\n"
+        f"      connector: openai\n      base_url: {url}/v1\n      model: bench\n"
+        f"      concurrency: {args.concurrency}\n      cache: false"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -103,7 +111,24 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--xdist", type=int, default=0, help="pytest-xdist workers (-n)")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--url", default="", help="http: a server already running (default: start the fake one)"
+    )
+    parser.add_argument(
+        "--write",
+        metavar="DIR",
+        help="only write the bare test and the project to DIR/bare and DIR/arena, to time"
+        " them with another tool (hyperfine, /usr/bin/time)",
+    )
     args = parser.parse_args()
+    if args.write:
+        base = Path(args.write)
+        write_bare(base / "bare", args.cases)
+        url = args.url or "http://127.0.0.1:PORT"
+        models = "models: [sim_perfect]" if args.target == "sim" else http_models(url, args)
+        write_project(base / "arena", args.cases, models)
+        print(f"wrote {base}/bare and {base}/arena")
+        return
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-bench-not-a-secret"}
     xdist = ["-n", str(args.xdist)] if args.xdist else ["-p", "no:xdist"]
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
@@ -115,13 +140,8 @@ def main() -> None:
             arena = timed([*PYTEST, *xdist, "projects"], base / "arena", args.runs, env)
             report(args, bare, arena, statistics.median(bare), "bare pytest")
             return
-        with fake_server(args.latency_ms) as url:
-            models = (
-                "models:\n  default: [local]\n  define:\n    local:\n"
-                f"      connector: openai\n      base_url: {url}/v1\n      model: bench\n"
-                f"      concurrency: {args.concurrency}\n      cache: false"
-            )
-            write_project(base / "arena", args.cases, models)
+        with nullcontext(args.url) if args.url else fake_server(args.latency_ms) as url:
+            write_project(base / "arena", args.cases, http_models(url, args))
             arena = timed([*PYTEST, *xdist, "projects"], base / "arena", args.runs, env)
         ideal = args.cases * args.latency_ms / 1000 / args.concurrency
         what = f"ideal N*L/C ({ideal:.2f} s) + bare pytest" if ideal else "bare pytest"

@@ -241,6 +241,7 @@ def test_a_command_component_runs_any_program(
     result.assert_outcomes(passed=1)
 
 
+@needs_jq_and_bc
 def test_the_output_never_reaches_a_shell(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     script = tmp_path / "echo.sh"
@@ -255,6 +256,7 @@ def test_the_output_never_reaches_a_shell(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
+@needs_jq_and_bc
 def test_params_may_name_the_workspace_and_the_project_root(tmp_path: Path) -> None:
     script = tmp_path / "where.sh"
     executable(
@@ -278,6 +280,7 @@ def test_params_may_name_the_workspace_and_the_project_root(tmp_path: Path) -> N
     assert scorer.score("out", None, ctx).score == 0.0
 
 
+@needs_jq_and_bc
 def test_a_very_long_output_still_reaches_the_script_in_full(tmp_path: Path) -> None:
     script = tmp_path / "count.sh"
     executable(
