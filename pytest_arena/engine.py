@@ -33,6 +33,7 @@ DEFAULT_TIMEOUT = 120.0
 DEFAULT_RETRIES = 4
 DEFAULT_BACKOFF = 0.5
 MAX_BACKOFF = 30.0
+BUDGET_SPENT = "budget spent"  # how the reason of an item that a budget stopped begins
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class Budget:
         if self.max_cost is None or self.spent < self.max_cost:
             return None
         return (
-            f"budget spent: {dollars(self.spent)} of {dollars(self.max_cost)} ({self.source});"
+            f"{BUDGET_SPENT}: {dollars(self.spent)} of {dollars(self.max_cost)} ({self.source});"
             " call not started"
         )
 

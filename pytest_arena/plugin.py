@@ -4,28 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from pytest_arena.cache import DEFAULT_CACHE_PATH, CacheMode, ResponseCache, default_cache_path
 from pytest_arena.collect import MARKER, ArenaFile, ArenaItem, CaseError, start_ahead
 from pytest_arena.engine import Budget, Engine
-from pytest_arena.leaderboard import build_boards
-from pytest_arena.record import UNSCORED, Record
+from pytest_arena.lookahead import WorkerLookahead
 from pytest_arena.reports import session as reports
 from pytest_arena.reports.junit import set_properties
+from pytest_arena.reports.terminal import RECORD_ATTR, ArenaReporter
 from pytest_arena.scorers.base import ScoringContext
 from pytest_arena.spec import PROJECT_FILE
 from pytest_arena.state import ArenaState
-from pytest_arena.summary import render_board, spending
 from pytest_arena.testing import scoring_context
-from pytest_arena.xdist_queue import xdist_queue
 
-RECORD_ATTR = "arena_record"
 REPORTER = "arena-reporter"
 WORKER_LOOKAHEAD = "arena-worker-lookahead"
-_VERDICT = {True: "passed", False: "failed", None: "unscored"}
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -133,61 +128,6 @@ def pytest_runtest_makereport(
     if isinstance(item, ArenaItem) and item.record is not None and phase_done:
         setattr(report, RECORD_ATTR, item.record.to_dict())
     return report
-
-
-class WorkerLookahead:
-    """In a pytest-xdist worker, starts the calls of the items queued for this worker."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
-        items = item.session.items
-        queued = [items[i] for i in xdist_queue(self.config) if i < len(items)]
-        start_ahead([item, *queued] if queued else [item, *([nextitem] if nextitem else [])])
-
-
-class ArenaReporter:
-    """Gathers records from test reports (also those sent by xdist workers) and prints boards."""
-
-    def __init__(self, state: ArenaState) -> None:
-        self.state = state
-        self.budget_skips = 0
-
-    def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
-        record = getattr(report, RECORD_ATTR, None)
-        if record and report.when == "call" and record.get("status") == UNSCORED:
-            return "unscored", "U", ("UNSCORED", {"yellow": True})
-        return None
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        record = getattr(report, RECORD_ATTR, None)
-        if record:
-            self.state.records.append(Record.from_dict(record))
-        elif (
-            report.skipped
-            and isinstance(report.longrepr, tuple)
-            and report.longrepr[2].startswith(("budget spent", "Skipped: budget spent"))
-        ):
-            self.budget_skips += 1
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.state.records:
-            return
-        changed = [r for r in self.state.records if "override" in r.detail]
-        if changed:
-            terminalreporter.write_sep("-", "verdicts changed by hooks.py override_verdict")
-            for r in changed:
-                was = _VERDICT[r.detail["override"].get("passed")]
-                why = r.detail["override"].get("because", "")
-                terminalreporter.write_line(
-                    f"{r.project}::{r.case_id}[{r.model}]: {was} -> {_VERDICT[r.passed]}: {why}"
-                )
-        for board in build_boards(self.state.records):
-            terminalreporter.write_sep("=", f"arena leaderboard: {board.project}")
-            terminalreporter.write_line(render_board(board))
-        terminalreporter.write_line(f"arena: {spending(self.state.records, self.budget_skips)}")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -1,4 +1,4 @@
-"""What a pytest-xdist worker has been told to run next, so its model calls can start ahead.
+"""Model calls started ahead inside a pytest-xdist worker, for the items queued for it.
 
 xdist has no public API for a worker's queue; this reads its `WorkerInteractor.torun`
 under the queue's own lock, and degrades to no look-ahead (the current and next item only)
@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+from pytest_arena.collect import start_ahead
 
 LOOKAHEAD = 256  # queued items looked at per test; enough for any sane concurrency
 
@@ -34,3 +36,16 @@ def _interactor(config: pytest.Config) -> Any:
         if type(plugin).__name__ == "WorkerInteractor":
             return plugin
     return None
+
+
+class WorkerLookahead:
+    """In a pytest-xdist worker, starts the calls of the items queued for this worker."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        items = item.session.items
+        queued = [items[i] for i in xdist_queue(self.config) if i < len(items)]
+        start_ahead([item, *queued] if queued else [item, *([nextitem] if nextitem else [])])

@@ -1,0 +1,58 @@
+"""The terminal's part: records gathered from test reports, leaderboards printed at the end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_arena.engine import BUDGET_SPENT
+from pytest_arena.leaderboard import build_boards
+from pytest_arena.record import UNSCORED, Record
+from pytest_arena.state import ArenaState
+from pytest_arena.summary import render_board, spending
+
+RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
+_VERDICT = {True: "passed", False: "failed", None: "unscored"}
+
+
+class ArenaReporter:
+    """Gathers records from test reports (also those sent by xdist workers) and prints boards."""
+
+    def __init__(self, state: ArenaState) -> None:
+        self.state = state
+        self.budget_skips = 0
+
+    def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
+        record = getattr(report, RECORD_ATTR, None)
+        if record and report.when == "call" and record.get("status") == UNSCORED:
+            return "unscored", "U", ("UNSCORED", {"yellow": True})
+        return None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, RECORD_ATTR, None)
+        if record:
+            self.state.records.append(Record.from_dict(record))
+        elif (
+            report.skipped
+            and isinstance(report.longrepr, tuple)
+            and report.longrepr[2].removeprefix("Skipped: ").startswith(BUDGET_SPENT)
+        ):
+            self.budget_skips += 1
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.state.records:
+            return
+        changed = [r for r in self.state.records if "override" in r.detail]
+        if changed:
+            terminalreporter.write_sep("-", "verdicts changed by hooks.py override_verdict")
+            for r in changed:
+                was = _VERDICT[r.detail["override"].get("passed")]
+                why = r.detail["override"].get("because", "")
+                terminalreporter.write_line(
+                    f"{r.project}::{r.case_id}[{r.model}]: {was} -> {_VERDICT[r.passed]}: {why}"
+                )
+        for board in build_boards(self.state.records):
+            terminalreporter.write_sep("=", f"arena leaderboard: {board.project}")
+            terminalreporter.write_line(render_board(board))
+        terminalreporter.write_line(f"arena: {spending(self.state.records, self.budget_skips)}")
