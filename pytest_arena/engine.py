@@ -124,6 +124,14 @@ class _Lane:
     semaphore: asyncio.Semaphore
     rpm: _Pacer | None
     tpm: _Pacer | None
+    tokens_out: float = 0.0  # answers' tokens seen so far, to guess the next answer's
+    answers: int = 0
+
+    def expected_tokens(self, request: Request) -> float:
+        """Tokens a call will use: its input, and an answer as long as the mean so far
+        (before any answer, as long as the input)."""
+        given = sum(_estimate(m.get("content", "")) for m in request.messages)
+        return given + (self.tokens_out / self.answers if self.answers else given)
 
 
 @dataclass
@@ -327,7 +335,7 @@ class Engine:
                     return CallResult(skipped=refusal, retries=retries)
                 if lane.rpm is not None:
                     await lane.rpm.take(1)
-                estimate = sum(_estimate(m.get("content", "")) for m in request.messages)
+                estimate = lane.expected_tokens(request) if lane.tpm is not None else 0.0
                 if lane.tpm is not None:
                     await lane.tpm.take(estimate)
                 if connector.wants_workspace and request.workspace is None:
@@ -344,6 +352,8 @@ class Engine:
                     failure, retryable, wait = _describe(exc), False, None
                 else:
                     if lane.tpm is not None:
+                        lane.tokens_out += response.tokens_out
+                        lane.answers += 1
                         lane.tpm.owe(response.tokens_in + response.tokens_out - estimate)
                     result = self._account(connector, response, started, retries, budgets)
                     if store is not None:

@@ -186,6 +186,18 @@ def test_requests_per_minute_space_the_calls_out(
     assert len(gaps) == 3 and min(gaps) >= 0.09  # 600 a minute: one every 0.1 s
 
 
+def test_tokens_per_minute_space_the_calls_out_by_the_tokens_they_used(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    # each call reads 10 tokens (40 characters) and writes 10; before the first answer an
+    # answer is guessed as long as the input: 20 tokens a call, at 200 a second one every 0.1 s
+    make_project("p", project([(f"c{i}", "word " * 8) for i in range(4)], ", tpm: 12000, delay: 0"))
+    pytester.runpytest("-p", "arena_scripted").assert_outcomes(passed=4)
+    times = [float(str(e["t"])) for e in events(pytester) if e["event"] == "start"]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert len(gaps) == 3 and min(gaps) >= 0.09
+
+
 BUDGET_PROJECT = """
 models: [sim_large]
 tests:
