@@ -10,8 +10,7 @@ from typing import Any
 
 from pytest_arena.connectors.base import Request
 from pytest_arena.engine import CallResult
-from pytest_arena.scorers.builtins import extract_json
-from pytest_arena.scorers.text import excerpt
+from pytest_arena.scorers.text import excerpt, extract_json
 from pytest_arena.spec.case import Case, as_text
 
 MARK = "<arena-judge>"

@@ -8,7 +8,8 @@ import pytest
 
 from pytest_arena.scorers import ScoreResult, ScoringContext
 from pytest_arena.scorers.base import ScoreResultError
-from pytest_arena.scorers.builtins import ExactMatch, JsonMatch, extract_json
+from pytest_arena.scorers.builtins import ExactMatch, JsonMatch
+from pytest_arena.scorers.text import extract_json
 
 
 def exact(output: str, reference: Any, **options: Any) -> ScoreResult:

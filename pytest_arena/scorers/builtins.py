@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
-from pytest_arena.scorers.text import excerpt, strip_fence, surface_hint
+from pytest_arena.scorers.text import excerpt, read_json, surface_hint
 from pytest_arena.spec.case import as_text
 
 
@@ -72,20 +71,9 @@ class JsonMatch(Scorer):
         if isinstance(reference, str):
             with contextlib.suppress(json.JSONDecodeError):
                 reference = json.loads(reference)
-        text = output
-        if opts.extract:
-            text = extract_json(output) or output
-        try:
-            actual = json.loads(text)
-        except json.JSONDecodeError as exc:
-            where = f"line {exc.lineno} column {exc.colno}"
-            reason = f"output is not valid JSON ({exc.msg} at {where}): {excerpt(output)}"
-            if strip_fence(output) is not None:
-                reason += (
-                    "; it is wrapped in a markdown fence:"
-                    " strip it in hooks.py post_process or set extract: true"
-                )
-            return ScoreResult(0.0, False, reason, detail={"parse_error": exc.msg})
+        actual, problem = read_json(output, opts.extract)
+        if problem is not None:
+            return ScoreResult(0.0, False, problem, detail={"parse_error": problem})
         tally = _Tally()
         _compare(reference, actual, "$", opts, tally)
         score = tally.matched / tally.total if tally.total else 1.0
@@ -203,24 +191,6 @@ def _compare_unordered(
 
 def _ratio(tally: _Tally) -> float:
     return tally.matched / tally.total if tally.total else 1.0
-
-
-_JSON_START = re.compile(r"[\[{]")
-
-
-def extract_json(text: str) -> str | None:
-    """The first JSON object or array in free text or a markdown fence, or None."""
-    inner = strip_fence(text)
-    if inner is not None:
-        return inner
-    decoder = json.JSONDecoder()
-    for match in _JSON_START.finditer(text):
-        try:
-            _, end = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            continue
-        return text[match.start() : end]
-    return None
 
 
 from pytest_arena.scorers.judging import LlmJudge  # noqa: E402

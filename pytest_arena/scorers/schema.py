@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from jsonschema.validators import Draft202012Validator, validator_for  # type: i
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
-from pytest_arena.scorers.text import excerpt, strip_fence
+from pytest_arena.scorers.text import read_json
 
 
 class JsonSchemaOptions(BaseModel):
@@ -51,22 +50,9 @@ class JsonSchema(Scorer):
         schema, source = _schema(opts, reference, context.project_root)
         if schema is None and reference is None:
             return ScoreResult(0.0, None, "no schema and no reference to check against: unscored")
-        text = output
-        if opts.extract:
-            from pytest_arena.scorers.builtins import extract_json  # builtins imports this module
-
-            text = extract_json(output) or output
-        try:
-            document = json.loads(text)
-        except json.JSONDecodeError as exc:
-            where = f"line {exc.lineno} column {exc.colno}"
-            reason = f"output is not valid JSON ({exc.msg} at {where}): {excerpt(output)}"
-            if strip_fence(output) is not None:
-                reason += (
-                    "; it is wrapped in a markdown fence:"
-                    " strip it in hooks.py post_process or set extract: true"
-                )
-            return ScoreResult(0.0, False, reason, detail={"parse_error": exc.msg})
+        document, problem = read_json(output, opts.extract)
+        if problem is not None:
+            return ScoreResult(0.0, False, problem, detail={"parse_error": problem})
         if schema is None:
             return ScoreResult(
                 1.0,

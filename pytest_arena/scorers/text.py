@@ -25,6 +25,40 @@ def strip_fence(text: str) -> str | None:
     return match.group(1) if match else None
 
 
+_JSON_START = re.compile(r"[\[{]")
+
+
+def extract_json(text: str) -> str | None:
+    """The first JSON object or array in free text or a markdown fence, or None."""
+    inner = strip_fence(text)
+    if inner is not None:
+        return inner
+    decoder = json.JSONDecoder()
+    for match in _JSON_START.finditer(text):
+        try:
+            _, end = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        return text[match.start() : end]
+    return None
+
+
+def read_json(output: str, extract: bool = False) -> tuple[Any, str | None]:
+    """The JSON document in `output` (the first one in it, with `extract`), or why not."""
+    text = (extract_json(output) or output) if extract else output
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        reason = f"output is not valid JSON ({exc.msg} at {where}): {excerpt(output)}"
+        if strip_fence(output) is not None:
+            reason += (
+                "; it is wrapped in a markdown fence:"
+                " strip it in hooks.py post_process or set extract: true"
+            )
+        return None, reason
+
+
 def surface_hint(output: str, expected: str) -> str:
     """Say why an output that differs from `expected` might still be the same answer."""
     inner = strip_fence(output)
