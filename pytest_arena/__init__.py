@@ -1,9 +1,33 @@
-"""pytest-arena: LLM and agent benchmarks as ordinary pytest test suites."""
+"""pytest-arena: LLM and agent benchmarks as ordinary pytest test suites.
 
-from pytest_arena.scorers import Scorer, ScoreResult, ScoringContext
-from pytest_arena.spec.case import Case
-from pytest_arena.testing import scoring_context
+The names below are imported when first used, so that loading the plugin costs a pytest
+run that collects no `arena.yaml` next to nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_arena.scorers import Scorer, ScoreResult, ScoringContext
+    from pytest_arena.spec.case import Case
+    from pytest_arena.testing import scoring_context
 
 __version__ = "0.1.0"
 
+_LAZY = {
+    "Case": "pytest_arena.spec.case",
+    "ScoreResult": "pytest_arena.scorers.base",
+    "Scorer": "pytest_arena.scorers.base",
+    "ScoringContext": "pytest_arena.scorers.base",
+    "scoring_context": "pytest_arena.testing",
+}
+
 __all__ = ["Case", "ScoreResult", "Scorer", "ScoringContext", "__version__", "scoring_context"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'pytest_arena' has no attribute {name!r}")

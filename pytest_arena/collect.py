@@ -17,8 +17,6 @@ from pytest_arena.spec import Case, SpecError
 from pytest_arena.spec.errors import location
 from pytest_arena.state import ArenaState
 
-MARKER = "arena"
-
 
 class CaseFailed(Exception):
     """The scorer said the output is wrong."""

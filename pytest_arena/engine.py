@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from pytest_arena.cache import CacheError, ReplayMiss, ResponseCache, key_parts
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
 from pytest_arena.connectors.base import estimate_tokens as _estimate
+from pytest_arena.money import BUDGET_SPENT, dollars
 from pytest_arena.spec.schema import ModelDef
 
 T = TypeVar("T")
@@ -33,7 +34,6 @@ DEFAULT_TIMEOUT = 120.0
 DEFAULT_RETRIES = 4
 DEFAULT_BACKOFF = 0.5
 MAX_BACKOFF = 30.0
-BUDGET_SPENT = "budget spent"  # how the reason of an item that a budget stopped begins
 
 
 @dataclass(frozen=True)
@@ -398,12 +398,6 @@ class Engine:
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def dollars(amount: float) -> str:
-    """$1.50, $0.0042, $0.000013: as many digits as a small amount needs (up to six)."""
-    text = f"{amount:.6f}".rstrip("0")
-    return "$" + (text + "00" if text.endswith(".") else text if amount < 1 else f"{amount:.2f}")
 
 
 def _refusal(budgets: tuple[Budget, ...]) -> str | None:

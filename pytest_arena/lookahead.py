@@ -11,8 +11,6 @@ from typing import Any
 
 import pytest
 
-from pytest_arena.collect import start_ahead
-
 LOOKAHEAD = 256  # queued items looked at per test; enough for any sane concurrency
 
 
@@ -46,6 +44,8 @@ class WorkerLookahead:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        from pytest_arena.collect import start_ahead
+
         items = item.session.items
         queued = [items[i] for i in xdist_queue(self.config) if i < len(items)]
         start_ahead([item, *queued] if queued else [item, *([nextitem] if nextitem else [])])

@@ -1,26 +1,32 @@
-"""pytest hooks: wires collection, records and the leaderboard together."""
+"""pytest hooks: wires collection, the engine, records and the reports together.
+
+Everything heavy is imported when a project is first collected, so that having the plugin
+installed costs a pytest run without `arena.yaml` files next to nothing.
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Generator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_arena.cache import DEFAULT_CACHE_PATH, CacheMode, ResponseCache, default_cache_path
-from pytest_arena.collect import MARKER, ArenaFile, ArenaItem, CaseError, start_ahead
-from pytest_arena.engine import Budget, Engine
-from pytest_arena.lookahead import WorkerLookahead
+from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
+from pytest_arena.cache.modes import CacheMode
 from pytest_arena.reports import session as reports
-from pytest_arena.reports.junit import set_properties
 from pytest_arena.reports.terminal import RECORD_ATTR, ArenaReporter
-from pytest_arena.scorers.base import ScoringContext
-from pytest_arena.spec import PROJECT_FILE
+from pytest_arena.spec.files import PROJECT_FILE
 from pytest_arena.state import ArenaState
-from pytest_arena.testing import scoring_context
 
+if TYPE_CHECKING:
+    from pytest_arena.engine import Engine
+
+MARKER = "arena"
 REPORTER = "arena-reporter"
 WORKER_LOOKAHEAD = "arena-worker-lookahead"
+_COLLECT = "pytest_arena.collect"  # imported once an arena.yaml is collected in this process
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -71,27 +77,40 @@ def pytest_configure(config: pytest.Config) -> None:
         f" -m \"{MARKER}(model='sim_small')\" or -m \"{MARKER}(tag='math')\"",
     )
     raw: str = config.getoption("arena_models") or ""
-    mode = CacheMode(config.getoption("arena_cache"))
-    path = config.getoption("arena_cache_path") or default_cache_path(config.rootpath)
-    engine = Engine(
-        store=None if mode is CacheMode.OFF else ResponseCache(path, mode),
-        budget=Budget(config.getoption("arena_max_cost"), "--arena-max-cost"),
-    )
-    state = ArenaState.install(config, [m.strip() for m in raw.split(",") if m.strip()], engine)
+    models = [m.strip() for m in raw.split(",") if m.strip()]
+    state = ArenaState.install(config, models, lambda: _engine(config))
     config.pluginmanager.register(ArenaReporter(state), REPORTER)
     if hasattr(config, "workerinput"):
+        from pytest_arena.lookahead import WorkerLookahead
+
         config.pluginmanager.register(WorkerLookahead(config), WORKER_LOOKAHEAD)
     reports.register(config, state, RECORD_ATTR)
 
 
+def _engine(config: pytest.Config) -> Engine:
+    from pytest_arena.cache.store import ResponseCache
+    from pytest_arena.engine import Budget, Engine
+
+    mode = CacheMode(config.getoption("arena_cache"))
+    path = config.getoption("arena_cache_path") or default_cache_path(config.rootpath)
+    return Engine(
+        store=None if mode is CacheMode.OFF else ResponseCache(path, mode),
+        budget=Budget(config.getoption("arena_max_cost"), "--arena-max-cost"),
+    )
+
+
 @pytest.fixture
-def arena_context() -> Callable[..., ScoringContext]:
+def arena_context() -> Callable[..., Any]:
     """`arena_context(reference, options=..., ...)` builds a ScoringContext for a scorer test."""
+    from pytest_arena.testing import scoring_context
+
     return scoring_context
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.name == PROJECT_FILE:
+        from pytest_arena.collect import ArenaFile
+
         return ArenaFile.from_parent(parent, path=file_path)
     return None
 
@@ -99,34 +118,42 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 @pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
     config = session.config
+    collect = sys.modules.get(_COLLECT)
     stopping = session.testsfailed and not config.option.continue_on_collection_errors
-    if not (config.option.collectonly or stopping or hasattr(config, "workerinput")):
-        start_ahead(session.items)
+    worker = hasattr(config, "workerinput")
+    if collect is not None and not (config.option.collectonly or stopping or worker):
+        collect.start_ahead(session.items)
     try:
         return (yield)
     finally:
-        ArenaState.of(config).engine.close()
+        ArenaState.of(config).close()
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    if isinstance(item, ArenaItem) and item.record is not None and call.when != "teardown":
-        set_properties(item.user_properties, item.record)  # before the report copies them
+    collect = sys.modules.get(_COLLECT)
+    if collect is None or not isinstance(item, (collect.ArenaItem, collect.ProblemItem)):
+        return (yield)
+    record = getattr(item, "record", None)
+    if record is not None and call.when != "teardown":
+        from pytest_arena.reports.junit import set_properties
+
+        set_properties(item.user_properties, record)  # before the report copies them
     report = yield
     if (
         call.excinfo is not None
-        and isinstance(call.excinfo.value, CaseError)
+        and isinstance(call.excinfo.value, collect.CaseError)
         and call.when == "setup"
     ):
         report.longrepr = item.repr_failure(call.excinfo)  # pytest shows setup tracebacks otherwise
-    if report.skipped and isinstance(item, ArenaItem) and isinstance(report.longrepr, tuple):
+    if report.skipped and isinstance(report.longrepr, tuple):
         path, line, _ = item.reportinfo()
         report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])  # the case, not our code
     phase_done = call.when == "call" or (call.when == "setup" and report.failed)
-    if isinstance(item, ArenaItem) and item.record is not None and phase_done:
-        setattr(report, RECORD_ATTR, item.record.to_dict())
+    if record is not None and phase_done:
+        setattr(report, RECORD_ATTR, record.to_dict())
     return report
 
 

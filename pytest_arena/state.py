@@ -1,16 +1,22 @@
-"""The plugin's per-run state, kept in `config.stash`."""
+"""The plugin's per-run state, kept in `config.stash`.
+
+Light to create: the engine, the cache and the extensions are made when a project is
+first collected, so a pytest run without `arena.yaml` files pays nothing for them.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
-from pytest_arena.connectors import CONNECTORS, Connector
-from pytest_arena.engine import Engine
-from pytest_arena.record import Record
-from pytest_arena.scorers.base import Scorer
+if TYPE_CHECKING:
+    from pytest_arena.connectors import Connector
+    from pytest_arena.engine import Engine
+    from pytest_arena.record import Record
+    from pytest_arena.scorers.base import Scorer
 
 _KEY = pytest.StashKey["ArenaState"]()
 
@@ -19,8 +25,26 @@ _KEY = pytest.StashKey["ArenaState"]()
 class ArenaState:
     models: list[str] = field(default_factory=list)  # from --arena-models; empty: project defaults
     records: list[Record] = field(default_factory=list)
-    engine: Engine = field(default_factory=Engine)
+    make_engine: Callable[[], Engine] | None = None
+    _engine: Engine | None = None
     _extensions: tuple[list[tuple[str, type[Scorer]]], dict[str, type[Connector]]] | None = None
+
+    @property
+    def engine(self) -> Engine:
+        """The run's engine, made on first use."""
+        if self._engine is None:
+            if self.make_engine is None:
+                from pytest_arena.engine import Engine
+
+                self._engine = Engine()
+            else:
+                self._engine = self.make_engine()
+        return self._engine
+
+    def close(self) -> None:
+        """Stop the engine, if one was made: pending calls are cancelled."""
+        if self._engine is not None:
+            self._engine.close()
 
     def extensions(
         self, config: pytest.Config
@@ -28,6 +52,8 @@ class ArenaState:
         """Scorers and connectors that plugins offer, asked for once (conftests are loaded
         by the first collection)."""
         if self._extensions is None:
+            from pytest_arena.connectors import CONNECTORS
+
             scorers: list[tuple[str, type[Scorer]]] = []
             for impl in config.hook.pytest_arena_scorers.get_hookimpls():
                 offered = cast("list[type[Scorer]]", impl.function() or [])
@@ -43,7 +69,9 @@ class ArenaState:
         return config.stash[_KEY]
 
     @classmethod
-    def install(cls, config: pytest.Config, models: list[str], engine: Engine) -> ArenaState:
-        state = cls(models=models, engine=engine)
+    def install(
+        cls, config: pytest.Config, models: list[str], make_engine: Callable[[], Engine]
+    ) -> ArenaState:
+        state = cls(models=models, make_engine=make_engine)
         config.stash[_KEY] = state
         return state

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from tabulate import tabulate
 
-from pytest_arena.engine import dollars
 from pytest_arena.leaderboard import Board, Row
+from pytest_arena.money import dollars
 from pytest_arena.record import Record
 
 

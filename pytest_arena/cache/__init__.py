@@ -2,9 +2,14 @@
 
 The engine builds a key with `key_parts(connector, request)`, asks `cache.get(parts)`
 before a call and gives a successful response to `cache.put(parts, response)` after it.
+Names are imported when first used, so that the plugin can name the modes cheaply.
 """
 
-from pytest_arena.cache.keys import canonical_json, digest, key_parts
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from pytest_arena.cache.location import (
     CACHE_DIR,
     CACHE_FILE,
@@ -12,15 +17,33 @@ from pytest_arena.cache.location import (
     default_cache_path,
     find_rootdir,
 )
-from pytest_arena.cache.store import (
-    CachedResponse,
-    CacheError,
-    CacheMode,
-    CacheStats,
-    ReplayMiss,
-    ResponseCache,
-    UnreadableCache,
-)
+from pytest_arena.cache.modes import CacheMode
+
+if TYPE_CHECKING:
+    from pytest_arena.cache.keys import canonical_json, digest, key_parts
+    from pytest_arena.cache.store import (
+        CachedResponse,
+        CacheError,
+        CacheStats,
+        ReplayMiss,
+        ResponseCache,
+        UnreadableCache,
+    )
+
+_LAZY = {
+    **dict.fromkeys(("canonical_json", "digest", "key_parts"), "pytest_arena.cache.keys"),
+    **dict.fromkeys(
+        (
+            "CachedResponse",
+            "CacheError",
+            "CacheStats",
+            "ReplayMiss",
+            "ResponseCache",
+            "UnreadableCache",
+        ),
+        "pytest_arena.cache.store",
+    ),
+}
 
 __all__ = [
     "CACHE_DIR",
@@ -39,3 +62,9 @@ __all__ = [
     "find_rootdir",
     "key_parts",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'pytest_arena.cache' has no attribute {name!r}")

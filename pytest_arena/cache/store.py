@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 import json
 import os
 import sqlite3
@@ -15,6 +14,7 @@ from typing import Any
 from pytest_arena.cache.diff import describe, key_differences
 from pytest_arena.cache.keys import canonical_json, digest
 from pytest_arena.cache.location import CACHE_DIR
+from pytest_arena.cache.modes import CacheMode
 from pytest_arena.connectors.base import Response
 
 APPLICATION_ID = 0x4152_4331  # "ARC1": marks the file as ours
@@ -44,15 +44,6 @@ CREATE INDEX IF NOT EXISTS responses_by_age ON responses (connector, model, crea
 CREATE INDEX IF NOT EXISTS responses_by_messages ON responses (connector, model, messages_digest)
 """
 _COLUMNS = "text, tokens_in, tokens_out, cost, latency_ms, meta, created"
-
-
-class CacheMode(str, enum.Enum):
-    """How a run uses the cache (`--arena-cache`)."""
-
-    USE = "use"  # read hits, write misses
-    OFF = "off"  # neither read nor write
-    REFRESH = "refresh"  # never read; write every answer, replacing what was there
-    REPLAY = "replay"  # read only; a miss is a failure (ReplayMiss)
 
 
 class CacheError(Exception):

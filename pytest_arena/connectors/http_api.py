@@ -8,10 +8,9 @@ import json
 import os
 import time
 from abc import abstractmethod
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
-import aiohttp
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pytest_arena.connectors.base import (
@@ -23,6 +22,9 @@ from pytest_arena.connectors.base import (
     estimate_tokens,
 )
 from pytest_arena.spec.schema import Price
+
+if TYPE_CHECKING:
+    import aiohttp
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})  # and every 5xx
 REQUEST_PARAMS = frozenset(  # written beside the settings by mistake; they belong in `params`
@@ -46,7 +48,7 @@ REQUEST_PARAMS = frozenset(  # written beside the settings by mistake; they belo
 SHOWN_BODY = 200  # characters of an unexpected body quoted in an error
 # No overall limit: the engine times each call out by cancelling it. These only end calls
 # that would otherwise wait forever when no engine timeout is set.
-CLIENT_TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=60, sock_read=900)
+SOCK_CONNECT, SOCK_READ = 60, 900
 
 
 class HttpSettings(BaseModel):
@@ -166,6 +168,8 @@ class HttpConnector(Connector):
         return headers
 
     async def _call(self, session: aiohttp.ClientSession, request: Request) -> Response:
+        import aiohttp  # imported on the first call: runs on the sim alone never load it
+
         headers = self._headers()
         payload = json.dumps(self.body(request), ensure_ascii=False).encode()
         where = f"model '{self.key}' at {_host(self.url)}"
@@ -212,9 +216,12 @@ def estimated_tokens(request: Request, text: str) -> tuple[int, int]:
 
 
 def _new_session() -> aiohttp.ClientSession:
+    import aiohttp
+
     # limit=0: no cap on connections; the engine decides how many calls are in flight
     connector = aiohttp.TCPConnector(limit=0)
-    return aiohttp.ClientSession(connector=connector, timeout=CLIENT_TIMEOUT, trust_env=True)
+    timeout = aiohttp.ClientTimeout(total=None, sock_connect=SOCK_CONNECT, sock_read=SOCK_READ)
+    return aiohttp.ClientSession(connector=connector, timeout=timeout, trust_env=True)
 
 
 def _host(url: str) -> str:

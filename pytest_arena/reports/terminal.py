@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from pytest_arena.engine import BUDGET_SPENT
 from pytest_arena.leaderboard import build_boards
+from pytest_arena.money import BUDGET_SPENT
 from pytest_arena.record import UNSCORED, Record
 from pytest_arena.state import ArenaState
 from pytest_arena.summary import render_board, spending

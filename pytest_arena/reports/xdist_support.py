@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_arena.record import ERROR, Record
-from pytest_arena.spec import PROJECT_FILE
+from pytest_arena.spec.files import PROJECT_FILE
 
 _NODE_ID = re.compile(
     rf"^(?P<file>(?:[^:]*/)?{re.escape(PROJECT_FILE)})(?:::.+)?::"

@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
-from jsonschema.validators import Draft202012Validator, validator_for  # type: ignore[import-untyped]
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
@@ -60,7 +58,7 @@ class JsonSchema(Scorer):
                 "valid JSON; the reference is not a schema (it has no type, properties"
                 " or $schema), so nothing else is checked",
             )
-        validator = validator_for(schema, default=Draft202012Validator)(schema)
+        validator = _validator(schema)(schema)
         errors = list(validator.iter_errors(document))
         if not errors:
             return ScoreResult(1.0, True, f"valid against {source}")
@@ -111,9 +109,23 @@ def _load(project_root: Path, name: str) -> dict[str, Any]:
     return schema
 
 
+def _validator(schema: dict[str, Any]) -> Any:
+    """The validator class the schema asks for (by `$schema`), else Draft 2020-12's.
+
+    jsonschema is imported here, on first use: runs that check no schema never load it."""
+    from jsonschema.validators import (  # type: ignore[import-untyped]
+        Draft202012Validator,
+        validator_for,
+    )
+
+    return validator_for(schema, default=Draft202012Validator)
+
+
 def _check(schema: dict[str, Any], where: str) -> None:
+    from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+
     try:
-        validator_for(schema, default=Draft202012Validator).check_schema(schema)
+        _validator(schema).check_schema(schema)
     except SchemaError as exc:
         raise ValueError(
             f"{where} is not a valid JSON Schema: {exc.json_path}: {_short(exc.message)}"

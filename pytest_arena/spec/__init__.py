@@ -1,9 +1,31 @@
-"""Loading and validating projects; knows nothing about pytest."""
+"""Loading and validating projects; knows nothing about pytest.
 
-from pytest_arena.spec.case import Case
-from pytest_arena.spec.errors import Problem, SpecError
-from pytest_arena.spec.project import PROJECT_FILE, CaseProblem, ProjectFile, load_project
-from pytest_arena.spec.schema import ModelDef, ProjectSpec
+Names are imported when first used (the plugin loads this package on every pytest run).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from pytest_arena.spec.files import PROJECT_FILE
+
+if TYPE_CHECKING:
+    from pytest_arena.spec.case import Case
+    from pytest_arena.spec.errors import Problem, SpecError
+    from pytest_arena.spec.project import CaseProblem, ProjectFile, load_project
+    from pytest_arena.spec.schema import ModelDef, ProjectSpec
+
+_LAZY = {
+    "Case": "pytest_arena.spec.case",
+    "CaseProblem": "pytest_arena.spec.project",
+    "ModelDef": "pytest_arena.spec.schema",
+    "Problem": "pytest_arena.spec.errors",
+    "ProjectFile": "pytest_arena.spec.project",
+    "ProjectSpec": "pytest_arena.spec.schema",
+    "SpecError": "pytest_arena.spec.errors",
+    "load_project": "pytest_arena.spec.project",
+}
 
 __all__ = [
     "PROJECT_FILE",
@@ -16,3 +38,9 @@ __all__ = [
     "SpecError",
     "load_project",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'pytest_arena.spec' has no attribute {name!r}")

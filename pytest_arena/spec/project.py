@@ -14,8 +14,6 @@ from pytest_arena.spec.template import compile_template, variables
 from pytest_arena.spec.validation import dotted, validate
 from pytest_arena.spec.yamlfile import LineMap, load_yaml
 
-PROJECT_FILE = "arena.yaml"
-
 
 @dataclass(frozen=True)
 class CaseProblem:

@@ -1,0 +1,3 @@
+"""The names of the files a project is made of."""
+
+PROJECT_FILE = "arena.yaml"  # a folder holding one is a project
