@@ -364,3 +364,17 @@ def test_the_client_does_not_cap_the_calls_in_flight(fake_llm: FakeLLMServer, na
             await connector.aclose()
 
     assert asyncio.run(many()) == [f"[[together=120]] {i}" for i in range(120)]
+
+
+def test_the_proxy_comes_from_the_environment_once_and_no_proxy_is_honoured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pytest_arena.connectors.http_api import proxy_for
+
+    for name in ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    assert proxy_for("https://api.openai.com/v1/chat/completions") is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    assert proxy_for("https://api.openai.com/v1/chat/completions") == "http://proxy.internal:3128"
+    assert proxy_for("http://127.0.0.1:8080/v1/chat/completions") is None

@@ -7,6 +7,7 @@ import email.utils
 import json
 import os
 import time
+import urllib.request
 from abc import abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
@@ -85,6 +86,7 @@ class HttpConnector(Connector):
         super().__init__(*args, **kwargs)
         self._session: aiohttp.ClientSession | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
+        self._proxy: str | None = None
 
     @classmethod
     def settings_data(cls, key: str, raw: dict[str, Any]) -> tuple[dict[str, Any], Price | None]:
@@ -152,6 +154,7 @@ class HttpConnector(Connector):
         loop = asyncio.get_running_loop()
         if self._session is None or self._session.closed or self._session_loop is not loop:
             self._session, self._session_loop = _new_session(), loop
+            self._proxy = proxy_for(self.url)
         return self._session
 
     def _headers(self) -> dict[str, str]:
@@ -174,7 +177,8 @@ class HttpConnector(Connector):
         payload = json.dumps(self.body(request), ensure_ascii=False).encode()
         where = f"model '{self.key}' at {_host(self.url)}"
         try:
-            async with session.post(self.url, data=payload, headers=headers) as reply:
+            post = session.post(self.url, data=payload, headers=headers, proxy=self._proxy)
+            async with post as reply:
                 raw = await reply.read()
                 status, reply_headers = reply.status, reply.headers
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
@@ -221,7 +225,20 @@ def _new_session() -> aiohttp.ClientSession:
     # limit=0: no cap on connections; the engine decides how many calls are in flight
     connector = aiohttp.TCPConnector(limit=0)
     timeout = aiohttp.ClientTimeout(total=None, sock_connect=SOCK_CONNECT, sock_read=SOCK_READ)
-    return aiohttp.ClientSession(connector=connector, timeout=timeout, trust_env=True)
+    # trust_env would read the proxy variables and ~/.netrc again on every request; the
+    # proxy is looked up once per connector instead (proxy_for)
+    return aiohttp.ClientSession(connector=connector, timeout=timeout)
+
+
+def proxy_for(url: str) -> str | None:
+    """The proxy that HTTP(S)_PROXY and NO_PROXY give for `url`, if any."""
+    proxies = urllib.request.getproxies_environment()
+    parts = urlsplit(url)
+    proxy = proxies.get(parts.scheme)
+    bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]  # not in typeshed
+    if not proxy or bypass(parts.hostname or "", proxies):
+        return None
+    return proxy
 
 
 def _host(url: str) -> str:
