@@ -6,7 +6,7 @@ first collected, so a pytest run without `arena.yaml` files pays nothing for the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -27,7 +27,7 @@ class ArenaState:
     records: list[Record] = field(default_factory=list)
     make_engine: Callable[[], Engine] | None = None
     _engine: Engine | None = None
-    _extensions: tuple[list[tuple[str, type[Scorer]]], dict[str, type[Connector]]] | None = None
+    _extensions: tuple[list[tuple[str, type[Scorer]]], Mapping[str, type[Connector]]] | None = None
 
     @property
     def engine(self) -> Engine:
@@ -48,7 +48,7 @@ class ArenaState:
 
     def extensions(
         self, config: pytest.Config
-    ) -> tuple[list[tuple[str, type[Scorer]]], dict[str, type[Connector]]]:
+    ) -> tuple[list[tuple[str, type[Scorer]]], Mapping[str, type[Connector]]]:
         """Scorers and connectors that plugins offer, asked for once (conftests are loaded
         by the first collection)."""
         if self._extensions is None:
@@ -58,10 +58,10 @@ class ArenaState:
             for impl in config.hook.pytest_arena_scorers.get_hookimpls():
                 offered = cast("list[type[Scorer]]", impl.function() or [])
                 scorers += [(impl.plugin_name, cls) for cls in offered]
-            connectors = dict(CONNECTORS)
-            for found in config.hook.pytest_arena_connectors():
-                connectors.update({cls.name: cls for cls in found or ()})
-            self._extensions = (scorers, connectors)
+            offered_connectors = [
+                cls for found in config.hook.pytest_arena_connectors() for cls in found or ()
+            ]
+            self._extensions = (scorers, CONNECTORS.plus(offered_connectors))
         return self._extensions
 
     @classmethod

@@ -2,24 +2,52 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from pytest_arena.connectors.anthropic import AnthropicConnector
 from pytest_arena.connectors.base import Connector, SettingProblem
-from pytest_arena.connectors.command import CommandConnector
-from pytest_arena.connectors.openai import OpenAIConnector
-from pytest_arena.connectors.python import PythonConnector
 from pytest_arena.connectors.sim import PROFILES, SimConnector
 from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
 from pytest_arena.spec.schema import ModelDef
 from pytest_arena.spec.validation import validate
 from pytest_arena.spec.yamlfile import LineMap
 
-CONNECTORS: dict[str, type[Connector]] = {
-    c.name: c
-    for c in (SimConnector, OpenAIConnector, AnthropicConnector, PythonConnector, CommandConnector)
-}
+
+class ConnectorTypes(Mapping[str, type[Connector]]):
+    """Connector classes by name, each imported when first asked for (a run on the sim
+    models never loads the HTTP client)."""
+
+    def __init__(self, where: Mapping[str, str | type[Connector]]) -> None:
+        self._where = dict(where)
+
+    def __getitem__(self, name: str) -> type[Connector]:
+        found = self._where[name]
+        if isinstance(found, str):
+            module, _, attr = found.partition(":")
+            found = self._where[name] = getattr(importlib.import_module(module), attr)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def plus(self, classes: Iterable[type[Connector]]) -> ConnectorTypes:
+        """These types and `classes` (which win on a name both have)."""
+        return ConnectorTypes({**self._where, **{c.name: c for c in classes}})
+
+
+CONNECTORS = ConnectorTypes(
+    {
+        SimConnector.name: SimConnector,
+        "openai": "pytest_arena.connectors.openai:OpenAIConnector",
+        "anthropic": "pytest_arena.connectors.anthropic:AnthropicConnector",
+        "python": "pytest_arena.connectors.python:PythonConnector",
+        "command": "pytest_arena.connectors.command:CommandConnector",
+    }
+)
 BUILTIN_MODELS: tuple[str, ...] = tuple(PROFILES)
 
 
