@@ -127,3 +127,15 @@ def test_a_plugin_scorer_grades_like_any_other(
             "  scorer:    shouted (score 0.00)",
         ]
     )
+
+
+def test_a_connector_that_can_answer_in_neither_way_is_refused_where_it_is_written() -> None:
+    from pydantic import BaseModel
+
+    from pytest_arena.connectors.base import Connector
+
+    with pytest.raises(TypeError, match=r"connector Mute must implement complete .* or acomplete"):
+
+        class Mute(Connector):
+            name = "mute"
+            settings_model = BaseModel

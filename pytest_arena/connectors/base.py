@@ -107,20 +107,20 @@ class Connector(ABC):
         work; called once when the connector is built, and reported at the setting's line."""
         return None
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.complete is Connector.complete and cls.acomplete is Connector.acomplete:
+            raise TypeError(
+                f"connector {cls.__name__} must implement complete (plain code) or acomplete"
+                " (async code); the other one is built on it"
+            )
+
     def complete(self, request: Request) -> Response:
         """Ask the model and return its response (blocking)."""
-        if type(self).acomplete is Connector.acomplete:
-            raise NotImplementedError(
-                f"{type(self).__name__} implements neither complete nor acomplete"
-            )
         return asyncio.run(self.acomplete(request))
 
     async def acomplete(self, request: Request) -> Response:
         """Ask the model and return its response, on the engine's event loop."""
-        if type(self).complete is Connector.complete:
-            raise NotImplementedError(
-                f"{type(self).__name__} implements neither complete nor acomplete"
-            )
         return await asyncio.to_thread(self.complete, request)
 
     def is_inline(self) -> bool:
