@@ -12,7 +12,6 @@ import concurrent.futures
 import contextlib
 import random
 import re
-import shutil
 import tempfile
 import threading
 import time
@@ -156,9 +155,6 @@ class Engine:
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
     _workspaces: int = 0
     _closed: bool = False
-    calls: int = 0  # calls that reached a model (not cached, not skipped)
-    cache_hits: int = 0
-    saved: float = 0.0  # what cached answers cost when they were made
 
     # -- the main thread's side -------------------------------------------------------------
 
@@ -206,10 +202,6 @@ class Engine:
         self._loop = self._thread = None
         if self.store is not None:
             self.store.close()
-
-    def cleanup_workspaces(self) -> None:
-        if self.workspace_root is not None and self.workspace_root.exists():
-            shutil.rmtree(self.workspace_root, ignore_errors=True)
 
     def _inline(
         self, connector: Connector, request: Request, budgets: tuple[Budget, ...]
@@ -317,8 +309,6 @@ class Engine:
             except CacheError as exc:
                 return CallResult(error=str(exc))
             if hit is not None:
-                self.cache_hits += 1
-                self.saved += connector.cost_of(hit)
                 return CallResult(
                     hit,
                     cached=True,
@@ -384,7 +374,6 @@ class Engine:
         cost = connector.cost_of(response)
         for budget in budgets:
             budget.charge(cost)
-        self.calls += 1
         return CallResult(response, retries=retries, latency_ms=response.latency_ms, cost=cost)
 
     def _workspace(self, request: Request) -> Path:

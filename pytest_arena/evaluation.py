@@ -92,14 +92,6 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
     return prepared
 
 
-def evaluate(project: Project, case: Case, model: str, plan: Plan, sample: int = 0) -> Outcome:
-    """Run `case` on `model` now and grade it. Every failure ends as a record, never raises."""
-    prepared = prepare(project, case, model, plan, sample)
-    if prepared.request is None:
-        return finish(prepared, plan, CallResult())
-    return finish(prepared, plan, project.call(model, prepared.request))
-
-
 def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
     """Grade the model's answer (or record why there is none). Never raises."""
     record, context, judge = prepared.record, prepared.context, prepared.judge

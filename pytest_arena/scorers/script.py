@@ -24,7 +24,6 @@ from pytest_arena.scorers.text import excerpt
 
 CONTEXT_VARS = ("ARENA_SCORER_CONTEXT", "RL_SCORER_CONTEXT")
 DEFAULT_TIMEOUT = 30.0
-RESERVED = ("timeout", "pass_threshold")  # read by us; also passed on to the script
 _ENV_LIMIT = 100_000  # one environment string may hold at most 128 KiB on Linux
 _STDERR_TAIL = 400
 

@@ -105,9 +105,6 @@ class PromptSpec(Strict):
     system: str | None = None
 
 
-CASE_FIELDS = ("id", "input", "reference", "tags", "weight", "eval_type")
-
-
 class FieldMap(Strict):
     """Which column of a dataset row holds each part of a case."""
 
