@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import getpass
 import random
 import re
+import shutil
 import tempfile
 import threading
 import time
@@ -378,7 +380,7 @@ class Engine:
 
     def _workspace(self, request: Request) -> Path:
         if self.workspace_root is None:
-            self.workspace_root = Path(tempfile.mkdtemp(prefix="pytest-arena-"))
+            self.workspace_root = new_run_folder()
         self._workspaces += 1
         name = _SAFE.sub("_", f"{request.case.project}-{request.case.id}-{request.model}")
         path = self.workspace_root / f"{self._workspaces:05d}-{name}-{request.sample}"
@@ -387,6 +389,28 @@ class Engine:
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+KEEP_RUNS = 3  # agents' workspaces of this many latest runs are kept, like pytest's basetemp
+
+
+def new_run_folder(parent: Path | None = None) -> Path:
+    """A fresh folder for this run's agent workspaces, under `parent` (default: the system's
+    temp folder); the workspaces of older runs are removed, all but the latest few."""
+    base = parent or Path(tempfile.gettempdir()) / f"pytest-arena-of-{_user()}"
+    base.mkdir(parents=True, exist_ok=True)
+    runs = sorted(base.glob("run-*"), key=lambda p: p.stat().st_mtime)
+    for old in runs[: max(0, len(runs) - KEEP_RUNS + 1)]:
+        if time.time() - old.stat().st_mtime > 60:  # never one a parallel worker just made
+            shutil.rmtree(old, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix="run-", dir=base))
+
+
+def _user() -> str:
+    try:
+        return _SAFE.sub("_", getpass.getuser()) or "unknown"
+    except (KeyError, OSError):
+        return "unknown"
 
 
 def _refusal(budgets: tuple[Budget, ...]) -> str | None:

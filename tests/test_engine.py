@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -251,3 +252,18 @@ def test_xdist_workers_start_the_calls_of_their_queued_items_ahead(
         if e["event"] == "start":
             peaks[e["pid"]] = max(peaks.get(e["pid"], 0), int(str(e["peak"])))
     assert len(peaks) == 2 and set(peaks.values()) == {4}
+
+
+def test_agents_workspaces_of_older_runs_are_removed_but_the_latest_kept(tmp_path: Path) -> None:
+    import os
+
+    from pytest_arena.engine import KEEP_RUNS, new_run_folder
+
+    runs = [new_run_folder(tmp_path) for _ in range(KEEP_RUNS + 2)]
+    for age, run in enumerate(reversed(runs)):
+        (run / "file.txt").write_text("left by an agent")
+        os.utime(run, (0, run.stat().st_mtime - 3600 * (age + 1)))
+    latest = new_run_folder(tmp_path)
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert latest.exists() and len(kept) == KEEP_RUNS
+    assert set(kept) == {latest.name, *(r.name for r in runs[-(KEEP_RUNS - 1) :])}
