@@ -14,6 +14,7 @@ import getpass
 import random
 import re
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -334,7 +335,7 @@ class Engine:
                     request.workspace = self._workspace(request)
                 started = time.perf_counter()
                 try:
-                    response = await asyncio.wait_for(connector.acomplete(request), limits.timeout)
+                    response = await _within(connector.acomplete(request), limits.timeout)
                 except ConnectorError as exc:
                     failure, retryable, wait = str(exc), exc.retryable, exc.retry_after
                 except asyncio.TimeoutError:
@@ -411,6 +412,15 @@ def _user() -> str:
         return _SAFE.sub("_", getpass.getuser()) or "unknown"
     except (KeyError, OSError):
         return "unknown"
+
+
+async def _within(call: Coroutine[Any, Any, Response], seconds: float | None) -> Response:
+    """`await call`, cancelled after `seconds` (asyncio.TimeoutError). On Python 3.11 and
+    later without a task of its own, which wait_for makes for every call."""
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            return await call
+    return await asyncio.wait_for(call, seconds)
 
 
 def _refusal(budgets: tuple[Budget, ...]) -> str | None:
