@@ -6,8 +6,9 @@ run that collects no `arena.yaml` next to nothing.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pytest_arena.lazy import lazy_names
 
 if TYPE_CHECKING:
     from pytest_arena.scorers import Scorer, ScoreResult, ScoringContext
@@ -27,7 +28,4 @@ _LAZY = {
 __all__ = ["Case", "ScoreResult", "Scorer", "ScoringContext", "__version__", "scoring_context"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'pytest_arena' has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _LAZY)

@@ -7,8 +7,7 @@ Names are imported when first used, so that the plugin can name the modes cheapl
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pytest_arena.cache.location import (
     CACHE_DIR,
@@ -18,6 +17,7 @@ from pytest_arena.cache.location import (
     find_rootdir,
 )
 from pytest_arena.cache.modes import CacheMode
+from pytest_arena.lazy import lazy_names
 
 if TYPE_CHECKING:
     from pytest_arena.cache.keys import canonical_json, digest, key_parts
@@ -64,7 +64,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'pytest_arena.cache' has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _LAZY)

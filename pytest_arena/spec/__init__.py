@@ -5,9 +5,9 @@ Names are imported when first used (the plugin loads this package on every pytes
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pytest_arena.lazy import lazy_names
 from pytest_arena.spec.files import PROJECT_FILE
 
 if TYPE_CHECKING:
@@ -40,7 +40,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'pytest_arena.spec' has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _LAZY)
