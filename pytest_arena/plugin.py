@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_arena import gcfreeze
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.reports import session as reports
@@ -68,6 +69,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"the response cache's file (default: {DEFAULT_CACHE_PATH} under the rootdir)",
     )
     reports.add_options(group)
+    gcfreeze.add_ini(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -85,6 +87,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(WorkerLookahead(config), WORKER_LOOKAHEAD)
     reports.register(config, state, RECORD_ATTR)
+    gcfreeze.prepare(config)
 
 
 def _engine(config: pytest.Config) -> Engine:
@@ -113,6 +116,13 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
         return ArenaFile.from_parent(parent, path=file_path)
     return None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    collect = sys.modules.get(_COLLECT)
+    if collect is not None and any(isinstance(i, collect.ArenaItem) for i in session.items):
+        gcfreeze.freeze(session.config)
 
 
 @pytest.hookimpl(wrapper=True)

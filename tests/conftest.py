@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import yaml  # noqa: F401  # see below
 
 from tests.fake_llm_server import FakeLLMServer
 
@@ -35,6 +36,9 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     # pytester restores sys.modules after each in-process run, so a heavy plugin that imports
     # itself at summary time (hypothesis does) costs a second a run; these tests never use it.
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:benchmark")
+    # The same restore would drop yaml if an inner run imported it first, and yaml's C parser
+    # keeps the node classes of its first import: a second import cannot parse. So this
+    # module imports yaml for the whole session.
     # a run on GitHub Actions must not write the inner runs' boards into its own job summary
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     return pytester

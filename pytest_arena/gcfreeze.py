@@ -1,0 +1,52 @@
+"""Keep what collection built out of the garbage collector's way for the rest of the run.
+
+Everything alive when collection ends (imported modules, the projects, the items) lives
+until the run ends, yet every full collection walks it again: the automatic ones during
+the run, which hold up the model calls too, and the five pytest makes when the session
+ends. `gc.freeze()` moves those objects where the collector never looks; what the tests
+allocate afterwards is collected as usual. They are unfrozen after pytest's own last
+collections, before the interpreter's, whose finalizers must still see them.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+INI = "arena_gc_freeze"
+_FROZEN = pytest.StashKey[bool]()
+
+
+def add_ini(parser: pytest.Parser) -> None:
+    parser.addini(
+        INI,
+        type="bool",
+        default=True,
+        help="freeze the objects alive after collecting arena cases out of the garbage"
+        " collector's scans for the run (gc.freeze); false turns it off",
+    )
+
+
+def prepare(config: pytest.Config) -> None:
+    """Arrange the unfreeze. Call from pytest_configure before pytest's unraisable-exception
+    plugin registers its cleanup: cleanups run last-in first-out, so this one runs after
+    pytest's final gc.collect() passes, which then skip the frozen objects."""
+    config.add_cleanup(lambda: _unfreeze(config))
+
+
+def freeze(config: pytest.Config) -> bool:
+    """Freeze now, unless turned off or something else already froze objects (a conftest
+    of the user's, or an arena run around this one under pytester): only that one's owner
+    may unfreeze them."""
+    if not config.getini(INI) or not hasattr(gc, "freeze") or gc.get_freeze_count():
+        return False
+    gc.freeze()
+    config.stash[_FROZEN] = True
+    return True
+
+
+def _unfreeze(config: pytest.Config) -> None:
+    if config.stash.get(_FROZEN, False):
+        gc.unfreeze()
+        del config.stash[_FROZEN]
