@@ -12,11 +12,17 @@ projects; the medians are printed, with the ratio the target is stated in:
 - http, latency > 0: arena against a local OpenAI-compatible server (tests/fake_llm_server.py,
   in its own process) over the ideal N x L / C plus bare pytest's own time.
 - http, latency 0: arena over HTTP over bare pytest.
+
+pytest-arena must be installed in this Python (`pip install -e .` or from a wheel): pytest
+loads the plugin through its entry point, as a user's run does. Putting the source folder on
+PYTHONPATH instead would change what is measured: pytest then rewrites the asserts of the
+plugin's modules on every run where Python writes no bytecode (PYTHONDONTWRITEBYTECODE).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import statistics
 import subprocess
@@ -129,7 +135,12 @@ def main() -> None:
         write_project(base / "arena", args.cases, models)
         print(f"wrote {base}/bare and {base}/arena")
         return
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-bench-not-a-secret"}
+    if not any(
+        ep.value.startswith("pytest_arena")
+        for ep in importlib.metadata.entry_points(group="pytest11")
+    ):
+        sys.exit("pytest-arena is not installed in this Python: run `pip install -e .` first")
+    env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-secret"}
     xdist = ["-n", str(args.xdist)] if args.xdist else ["-p", "no:xdist"]
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         base = Path(tmp)

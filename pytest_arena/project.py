@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,7 +135,7 @@ class Project:
         shared = spec.scorers.options.get(name, {})
         options = {**shared, **case.options}
         self._check_options(
-            name, entry, options, shared, location(case.source, case.line_of("options"))
+            name, entry, options, shared, lambda: location(case.source, case.line_of("options"))
         )
         return Plan((Component(name, name, entry, options),))
 
@@ -156,7 +156,7 @@ class Project:
         options = {**shared, **spec.params}
         if spec.timeout is not None:
             options["timeout"] = spec.timeout
-        self._check_options(spec.scorer, entry, options, shared, where)
+        self._check_options(spec.scorer, entry, options, shared, lambda: where)
         return Component(spec.label, spec.scorer, entry, options, spec.weight, spec.required)
 
     def _check_options(
@@ -165,14 +165,14 @@ class Project:
         entry: ScorerEntry,
         options: dict[str, Any],
         shared: dict[str, Any],
-        where: str,
+        where: Callable[[], str],  # made only for a problem's message
     ) -> None:
         if name == "llm_judge":
             judge_model = options.get("model") or self.file.spec.judge.model
             try:
                 self.connector(str(judge_model))
             except SpecError as exc:
-                raise PlanError(f"{where}: the judge of llm_judge: {exc.format()}") from None
+                raise PlanError(f"{where()}: the judge of llm_judge: {exc.format()}") from None
         model = entry.options_model
         if model is None:
             return
@@ -182,8 +182,10 @@ class Project:
             errors = exc.errors()
             first = str(errors[0]["loc"][0]) if errors and errors[0]["loc"] else ""
             if first in shared and shared.get(first) is options.get(first):
-                where = f"{self._at(('scorers', 'options', name, first))}: scorers.options.{name}"
-            raise PlanError(f"{where}: {_options_problem(name, model, exc)}") from None
+                at = f"{self._at(('scorers', 'options', name, first))}: scorers.options.{name}"
+            else:
+                at = where()
+            raise PlanError(f"{at}: {_options_problem(name, model, exc)}") from None
 
     def _at(self, loc: tuple[str | int, ...]) -> str:
         return location(self.file.path, self.file.lines.line(loc))

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tabulate import tabulate
-
 from pytest_arena.leaderboard import Board, Row
 from pytest_arena.money import dollars
 from pytest_arena.record import Record
@@ -39,6 +37,8 @@ def render_board(board: Board, fmt: str = "simple") -> str:
         cells.append(_ms(row.latency))
         cells += [_metric(row, name) for name in board.metric_names]
         table.append(cells)
+    from tabulate import tabulate  # not loaded by pytest runs that print no board
+
     text = tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True, stralign="right")
     lines = [text, f"composite = {formula(board)}"]
     lines += [f"warning: {w}" for w in board.warnings]

@@ -9,7 +9,6 @@ from collections import Counter
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from rapidfuzz.distance import Levenshtein
 
 from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt
@@ -112,6 +111,8 @@ class EditSimilarity(Scorer):
         references = _references(reference)
         if not references:
             return ScoreResult(0.0, None, "no reference to compare with: unscored")
+        from rapidfuzz.distance import Levenshtein  # loaded by the projects that use it
+
         got = _prepare(output, opts)
         similar = Levenshtein.normalized_similarity
         scored = [(similar(got, _prepare(t, opts)), t) for t in references]
