@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import sys
@@ -125,6 +126,60 @@ def test_a_failing_agent_is_an_error_with_its_status_and_stderr(tmp_path: Path) 
     message = str(caught.value)
     assert message.startswith("model 'agent': command '")
     assert "agent.py' exited with status 1; end of stderr:\nworking\nno plan found" in message
+
+
+FILE_AGENT = """
+import json, os, sys
+from pathlib import Path
+
+case = json.loads(Path(os.environ["ARENA_CASE_FILE"]).read_text(encoding="utf-8"))
+messages = json.loads(Path(os.environ["ARENA_MESSAGES_FILE"]).read_text(encoding="utf-8"))
+print(json.dumps({
+    "input_length": len(case["input"]),
+    "message_length": len(messages[-1]["content"]),
+    "in_env": sorted(n for n in ("ARENA_CASE", "ARENA_MESSAGES") if n in os.environ),
+    "workspace_files": os.listdir("."),
+}))
+"""
+
+
+def big_request(workspace: Path, size: int) -> Request:
+    text = "Summarise this report. " + "x" * size
+    case = dataclasses.replace(CASE, input=text)
+    return Request("agent", [{"role": "user", "content": text}], case, workspace=workspace)
+
+
+def test_a_case_too_big_for_an_environment_variable_reaches_the_agent_in_a_file(
+    tmp_path: Path,
+) -> None:
+    connector = build(tmp_path, python_command("agent.py"), {"agent.py": FILE_AGENT})
+    seen = json.loads(call(connector, big_request(tmp_path / "work", 300_000)).text)
+    assert seen["input_length"] == seen["message_length"] == 300_023
+    assert seen["in_env"] == []  # Linux would refuse to start the program with them
+    assert seen["workspace_files"] == []  # the files lie beside the workspace, not in it
+
+
+def test_a_small_case_is_in_both_the_variable_and_the_file(tmp_path: Path) -> None:
+    connector = build(tmp_path, python_command("agent.py"), {"agent.py": FILE_AGENT})
+    seen = json.loads(call(connector, big_request(tmp_path / "work", 10)).text)
+    assert seen["in_env"] == ["ARENA_CASE", "ARENA_MESSAGES"]
+    assert seen["input_length"] == 33
+
+
+def test_an_agent_reading_the_variable_of_a_big_case_is_told_to_read_the_file(
+    tmp_path: Path,
+) -> None:
+    connector = build(tmp_path, python_command("agent.py"), {"agent.py": AGENT})
+    with pytest.raises(ConnectorError) as caught:
+        call(connector, big_request(tmp_path / "work", 300_000))
+    message = str(caught.value)
+    assert "KeyError: 'ARENA_CASE'" in message
+    assert message.endswith(
+        "ARENA_CASE was not set: 293 KiB is too much for an environment variable;"
+        " read the file named by ARENA_CASE_FILE instead\n"
+        "ARENA_MESSAGES was not set: 293 KiB is too much for an environment variable;"
+        " read the file named by ARENA_MESSAGES_FILE instead"
+    )
 
 
 def alive(pid: int) -> bool:

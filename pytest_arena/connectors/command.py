@@ -25,6 +25,8 @@ from pytest_arena.connectors.base import (
 from pytest_arena.record import json_safe
 
 STDERR_TAIL = 600  # characters of stderr quoted when the program fails
+# Linux refuses to start a program with one variable over 128 KiB ("Argument list too long")
+ENV_VALUE_MAX = 100 * 1024
 
 
 class CommandSettings(BaseModel):
@@ -44,10 +46,11 @@ class CommandConnector(Connector):
     """Runs the program once per call, in the call's workspace folder.
 
     The prompt goes to its stdin; the case (id, input, tags, metadata: never the reference)
-    is JSON in `ARENA_CASE`, the chat messages in `ARENA_MESSAGES`, the folder in
-    `ARENA_WORKSPACE` and the project in `ARENA_PROJECT_ROOT`. What it prints on stdout is
-    the output. A relative program, or an argument naming a file of the project folder,
-    is taken from the project folder.
+    is JSON in the file named by `ARENA_CASE_FILE` and, when it fits in a variable, in
+    `ARENA_CASE`; the chat messages likewise in `ARENA_MESSAGES_FILE` and `ARENA_MESSAGES`.
+    The folder is in `ARENA_WORKSPACE` and the project in `ARENA_PROJECT_ROOT`. What it
+    prints on stdout is the output. A relative program, or an argument naming a file of the
+    project folder, is taken from the project folder.
     """
 
     name: ClassVar[str] = "command"
@@ -92,27 +95,22 @@ class CommandConnector(Connector):
         return out
 
     async def acomplete(self, request: Request) -> Response:
-        workspace = request.workspace or Path(tempfile.mkdtemp(prefix="arena-agent-"))
+        if request.workspace is None:
+            workspace = Path(tempfile.mkdtemp(prefix="arena-agent-")) / "workspace"
+        else:
+            workspace = request.workspace
         workspace.mkdir(parents=True, exist_ok=True)
         case = request.case
+        about = {"id": case.id, "input": case.input, "tags": list(case.tags)}
+        about["metadata"] = dict(case.metadata)
         env = {
             **os.environ,
             **self.settings.env,
-            "ARENA_CASE": json.dumps(
-                json_safe(
-                    {
-                        "id": case.id,
-                        "input": case.input,
-                        "tags": list(case.tags),
-                        "metadata": dict(case.metadata),
-                    }
-                ),
-                ensure_ascii=False,
-            ),
-            "ARENA_MESSAGES": json.dumps(request.messages, ensure_ascii=False),
             "ARENA_WORKSPACE": str(workspace),
             "ARENA_MODEL": self.key,
         }
+        too_big = _pass_json(env, "ARENA_CASE", json_safe(about), workspace)
+        too_big += _pass_json(env, "ARENA_MESSAGES", request.messages, workspace)
         if self.root is not None:
             env["ARENA_PROJECT_ROOT"] = str(self.root.resolve())
         try:
@@ -137,13 +135,34 @@ class CommandConnector(Connector):
             code = process.returncode or 0
             what = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
             tail = stderr.decode(errors="replace").strip()[-STDERR_TAIL:]
+            hint = "".join(
+                f"\n{name} was not set: {size // 1024} KiB is too much for an environment"
+                f" variable; read the file named by {name}_FILE instead"
+                for name, size in too_big
+            )
             raise ConnectorError(
                 f"model '{self.key}': {self.shown} {what}"
                 + (f"; end of stderr:\n{tail}" if tail else " and wrote nothing to stderr")
+                + hint
             )
         text = stdout.decode(errors="replace").removesuffix("\n").removesuffix("\r")
         meta: dict[str, Any] = {"workspace": str(workspace)}
         return Response(text=text, meta=meta)
+
+
+def _pass_json(env: dict[str, str], name: str, data: Any, workspace: Path) -> list[tuple[str, int]]:
+    """Put `data` as JSON in the file named by `{name}_FILE` (beside the workspace, so the
+    agent's own files are all that is in it) and, if it fits, in `name`; [(name, size)] if
+    it does not."""
+    text = json.dumps(data, ensure_ascii=False)
+    file = workspace.with_name(f"{workspace.name}.{name.lower()}.json")
+    file.write_text(text, encoding="utf-8")
+    env[f"{name}_FILE"] = str(file)
+    size = len(text.encode())
+    if size > ENV_VALUE_MAX:
+        return [(name, size)]
+    env[name] = text
+    return []
 
 
 async def _end(process: asyncio.subprocess.Process) -> None:
