@@ -99,6 +99,19 @@ def test_wrong_answers_are_derived_from_the_reference() -> None:
     assert {"changed_number", "changed_field", "truncated", "off_topic"} <= kinds
 
 
+def test_a_wrong_answer_to_a_multiple_choice_question_is_mostly_another_letter() -> None:
+    answers = []
+    for i in range(200):
+        case = Case(id=f"q{i}", input=f"question {i}: A, B, C or D?", reference="B", project="p")
+        response = answer("sim_small", case)
+        if response.meta["verdict"] == "wrong":
+            answers.append((response.meta["form"], response.text))
+    letters = [text for form, text in answers if form == "other_choice"]
+    assert {form for form, _ in answers} == {"other_choice", "off_topic"}
+    assert set(letters) == {"A", "C", "D"}
+    assert len(letters) > len(answers) * 0.8
+
+
 def test_sim_perfect_is_always_right_and_verbatim() -> None:
     for case in cases(60):
         response = answer("sim_perfect", case)

@@ -88,6 +88,11 @@ def wrong(reference: Any, rng: random.Random) -> tuple[str, str]:
         items[index] = _wrong_value(items[index], rng)
         return json.dumps(items, ensure_ascii=False), "changed_item"
     text = as_text(reference) if reference is not None else ""
+    if len(text) == 1 and text.isascii() and text.isalpha():  # a multiple-choice letter
+        last = max("d", text.lower())
+        others = [c for c in "abcdefghijklmnopqrstuvwxyz" if c <= last and c != text.lower()]
+        pick = rng.choice(others)
+        return (pick.upper() if text.isupper() else pick), "other_choice"
     numbers = list(_NUMBER.finditer(text))
     if numbers:
         return _change_number_in(text, rng.choice(numbers), rng), "changed_number"
