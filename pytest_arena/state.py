@@ -41,6 +41,10 @@ class ArenaState:
                 self._engine = self.make_engine()
         return self._engine
 
+    def spent_on_calls(self) -> float | None:
+        """What this process's engine paid for answers, recorded or not; None without one."""
+        return None if self._engine is None else self._engine.budget.spent
+
     def close(self) -> None:
         """Stop the engine, if one was made: pending calls are cancelled."""
         if self._engine is not None:

@@ -45,10 +45,14 @@ def render_board(board: Board, fmt: str = "simple") -> str:
     return "\n".join(lines)
 
 
-def spending(records: Sequence[Record], budget_skips: int = 0) -> str:
-    """One line on what the run spent, what the cache saved and what budgets stopped."""
+def spending(
+    records: Sequence[Record], budget_skips: int = 0, spent_on_calls: float | None = None
+) -> str:
+    """One line on what the run spent, what the cache saved and what budgets stopped;
+    `spent_on_calls` (the engine's total) also counts answers whose cases never ran."""
     cached = [r for r in records if r.cached]
     spent = sum(r.cost for r in records if not r.cached) + sum(r.judge_cost for r in records)
+    unrecorded = (spent_on_calls or 0.0) - spent
     parts = [f"{len(records)} answer{'' if len(records) == 1 else 's'} graded"]
     if cached:
         saved = sum(r.cost for r in cached)
@@ -57,6 +61,8 @@ def spending(records: Sequence[Record], budget_skips: int = 0) -> str:
     if retried:
         parts.append(f"{retried} retries")
     line = ", ".join(parts) + f"; {dollars(spent)} spent on models and judges"
+    if unrecorded > 1e-9:
+        line += f", and {dollars(unrecorded)} on answers to cases the run stopped before"
     if budget_skips:
         line += f"; {budget_skips} not run: budget spent"
     return line

@@ -49,6 +49,9 @@ class Scripted(Connector):
                 raise ConnectorError("429 too many requests", retryable=True, retry_after=0.01)
             if what == "broken":
                 raise ConnectorError("400 bad request: no such model")
+            if what == "late broken":
+                await asyncio.sleep(0.5)
+                raise ConnectorError("400 bad request: no such model")
             await asyncio.sleep(30 if what == "hang" else self.settings.delay)
         except asyncio.CancelledError:
             log(event="cancelled", case=case)
@@ -164,6 +167,24 @@ def test_stopping_at_the_first_failure_cancels_pending_calls_and_leaves_no_threa
     assert {"bad", "c0", "c1"} <= started <= {"bad", "c0", "c1", "c2"}
     assert cancelled == started - {"bad"}
     assert not [t for t in set(threading.enumerate()) - before if t.name == THREAD_NAME]
+
+
+def test_answers_paid_for_cases_the_run_stopped_before_are_counted(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    # the first case fails after the next three were answered, at $20 each (10 + 10 tokens)
+    price = ", delay: 0, price: {input_per_mtok: 1000000, output_per_mtok: 1000000}"
+    cases = [("bad", "late broken"), *[(f"c{i}", "work") for i in range(3)]]
+    make_project("p", project(cases, price))
+    result = pytester.runpytest("-p", "arena_scripted", "-x")
+    result.assert_outcomes(failed=1)
+    assert [e["case"] for e in events(pytester) if e["event"] == "done"] == ["c0", "c1", "c2"]
+    result.stdout.fnmatch_lines(
+        [
+            "arena: 1 answer graded; $0.00 spent on models and judges,"
+            " and $60.00 on answers to cases the run stopped before"
+        ]
+    )
 
 
 def test_collect_only_and_deselected_items_make_no_calls(

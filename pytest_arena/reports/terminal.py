@@ -55,4 +55,5 @@ class ArenaReporter:
         for board in build_boards(self.state.records):
             terminalreporter.write_sep("=", f"arena leaderboard: {board.project}")
             terminalreporter.write_line(render_board(board))
-        terminalreporter.write_line(f"arena: {spending(self.state.records, self.budget_skips)}")
+        line = spending(self.state.records, self.budget_skips, self.state.spent_on_calls())
+        terminalreporter.write_line(f"arena: {line}")
