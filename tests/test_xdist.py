@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from xml.etree import ElementTree
 
 import pytest
 
@@ -105,7 +106,7 @@ def test_a_crashed_worker_leaves_an_error_row_naming_the_crash(
         MANY.replace("tests:", "scorers: {default: boom}\ntests:"),
         files={"scorers/boom.py": BOOM},
     )
-    result = pytester.runpytest("-n", "2", "--arena-json", "report.json")
+    result = pytester.runpytest("-n", "2", "--arena-json", "report.json", "--junitxml", "out.xml")
     result.assert_outcomes(passed=71, failed=1)
     assert result.ret == 1
     assert "INTERNALERROR" not in result.stdout.str()
@@ -120,6 +121,10 @@ def test_a_crashed_worker_leaves_an_error_row_naming_the_crash(
     assert (crashed["case"], crashed["model"], crashed["weight"]) == ("q3", "sim_large", 4.0)
     assert crashed["reason"].startswith("worker 'gw")
     assert "crashed while running 'projects/many/arena.yaml::q3[sim_large]'" in crashed["reason"]
+    junit = ElementTree.parse(pytester.path / "out.xml").getroot()
+    (case,) = [c for c in junit.iter("testcase") if c.get("name") == "q3[sim_large]"]
+    props = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert (props["case"], props["model"], props["status"]) == ("q3", "sim_large", "error")
 
 
 def test_cases_lost_when_workers_may_not_restart_are_error_rows(

@@ -49,7 +49,7 @@ def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None
         return
     xdist = None
     if config.pluginmanager.hasplugin("xdist"):
-        xdist = ArenaXdist(record_attr)
+        xdist = ArenaXdist(config, record_attr)
         config.pluginmanager.register(xdist, XDIST)
     config.pluginmanager.register(ArenaOutputs(config, state, record_attr, xdist), OUTPUTS)
 

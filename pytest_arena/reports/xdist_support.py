@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_arena.record import ERROR, Record
+from pytest_arena.reports.junit import properties
 from pytest_arena.spec.files import PROJECT_FILE
 
 _NODE_ID = re.compile(
@@ -66,7 +67,8 @@ def error_record(key: ItemKey, message: str) -> Record:
 class ArenaXdist:
     """Keeps, on the xdist controller, what is needed to account for lost items."""
 
-    def __init__(self, record_attr: str) -> None:
+    def __init__(self, config: pytest.Config, record_attr: str) -> None:
+        self.config = config
         self.record_attr = record_attr
         self.expected: dict[str, None] = {}  # node ids the workers collected, in order
         self.domains: dict[str, str] = {}  # node id -> project::case[model]
@@ -94,13 +96,28 @@ class ArenaXdist:
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport) -> None:
         key = self._key(crashitem)
         if key is not None:
-            message = str(report.longrepr)
-            setattr(report, self.record_attr, error_record(key, message).to_dict())
+            record = error_record(key, str(report.longrepr))
+            setattr(report, self.record_attr, record.to_dict())
+            report.user_properties = [*report.user_properties, *properties(record)]
+            self._junit_properties(report, record)
 
     @pytest.hookimpl
     def pytest_testnodedown(self, node: Any, error: object | None) -> None:
         if error is not None:
             self.crashes.append(f"worker {node.gateway.id} crashed: {error}")
+
+    def _junit_properties(self, report: pytest.TestReport, record: Record) -> None:
+        """--junitxml takes properties from an item's teardown report, which a crashed item
+        never has: give them to its testcase directly."""
+        try:
+            from _pytest.junitxml import xml_key  # no public way to reach the XML's testcase
+        except ImportError:
+            return
+        xml = self.config.stash.get(xml_key, None)
+        if xml is not None:
+            testcase = xml.node_reporter(report)
+            for name, value in properties(record):
+                testcase.add_property(name, value)
 
     def lost_records(self) -> list[Record]:
         """Error records for arena items that never reported because a worker crashed."""
