@@ -150,7 +150,8 @@ class Engine:
 
     store: ResponseCache | None = None
     budget: Budget = field(default_factory=lambda: Budget(None, "--arena-max-cost"))
-    workspace_root: Path | None = None
+    workspace_root: Path | None = None  # agents' workspaces; made on first need by:
+    make_workspace_root: Callable[[], Path] = field(default=lambda: new_run_folder())
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
     _lanes: dict[int, _Lane] = field(default_factory=dict)
@@ -169,6 +170,8 @@ class Engine:
         budgets: tuple[Budget, ...] = (),
     ) -> Call:
         """Start a call ahead; the future resolves to a CallResult and never raises."""
+        if connector.wants_workspace and self.workspace_root is None:
+            self.workspace_root = self.make_workspace_root()  # on this thread, not the loop's
         future = self._run(self._call(connector, request, limits, (self.budget, *budgets)))
         return Call(future, budgets)
 
@@ -381,7 +384,7 @@ class Engine:
 
     def _workspace(self, request: Request) -> Path:
         if self.workspace_root is None:
-            self.workspace_root = new_run_folder()
+            self.workspace_root = self.make_workspace_root()
         self._workspaces += 1
         name = _SAFE.sub("_", f"{request.case.project}-{request.case.id}-{request.model}")
         path = self.workspace_root / f"{self._workspaces:05d}-{name}-{request.sample}"
@@ -392,7 +395,7 @@ class Engine:
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
-KEEP_RUNS = 3  # agents' workspaces of this many latest runs are kept, like pytest's basetemp
+KEEP_RUNS = 3  # outside pytest, the workspaces of this many latest runs are kept
 
 
 def new_run_folder(parent: Path | None = None) -> Path:

@@ -96,10 +96,18 @@ def _engine(config: pytest.Config) -> Engine:
 
     mode = CacheMode(config.getoption("arena_cache"))
     path = config.getoption("arena_cache_path") or default_cache_path(config.rootpath)
-    return Engine(
+    engine = Engine(
         store=None if mode is CacheMode.OFF else ResponseCache(path, mode),
         budget=Budget(config.getoption("arena_max_cost"), "--arena-max-cost"),
     )
+    tmp_path_factory = getattr(config, "_tmp_path_factory", None)  # gone with -p no:tmpdir
+    if isinstance(tmp_path_factory, pytest.TempPathFactory):
+        # under pytest's basetemp, like tmp_path: --basetemp moves them, and pytest keeps
+        # the latest runs' folders and removes older ones
+        engine.make_workspace_root = lambda: tmp_path_factory.mktemp(
+            "arena-workspaces", numbered=False
+        )
+    return engine
 
 
 @pytest.fixture

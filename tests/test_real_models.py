@@ -144,9 +144,19 @@ def test_a_command_agent_runs_in_a_workspace_that_the_scorers_can_read(
     script = pytester.path / "projects/agentic/scorers/length_check"
     script.write_text("#!" + sys.executable + "\n" + script.read_text())
     script.chmod(0o755)
-    result = pytester.runpytest("-p", "no:cacheprovider")
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--basetemp={pytester.path / 'tmp'}")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*_ agentic::bad[[]agent] _*", "answer.txt holds '41'"])
+    # the workspaces are kept under pytest's basetemp, one folder per case
+    root = pytester.path / "tmp" / "arena-workspaces"
+    kept = sorted(p.name for p in root.iterdir() if p.is_dir())
+    assert kept == [
+        "00001-agentic-good-agent-0",
+        "00002-agentic-bad-agent-0",
+        "00003-agentic-runloop-agent-0",
+    ]
+    answer = pytester.path / "tmp/arena-workspaces/00002-agentic-bad-agent-0/answer.txt"
+    assert answer.read_text() == "41"
 
 
 def test_a_python_agent_is_called_with_the_rendered_prompt(
