@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from pytest_arena.cache import CacheError, ReplayMiss, ResponseCache, key_parts
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
 from pytest_arena.connectors.base import estimate_tokens as _estimate
+from pytest_arena.ledger import Ledger
 from pytest_arena.money import BUDGET_SPENT, dollars
 from pytest_arena.spec.schema import ModelDef
 
@@ -79,25 +80,36 @@ class CallResult:
 
 
 class Budget:
-    """A ceiling on the dollars a run spends; calls not started once it is reached."""
+    """A ceiling on the dollars a run spends; calls not started once it is reached. With a
+    ledger, the spending of every process that shares it counts."""
 
-    def __init__(self, max_cost: float | None, source: str) -> None:
+    def __init__(self, max_cost: float | None, source: str, ledger: Ledger | None = None) -> None:
         self.max_cost = max_cost
         self.source = source
-        self.spent = 0.0
+        self.ledger = ledger
+        self.charged = 0.0  # by this process
         self._lock = threading.Lock()
 
+    @property
+    def spent(self) -> float:
+        return self.charged if self.ledger is None else self.ledger.total()
+
     def refusal(self) -> str | None:
-        if self.max_cost is None or self.spent < self.max_cost:
+        if self.max_cost is None:
+            return None
+        spent = self.spent
+        if spent < self.max_cost:
             return None
         return (
-            f"{BUDGET_SPENT}: {dollars(self.spent)} of {dollars(self.max_cost)} ({self.source});"
+            f"{BUDGET_SPENT}: {dollars(spent)} of {dollars(self.max_cost)} ({self.source});"
             " call not started"
         )
 
     def charge(self, cost: float) -> None:
         with self._lock:
-            self.spent += cost
+            self.charged += cost
+        if self.ledger is not None:
+            self.ledger.add(cost)
 
 
 class _Pacer:
@@ -152,6 +164,7 @@ class Engine:
     budget: Budget = field(default_factory=lambda: Budget(None, "--arena-max-cost"))
     workspace_root: Path | None = None  # agents' workspaces; made on first need by:
     make_workspace_root: Callable[[], Path] = field(default=lambda: new_run_folder())
+    ledgers: Path | None = None  # a folder of ledgers shared with the run's other processes
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
     _lanes: dict[int, _Lane] = field(default_factory=dict)
@@ -161,6 +174,14 @@ class Engine:
     _closed: bool = False
 
     # -- the main thread's side -------------------------------------------------------------
+
+    def new_budget(self, max_cost: float | None, source: str) -> Budget:
+        """A budget named `source`; a capped one shares its ledger with the run's other
+        processes when they have one."""
+        ledger = None
+        if max_cost is not None and self.ledgers is not None:
+            ledger = Ledger.in_folder(self.ledgers, source)
+        return Budget(max_cost, source, ledger)
 
     def submit(
         self,

@@ -18,6 +18,7 @@ from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.reports import session as reports
 from pytest_arena.reports.terminal import RECORD_ATTR, ArenaReporter
+from pytest_arena.reports.xdist_support import LEDGERS
 from pytest_arena.spec.files import PROJECT_FILE
 from pytest_arena.state import ArenaState
 
@@ -92,14 +93,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _engine(config: pytest.Config) -> Engine:
     from pytest_arena.cache.store import ResponseCache
-    from pytest_arena.engine import Budget, Engine
+    from pytest_arena.engine import Engine
 
     mode = CacheMode(config.getoption("arena_cache"))
     path = config.getoption("arena_cache_path") or default_cache_path(config.rootpath)
+    ledgers = getattr(config, "workerinput", {}).get(LEDGERS)  # from the xdist controller
     engine = Engine(
         store=None if mode is CacheMode.OFF else ResponseCache(path, mode),
-        budget=Budget(config.getoption("arena_max_cost"), "--arena-max-cost"),
+        ledgers=Path(ledgers) if ledgers else None,
     )
+    engine.budget = engine.new_budget(config.getoption("arena_max_cost"), "--arena-max-cost")
     tmp_path_factory = getattr(config, "_tmp_path_factory", None)  # gone with -p no:tmpdir
     if isinstance(tmp_path_factory, pytest.TempPathFactory):
         # under pytest's basetemp, like tmp_path: --basetemp moves them, and pytest keeps

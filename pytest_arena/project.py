@@ -91,7 +91,7 @@ class Project:
         """The project's own ceiling on spending (`budget: max_cost:`), apart from the run's."""
         if self._budget is None:
             where = f"budget.max_cost in {self.file.path.name} of project {self.name}"
-            self._budget = Budget(self.file.spec.budget.max_cost, where)
+            self._budget = self.engine.new_budget(self.file.spec.budget.max_cost, where)
         return self._budget
 
     def call(self, key: str, request: Request) -> CallResult:

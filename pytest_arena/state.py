@@ -43,7 +43,7 @@ class ArenaState:
 
     def spent_on_calls(self) -> float | None:
         """What this process's engine paid for answers, recorded or not; None without one."""
-        return None if self._engine is None else self._engine.budget.spent
+        return None if self._engine is None else self._engine.budget.charged
 
     def close(self) -> None:
         """Stop the engine, if one was made: pending calls are cancelled."""

@@ -275,6 +275,48 @@ def test_xdist_workers_start_the_calls_of_their_queued_items_ahead(
     assert len(peaks) == 2 and set(peaks.values()) == {4}
 
 
+@pytest.mark.parametrize("cap", ["--arena-max-cost", "project"])
+def test_a_budget_caps_the_whole_run_across_xdist_workers(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    log_file: object,
+    monkeypatch: pytest.MonkeyPatch,
+    cap: str,
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    # $20 a call (10 + 10 tokens), one call at a time in each worker, a cap of $100: five
+    # calls, and at most one more per worker that started as another worker's call ended
+    price = (
+        ", concurrency: 1, delay: 0.02, price: {input_per_mtok: 1000000, output_per_mtok: 1000000}"
+    )
+    text = project([(f"c{i}", "work") for i in range(20)], price)
+    args = ["-p", "arena_scripted", "-n", "2", "-rs"]
+    if cap == "project":
+        text += "budget: {max_cost: 100}\n"
+    else:
+        args += ["--arena-max-cost", "100"]
+    make_project("p", text)
+    result = pytester.runpytest_subprocess(*args)
+    outcomes = result.parseoutcomes()
+    answered = [e for e in events(pytester) if e["event"] == "done"]
+    assert len({e["pid"] for e in events(pytester) if e["event"] == "start"}) == 2
+    assert 5 <= len(answered) <= 6  # a cap per worker would have let 10 through
+    assert outcomes["passed"] == len(answered) and outcomes["skipped"] == 20 - len(answered)
+    result.stdout.fnmatch_lines(["SKIPPED*budget spent: $1*.00 of $100.00*call not started"])
+
+
+def test_a_ledger_adds_up_what_every_process_charges(tmp_path: Path) -> None:
+    from pytest_arena.ledger import Ledger
+
+    first = Ledger.in_folder(tmp_path, "--arena-max-cost")
+    second = Ledger.in_folder(tmp_path, "--arena-max-cost")
+    other = Ledger.in_folder(tmp_path, "budget.max_cost in arena.yaml of project p")
+    assert first is not None and second is not None and other is not None
+    assert first.add(0.25) == 0.25
+    assert second.add(1.5) == 1.75
+    assert first.total() == second.total() == 1.75 and other.total() == 0.0
+
+
 def test_agents_workspaces_of_older_runs_are_removed_but_the_latest_kept(tmp_path: Path) -> None:
     import os
 

@@ -59,6 +59,8 @@ def unregister(config: pytest.Config) -> None:
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)
+        if isinstance(plugin, ArenaXdist):
+            plugin.close()
 
 
 class ArenaOutputs:

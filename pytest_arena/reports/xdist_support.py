@@ -7,7 +7,10 @@ worker took down with it, so that they show as error rows rather than a silent g
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +23,7 @@ _NODE_ID = re.compile(
     rf"^(?P<file>(?:[^:]*/)?{re.escape(PROJECT_FILE)})(?:::.+)?::"
     r"(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\](?:@.*)?$"
 )
+LEDGERS = "arena_ledgers"  # the workers' input naming the folder of the run's budget ledgers
 _DOMAIN = re.compile(r"^(?P<project>.+)::(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\]$")
 
 
@@ -75,6 +79,19 @@ class ArenaXdist:
         self.projects: dict[str, str] = {}  # arena.yaml path -> project name
         self.reported: set[str] = set()
         self.crashes: list[str] = []
+        self.ledgers: Path | None = None
+
+    @pytest.hookimpl
+    def pytest_configure_node(self, node: Any) -> None:
+        """Give every worker the same folder of ledgers, so budgets cap the whole run."""
+        if self.ledgers is None:
+            self.ledgers = Path(tempfile.mkdtemp(prefix="arena-ledgers-"))
+        node.workerinput[LEDGERS] = str(self.ledgers)
+
+    def close(self) -> None:
+        """Remove the ledgers' folder."""
+        if self.ledgers is not None:
+            shutil.rmtree(self.ledgers, ignore_errors=True)
 
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
