@@ -165,6 +165,7 @@ class Engine:
     workspace_root: Path | None = None  # agents' workspaces; made on first need by:
     make_workspace_root: Callable[[], Path] = field(default=lambda: new_run_folder())
     ledgers: Path | None = None  # a folder of ledgers shared with the run's other processes
+    processes: int = 1  # the run's processes (xdist workers); each takes a share of limits
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
     _lanes: dict[int, _Lane] = field(default_factory=dict)
@@ -295,11 +296,12 @@ class Engine:
     def _lane(self, connector: Connector, limits: Limits) -> _Lane:
         lane = self._lanes.get(id(connector))
         if lane is None:
+            n = self.processes
             lane = _Lane(
                 limits,
-                asyncio.Semaphore(limits.concurrency),
-                _Pacer(limits.rpm) if limits.rpm else None,
-                _Pacer(limits.tpm) if limits.tpm else None,
+                asyncio.Semaphore(max(1, -(-limits.concurrency // n))),  # a share, rounded up
+                _Pacer(limits.rpm / n) if limits.rpm else None,
+                _Pacer(limits.tpm / n) if limits.tpm else None,
             )
             self._lanes[id(connector)] = lane
             self._connectors[id(connector)] = connector

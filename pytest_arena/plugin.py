@@ -97,10 +97,11 @@ def _engine(config: pytest.Config) -> Engine:
 
     mode = CacheMode(config.getoption("arena_cache"))
     path = config.getoption("arena_cache_path") or default_cache_path(config.rootpath)
-    ledgers = getattr(config, "workerinput", {}).get(LEDGERS)  # from the xdist controller
+    worker = getattr(config, "workerinput", {})  # from the xdist controller
     engine = Engine(
         store=None if mode is CacheMode.OFF else ResponseCache(path, mode),
-        ledgers=Path(ledgers) if ledgers else None,
+        ledgers=Path(worker[LEDGERS]) if LEDGERS in worker else None,
+        processes=int(worker.get("workercount", 1)),
     )
     engine.budget = engine.new_budget(config.getoption("arena_max_cost"), "--arena-max-cost")
     tmp_path_factory = getattr(config, "_tmp_path_factory", None)  # gone with -p no:tmpdir

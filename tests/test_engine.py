@@ -265,14 +265,29 @@ def test_xdist_workers_start_the_calls_of_their_queued_items_ahead(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(pytester.path))
-    make_project("p", project([(f"c{i}", "work") for i in range(40)], ", concurrency: 4"))
+    make_project("p", project([(f"c{i}", "work") for i in range(40)], ", concurrency: 8"))
     result = pytester.runpytest_subprocess("-p", "arena_scripted", "-n", "2")
     result.assert_outcomes(passed=40)
     peaks: dict[object, int] = {}
     for e in events(pytester):
         if e["event"] == "start":
             peaks[e["pid"]] = max(peaks.get(e["pid"], 0), int(str(e["peak"])))
+    # each worker keeps its half of the model's 8 calls in flight: 8 for the run, not 16
     assert len(peaks) == 2 and set(peaks.values()) == {4}
+
+
+def test_each_of_the_runs_processes_takes_a_share_of_the_models_limits() -> None:
+    from pytest_arena.connectors import build_connector
+    from pytest_arena.engine import Engine, Limits
+
+    connector = build_connector("sim_small", {}, Path("arena.yaml"))
+    limits = Limits(concurrency=5, rpm=600, tpm=12000)
+    lane = Engine(processes=2)._lane(connector, limits)
+    assert lane.semaphore._value == 3  # 5 / 2, rounded up: never 0
+    assert lane.rpm is not None and lane.rpm.interval == 0.2  # 300 a minute each
+    assert lane.tpm is not None and lane.tpm.interval == 0.01  # 6000 tokens a minute each
+    alone = Engine()._lane(connector, limits)
+    assert alone.semaphore._value == 5 and alone.rpm is not None and alone.rpm.interval == 0.1
 
 
 @pytest.mark.parametrize("cap", ["--arena-max-cost", "project"])
