@@ -25,8 +25,9 @@ class Ledger:
 
     @classmethod
     def in_folder(cls, folder: Path, name: str) -> Ledger | None:
-        """The ledger called `name` in `folder`; None where files cannot be locked."""
-        if fcntl is None:
+        """The ledger called `name` in `folder`; None where files cannot be locked, or where
+        the folder is not (a worker on another machine, started with xdist's --tx)."""
+        if fcntl is None or not folder.is_dir():
             return None
         return cls(folder / (_UNSAFE.sub("_", name) + ".spent"))
 

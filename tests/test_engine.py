@@ -330,6 +330,8 @@ def test_a_ledger_adds_up_what_every_process_charges(tmp_path: Path) -> None:
     assert first.add(0.25) == 0.25
     assert second.add(1.5) == 1.75
     assert first.total() == second.total() == 1.75 and other.total() == 0.0
+    # a worker on another machine cannot see the controller's folder: it counts alone
+    assert Ledger.in_folder(tmp_path / "elsewhere", "--arena-max-cost") is None
 
 
 def test_agents_workspaces_of_older_runs_are_removed_but_the_latest_kept(tmp_path: Path) -> None:
