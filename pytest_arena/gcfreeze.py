@@ -35,15 +35,14 @@ def prepare(config: pytest.Config) -> None:
     config.add_cleanup(lambda: _unfreeze(config))
 
 
-def freeze(config: pytest.Config) -> bool:
+def freeze(config: pytest.Config) -> None:
     """Freeze now, unless turned off or something else already froze objects (a conftest
     of the user's, or an arena run around this one under pytester): only that one's owner
     may unfreeze them."""
     if not config.getini(INI) or not hasattr(gc, "freeze") or gc.get_freeze_count():
-        return False
+        return
     gc.freeze()
     config.stash[_FROZEN] = True
-    return True
 
 
 def _unfreeze(config: pytest.Config) -> None:

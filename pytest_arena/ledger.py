@@ -21,7 +21,7 @@ class Ledger:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)  # open till the process ends
 
     @classmethod
     def in_folder(cls, folder: Path, name: str) -> Ledger | None:
@@ -47,9 +47,6 @@ class Ledger:
             return total
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
-
-    def close(self) -> None:
-        os.close(self._fd)
 
     def _read(self) -> float:
         text = os.pread(self._fd, _WIDTH, 0).strip()
