@@ -15,6 +15,7 @@ import gc
 import pytest
 
 INI = "arena_gc_freeze"
+_WANTED = pytest.StashKey[bool]()
 _FROZEN = pytest.StashKey[bool]()
 
 
@@ -29,9 +30,18 @@ def add_ini(parser: pytest.Parser) -> None:
 
 
 def prepare(config: pytest.Config) -> None:
-    """Arrange the unfreeze. Call from pytest_configure before pytest's unraisable-exception
-    plugin registers its cleanup: cleanups run last-in first-out, so this one runs after
-    pytest's final gc.collect() passes, which then skip the frozen objects."""
+    """Read the setting and arrange the unfreeze. Call from pytest_configure before pytest's
+    unraisable-exception plugin registers its cleanup: cleanups run last-in first-out, so
+    this one runs after pytest's final gc.collect() passes, which then skip the frozen
+    objects."""
+    try:
+        config.stash[_WANTED] = bool(config.getini(INI))
+    except ValueError:
+        where = f"{config.inipath}: " if config.inipath else ""
+        raise pytest.UsageError(
+            f"{where}{INI} = {config.inicfg.get(INI)!r} is neither true nor false;"
+            f" write '{INI} = false' to turn the freeze off"
+        ) from None
     config.add_cleanup(lambda: _unfreeze(config))
 
 
@@ -39,7 +49,8 @@ def freeze(config: pytest.Config) -> None:
     """Freeze now, unless turned off or something else already froze objects (a conftest
     of the user's, or an arena run around this one under pytester): only that one's owner
     may unfreeze them."""
-    if not config.getini(INI) or not hasattr(gc, "freeze") or gc.get_freeze_count():
+    wanted = config.stash.get(_WANTED, True)
+    if not wanted or not hasattr(gc, "freeze") or gc.get_freeze_count():
         return
     gc.freeze()
     config.stash[_FROZEN] = True

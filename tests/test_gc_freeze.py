@@ -88,3 +88,18 @@ def test_objects_frozen_by_someone_else_stay_theirs(
         assert 0 < gc.get_freeze_count() <= frozen  # and the arena run unfroze nothing
     finally:
         gc.unfreeze()
+
+
+def test_a_setting_that_is_not_a_boolean_is_a_usage_error_naming_the_file(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("p", SIM_PROJECT)
+    pytester.makeini("[pytest]\narena_gc_freeze = maybe\n")
+    result = pytester.runpytest("projects")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: */tox.ini: arena_gc_freeze = 'maybe' is neither true nor false;"
+            " write 'arena_gc_freeze = false' to turn the freeze off"
+        ]
+    )
