@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,16 @@ def case_items(
         )
 
 
+@functools.cache
+def _model_mark(project: str, model: str) -> pytest.MarkDecorator:
+    return pytest.mark.arena(project=project, model=model)  # one for all the model's items
+
+
+@functools.cache
+def _tag_mark(tag: str) -> pytest.MarkDecorator:
+    return pytest.mark.arena(tag=tag)
+
+
 class ArenaItem(pytest.Item):
     """One case run on one model."""
 
@@ -135,9 +146,9 @@ class ArenaItem(pytest.Item):
         self.user_traceback: str | None = None
         self.prepared: Prepared | None = None
         self.call: Call | None = None
-        self.add_marker(pytest.mark.arena(project=project.name, model=model))
+        self.add_marker(_model_mark(project.name, model))
         for tag in case.tags:
-            self.add_marker(pytest.mark.arena(tag=tag))
+            self.add_marker(_tag_mark(tag))
         self.extra_keyword_matches.update({project.name, model, *case.tags})
 
     def setup(self) -> None:

@@ -159,7 +159,7 @@ def pytest_runtest_makereport(
     if collect is None or not isinstance(item, (collect.ArenaItem, collect.ProblemItem)):
         return (yield)
     record = getattr(item, "record", None)
-    if record is not None and call.when != "teardown":
+    if record is not None and call.when != "teardown" and item.config.option.xmlpath:
         from pytest_arena.reports.junit import set_properties
 
         set_properties(item.user_properties, record)  # before the report copies them

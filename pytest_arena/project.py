@@ -63,6 +63,7 @@ class Project:
     connector_types: Mapping[str, type[Connector]] = field(default_factory=lambda: CONNECTORS)
     engine: Engine = field(default_factory=Engine)  # the run's engine, shared by all projects
     _connectors: dict[str, Connector] = field(default_factory=dict)
+    _limits: dict[str, Limits] = field(default_factory=dict)
     _budget: Budget | None = None
 
     @property
@@ -84,7 +85,10 @@ class Project:
 
     def limits(self, key: str) -> Limits:
         """How the engine calls model `key`."""
-        return Limits.of(self.file.spec.models.define.get(key), self.connector(key))
+        if key not in self._limits:
+            definition = self.file.spec.models.define.get(key)
+            self._limits[key] = Limits.of(definition, self.connector(key))
+        return self._limits[key]
 
     @property
     def budget(self) -> Budget:

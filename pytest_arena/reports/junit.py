@@ -1,7 +1,9 @@
 """What JUnit XML (and any report reader) learns about a record.
 
-Properties go on `item.user_properties` before the report is made, so they travel with the
-report to the pytest-xdist controller and reach `--junitxml` like `record_property` values.
+With `--junitxml`, properties go on `item.user_properties` before the report is made, so
+they travel with the report to the pytest-xdist controller and reach the XML like
+`record_property` values. (Every reader of reports has the whole record anyway, as the
+report's `arena_record`.)
 """
 
 from __future__ import annotations
