@@ -6,6 +6,10 @@ the run, which hold up the model calls too, and the five pytest makes when the s
 ends. `gc.freeze()` moves those objects where the collector never looks; what the tests
 allocate afterwards is collected as usual. They are unfrozen after pytest's own last
 collections, before the interpreter's, whose finalizers must still see them.
+
+Collecting arena cases allocates almost only such long-lived objects (a few hundred are
+garbage at its end), so the collector is paused from the first `arena.yaml` until the
+freeze.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import pytest
 
 INI = "arena_gc_freeze"
 _WANTED = pytest.StashKey[bool]()
+_PAUSED = pytest.StashKey[bool]()
 _FROZEN = pytest.StashKey[bool]()
 
 
@@ -45,15 +50,32 @@ def prepare(config: pytest.Config) -> None:
     config.add_cleanup(lambda: _unfreeze(config))
 
 
+def pause(config: pytest.Config) -> None:
+    """Pause the collector for the rest of collection (see `freeze`, and `resume`)."""
+    if _may_freeze(config) and gc.isenabled():
+        gc.disable()
+        config.stash[_PAUSED] = True
+
+
+def resume(config: pytest.Config) -> None:
+    """Undo `pause`; called once collection ends, whichever way it ends."""
+    if config.stash.get(_PAUSED, False):
+        del config.stash[_PAUSED]
+        gc.enable()
+
+
+def _may_freeze(config: pytest.Config) -> bool:
+    return config.stash.get(_WANTED, True) and hasattr(gc, "freeze") and not gc.get_freeze_count()
+
+
 def freeze(config: pytest.Config) -> None:
     """Freeze now, unless turned off or something else already froze objects (a conftest
     of the user's, or an arena run around this one under pytester): only that one's owner
     may unfreeze them."""
-    wanted = config.stash.get(_WANTED, True)
-    if not wanted or not hasattr(gc, "freeze") or gc.get_freeze_count():
-        return
-    gc.freeze()
-    config.stash[_FROZEN] = True
+    if _may_freeze(config):
+        gc.freeze()
+        config.stash[_FROZEN] = True
+    resume(config)
 
 
 def _unfreeze(config: pytest.Config) -> None:

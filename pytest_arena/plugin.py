@@ -124,10 +124,19 @@ def arena_context() -> Callable[..., Any]:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.name == PROJECT_FILE:
+        gcfreeze.pause(parent.config)
         from pytest_arena.collect import ArenaFile
 
         return ArenaFile.from_parent(parent, path=file_path)
     return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
+    try:
+        return (yield)
+    finally:
+        gcfreeze.resume(session.config)  # if collection ended before pytest_collection_finish
 
 
 @pytest.hookimpl(trylast=True)

@@ -23,7 +23,7 @@ import _pytest.unraisableexception as unraisable
 
 def _log(what):
     with open("freeze.log", "a") as f:
-        f.write(f"{what} {gc.get_freeze_count()}\\n")
+        f.write(f"{what} {gc.get_freeze_count()} {int(gc.isenabled())}\\n")
 
 _harder = unraisable.gc_collect_harder
 
@@ -34,14 +34,22 @@ def _logged_harder(iterations):
 
 unraisable.gc_collect_harder = _logged_harder
 
+def pytest_itemcollected(item):
+    _log("collected")
+
 def pytest_runtest_setup(item):
     _log(item.name)
 """
 
 
-def _log(pytester: pytest.Pytester) -> list[tuple[str, int]]:
+def _log(pytester: pytest.Pytester, collected: bool = False) -> list[tuple[str, int]]:
+    """(what, objects frozen) at each probe; with `collected`, (what, collector on) while
+    items were collected instead."""
     lines = (pytester.path / "freeze.log").read_text().splitlines()
-    return [(name, int(count)) for name, count in (line.rsplit(" ", 1) for line in lines)]
+    rows = [line.split(" ") for line in lines]
+    if collected:
+        return [(name, int(on)) for name, _, on in rows if name == "collected"]
+    return [(name, int(count)) for name, count, _ in rows if name != "collected"]
 
 
 def test_arena_run_freezes_after_collection_and_unfreezes_at_the_end(
@@ -57,6 +65,9 @@ def test_arena_run_freezes_after_collection_and_unfreezes_at_the_end(
     assert all(count > 0 for _, count in log)
     # ... and is given back afterwards: nothing stays out of the collector's reach
     assert gc.get_freeze_count() == 0
+    # the collector was paused while the cases were collected, and is on again
+    assert _log(pytester, collected=True) == [("collected", 0), ("collected", 0)]
+    assert gc.isenabled()
 
 
 def test_the_ini_setting_turns_it_off(pytester: pytest.Pytester, make_project: MakeProject) -> None:
@@ -65,6 +76,7 @@ def test_the_ini_setting_turns_it_off(pytester: pytest.Pytester, make_project: M
     pytester.makeini("[pytest]\narena_gc_freeze = false\n")
     pytester.runpytest("projects").assert_outcomes(passed=2)
     assert all(count == 0 for _, count in _log(pytester))
+    assert _log(pytester, collected=True) == [("collected", 1), ("collected", 1)]
 
 
 def test_a_run_without_arena_cases_is_left_alone(pytester: pytest.Pytester) -> None:
@@ -72,6 +84,18 @@ def test_a_run_without_arena_cases_is_left_alone(pytester: pytest.Pytester) -> N
     pytester.makepyfile(test_plain="def test_one():\n    pass\n")
     pytester.runpytest().assert_outcomes(passed=1)
     assert all(count == 0 for _, count in _log(pytester))
+    assert _log(pytester, collected=True) == [("collected", 1)]
+
+
+def test_the_collector_is_on_again_when_no_arena_case_is_selected(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("p", SIM_PROJECT)
+    pytester.makeconftest(PROBE)
+    pytester.makepyfile(test_plain="import gc\n\ndef test_one():\n    assert gc.isenabled()\n")
+    pytester.runpytest("-k", "test_one").assert_outcomes(passed=1, deselected=2)
+    assert all(count == 0 for _, count in _log(pytester))
+    assert gc.isenabled()
 
 
 def test_objects_frozen_by_someone_else_stay_theirs(
