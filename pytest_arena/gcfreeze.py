@@ -79,6 +79,7 @@ def freeze(config: pytest.Config) -> None:
 
 
 def _unfreeze(config: pytest.Config) -> None:
+    resume(config)  # a collection run without pytest_collection (pytester's getitems) ends here
     if config.stash.get(_FROZEN, False):
         gc.unfreeze()
         del config.stash[_FROZEN]
