@@ -139,10 +139,19 @@ def _descend(annotation: Any, part: str | int) -> Any:
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+    if _is_model(annotation):
         return annotation
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         for arg in typing.get_args(annotation):
-            if isinstance(arg, type) and issubclass(arg, BaseModel):
+            if _is_model(arg):
                 return arg
     return None
+
+
+def _is_model(annotation: Any) -> typing.TypeGuard[type[BaseModel]]:
+    # `dict[str, X]` passes isinstance(..., type) on Python 3.10, and issubclass then raises
+    return (
+        isinstance(annotation, type)
+        and typing.get_origin(annotation) is None
+        and issubclass(annotation, BaseModel)
+    )
