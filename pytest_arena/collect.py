@@ -137,6 +137,10 @@ class ArenaItem(pytest.Item):
     def __init__(
         self, *, project: Project, case: Case, model: str, plan: Plan | str, **kwargs: Any
     ) -> None:
+        # The node id given as a string: pytest 9.2 derives a structured id for a name with
+        # "[model]" that does not equal the one it reads back from its cache, so --lf and --ff
+        # lost every arena case (pytest-dev/pytest#15045). The string is parsed like the cache's.
+        kwargs.setdefault("nodeid", f"{kwargs['parent'].nodeid}::{kwargs['name']}")
         super().__init__(path=case.source, **kwargs)
         self.project = project
         self.case = case

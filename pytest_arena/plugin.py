@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_arena import gcfreeze
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.reports import session as reports
@@ -70,7 +69,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"the response cache's file (default: {DEFAULT_CACHE_PATH} under the rootdir)",
     )
     reports.add_options(group)
-    gcfreeze.add_ini(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -88,7 +86,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(WorkerLookahead(config), WORKER_LOOKAHEAD)
     reports.register(config, state, RECORD_ATTR)
-    gcfreeze.prepare(config)
 
 
 def _engine(config: pytest.Config) -> Engine:
@@ -124,7 +121,6 @@ def arena_context() -> Callable[..., Any]:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.name == PROJECT_FILE:
-        gcfreeze.pause(parent.config)
         from pytest_arena.collect import ArenaFile
 
         return ArenaFile.from_parent(parent, path=file_path)
@@ -132,27 +128,12 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
-    try:
-        return (yield)
-    finally:
-        gcfreeze.resume(session.config)  # if collection ended before pytest_collection_finish
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_finish(session: pytest.Session) -> None:
-    collect = sys.modules.get(_COLLECT)
-    if collect is not None and any(isinstance(i, collect.ArenaItem) for i in session.items):
-        gcfreeze.freeze(session.config)
-
-
-@pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
     config = session.config
     collect = sys.modules.get(_COLLECT)
-    stopping = session.testsfailed and not config.option.continue_on_collection_errors
+    stopping = session.testsfailed and not config.getoption("continue_on_collection_errors", False)
     worker = hasattr(config, "workerinput")
-    if collect is not None and not (config.option.collectonly or stopping or worker):
+    if collect is not None and not (config.getoption("collectonly", False) or stopping or worker):
         collect.start_ahead(session.items)
     try:
         return (yield)
@@ -168,7 +149,7 @@ def pytest_runtest_makereport(
     if collect is None or not isinstance(item, (collect.ArenaItem, collect.ProblemItem)):
         return (yield)
     record = getattr(item, "record", None)
-    if record is not None and call.when != "teardown" and item.config.option.xmlpath:
+    if record is not None and call.when != "teardown" and item.config.getoption("xmlpath", None):
         from pytest_arena.reports.junit import set_properties
 
         set_properties(item.user_properties, record)  # before the report copies them

@@ -48,7 +48,8 @@ def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None
     if hasattr(config, "workerinput"):
         return
     xdist = None
-    if config.pluginmanager.hasplugin("xdist"):
+    # by its hooks, not its name: `-p xdist.plugin` (with plugin autoload off) names it so
+    if hasattr(config.hook, "pytest_handlecrashitem"):
         xdist = ArenaXdist(config, record_attr)
         config.pluginmanager.register(xdist, XDIST)
     config.pluginmanager.register(ArenaOutputs(config, state, record_attr, xdist), OUTPUTS)
