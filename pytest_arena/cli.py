@@ -4,12 +4,12 @@ shows or clears the response cache."""
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pytest
 from tabulate import tabulate
 
 from pytest_arena.cache import CacheError, ResponseCache, UnreadableCache
@@ -66,7 +66,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.models:
         pytest_args += ["--arena-models", args.models]
     pytest_args += rest
-    return int(pytest.main(pytest_args))
+    return _pytest(pytest_args)
+
+
+def _pytest(args: list[str]) -> int:
+    """Run pytest in a process of its own, so that it imports the plugin itself: in this one
+    `pytest_arena` is imported already, and pytest would warn on every run that it cannot
+    rewrite its asserts (an error under `-W error`)."""
+    process = subprocess.Popen([sys.executable, "-m", "pytest", *args])
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
+            continue  # pytest got the same Ctrl-C: let it print its summary and exit
 
 
 def _cache_command(args: argparse.Namespace) -> int:
