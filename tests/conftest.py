@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,6 +13,8 @@ import yaml  # noqa: F401  # see below
 from tests.fake_llm_server import FakeLLMServer
 
 MakeProject = Callable[..., Path]
+XDIST = ("-p", "xdist.plugin")  # inner runs load no plugin by itself (see `pytester`)
+ARENA = (sys.executable, "-m", "pytest_arena")  # the `arena` command, found without PATH
 
 
 @pytest.fixture
@@ -33,9 +36,13 @@ def make_project(pytester: pytest.Pytester) -> MakeProject:
 
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    # pytester restores sys.modules after each in-process run, so a heavy plugin that imports
-    # itself at summary time (hypothesis does) costs a second a run; these tests never use it.
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:benchmark")
+    # Inner runs load this plugin and nothing else the machine happens to have installed
+    # (randomly would shuffle them, hypothesis costs a second a run); a test that wants
+    # another plugin names it: `-p xdist.plugin` (XDIST below).
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("PYTEST_PLUGINS", "pytest_arena.plugin")
+    # and a deprecated pytest API used by the plugin fails them, as it fails the suite
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-W error::DeprecationWarning")
     # The same restore would drop yaml if an inner run imported it first, and yaml's C parser
     # keeps the node classes of its first import: a second import cannot parse. So this
     # module imports yaml for the whole session.

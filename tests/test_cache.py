@@ -28,6 +28,7 @@ from pytest_arena.cache import (
 from pytest_arena.cli import main
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
 from pytest_arena.spec.case import Case
+from tests.conftest import ARENA
 
 SECRET = "sk-test-7f3a9c1e5b2d4f6a8c0e"
 
@@ -627,7 +628,7 @@ def test_arena_cache_clear_never_deletes_a_file_not_named_like_a_cache(
 def test_the_arena_command_shows_the_cache(pytester: pytest.Pytester) -> None:
     fill(default_cache_path(pytester.path))
     pytester.makeini("[pytest]\n")
-    result = pytester.run("arena", "cache", "stats", timeout=60)
+    result = pytester.run(*ARENA, "cache", "stats", timeout=60)
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
@@ -636,6 +637,6 @@ def test_the_arena_command_shows_the_cache(pytester: pytest.Pytester) -> None:
             "*openai*gpt_small*3",
         ]
     )
-    result = pytester.run("arena", "cache", "clear", "--model", "gpt_large", timeout=60)
+    result = pytester.run(*ARENA, "cache", "clear", "--model", "gpt_large", timeout=60)
     assert result.ret == 0
     result.stdout.fnmatch_lines(["removed 1 cached response of model gpt_large from *"])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeProject
+from tests.conftest import XDIST, MakeProject
 from tests.fake_llm_server import FakeLLMServer
 
 SECRET = "sk-cache-secret-7777"
@@ -98,9 +98,9 @@ def test_strict_replay_fails_a_miss_and_names_the_part_of_the_key_that_differs(
 
 
 def test_xdist_workers_share_one_cache(project: FakeLLMServer, pytester: pytest.Pytester) -> None:
-    run(pytester, "-n", "2")
+    run(pytester, *XDIST, "-n", "2")
     project.reset()
-    result, records = run(pytester, "-n", "2")
+    result, records = run(pytester, *XDIST, "-n", "2")
     result.assert_outcomes(passed=2, failed=1)
     assert project.count("France") == project.count("Italy") == 0
     assert records["italy"]["cached"] is True

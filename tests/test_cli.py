@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from tests.conftest import MakeProject
+from tests.conftest import ARENA, MakeProject
 
 PROJECT = """
 models: [sim_perfect]
@@ -20,7 +23,7 @@ def test_arena_evaluate_runs_a_project_on_the_given_models(
     make_project("mine", PROJECT)
     make_project("other", PROJECT)
     result = pytester.run(
-        "arena", "evaluate", "--project", "projects/mine", "--models", "sim_large,sim_echo"
+        *ARENA, "evaluate", "--project", "projects/mine", "--models", "sim_large,sim_echo"
     )
     assert result.ret == 1  # sim_echo repeats the prompt, which is not the reference
     result.stdout.fnmatch_lines(
@@ -36,7 +39,7 @@ def test_arena_evaluate_passes_other_arguments_to_pytest(
 ) -> None:
     make_project("mine", PROJECT)
     result = pytester.run(
-        "arena",
+        *ARENA,
         "evaluate",
         "--project",
         "projects/mine",
@@ -53,7 +56,7 @@ def test_arena_evaluate_passes_other_arguments_to_pytest(
 
 
 def test_arena_without_a_command_prints_help(pytester: pytest.Pytester) -> None:
-    result = pytester.run("arena")
+    result = pytester.run(*ARENA)
     assert result.ret == 0
     result.stdout.fnmatch_lines(["usage: arena*", "*evaluate*"])
 
@@ -73,13 +76,27 @@ def test_arena_evaluate_on_sim_small_honours_pytest_options(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
     make_project("mine", SMALL)
-    full = pytester.run("arena", "evaluate", "--project", "projects/mine", "--models", "sim_small")
+    full = pytester.run(*ARENA, "evaluate", "--project", "projects/mine", "--models", "sim_small")
     counts = full.parseoutcomes()
     assert counts["failed"] >= 2, full.stdout.str()
     stopped = pytester.run(
-        "arena", "evaluate", "--project", "projects/mine", "--models", "sim_small", "-x", "-rf"
+        *ARENA, "evaluate", "--project", "projects/mine", "--models", "sim_small", "-x", "-rf"
     )
     assert stopped.ret == 1
     assert stopped.parseoutcomes()["failed"] == 1
     stopped.stdout.fnmatch_lines(["*stopping after 1 failures*"])
     stopped.stdout.fnmatch_lines(["FAILED projects/mine/arena.yaml::q*[[]sim_small] - *"])
+
+
+def test_the_installed_arena_script_runs_clean_under_w_error(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """pytest imports the plugin itself, so it never warns it cannot rewrite it (on a wheel
+    install it did on every run, and `-W error` made that a crash)."""
+    make_project("mine", PROJECT)
+    script = Path(sys.executable).with_name("arena")  # beside the interpreter, as pip puts it
+    assert script.exists(), "pip installs the `arena` script beside python"
+    result = pytester.run(script, "evaluate", "--project", "projects/mine", "-W", "error", "-q")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(["*2 passed*"])
+    assert "cannot be rewritten" not in result.stdout.str() + result.stderr.str()

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from pytest_arena.spec import load_project
+from tests.conftest import XDIST
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
@@ -81,6 +82,12 @@ def test_the_guide_runs_as_written(
                 args = shlex.split(command)
                 if args[0] == "pytest":
                     args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args[1:]]
+                    if "-n" in args:  # inner runs load only the plugins they name
+                        args[3:3] = XDIST
+                elif args[0] == "arena":
+                    args = [sys.executable, "-m", "pytest_arena", *args[1:]]
+                elif args[0] == "python":  # this test's interpreter, activated or not
+                    args = [sys.executable, *args[1:]]
                 result = pytester.run(*args, timeout=120)
                 result.stdout.fnmatch_lines(expected, consecutive=False)
                 ran += 1

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_arena.engine import THREAD_NAME
-from tests.conftest import MakeProject
+from tests.conftest import XDIST, MakeProject
 
 # A connector whose behaviour each case asks for in its input, and which logs what happened
 # to a file that the test reads afterwards: calls, the most calls in flight at once,
@@ -266,7 +266,7 @@ def test_xdist_workers_start_the_calls_of_their_queued_items_ahead(
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(pytester.path))
     make_project("p", project([(f"c{i}", "work") for i in range(40)], ", concurrency: 8"))
-    result = pytester.runpytest_subprocess("-p", "arena_scripted", "-n", "2")
+    result = pytester.runpytest_subprocess(*XDIST, "-p", "arena_scripted", "-n", "2")
     result.assert_outcomes(passed=40)
     peaks: dict[object, int] = {}
     for e in events(pytester):
@@ -305,7 +305,7 @@ def test_a_budget_caps_the_whole_run_across_xdist_workers(
         ", concurrency: 1, delay: 0.02, price: {input_per_mtok: 1000000, output_per_mtok: 1000000}"
     )
     text = project([(f"c{i}", "work") for i in range(20)], price)
-    args = ["-p", "arena_scripted", "-n", "2", "-rs"]
+    args = [*XDIST, "-p", "arena_scripted", "-n", "2", "-rs"]
     if cap == "project":
         text += "budget: {max_cost: 100}\n"
     else:

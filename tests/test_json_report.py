@@ -13,7 +13,7 @@ import pytest
 from pytest_arena.leaderboard import build_boards
 from pytest_arena.record import PASSED, Record
 from pytest_arena.reports.json_report import build_report, schema, unique
-from tests.conftest import MakeProject
+from tests.conftest import XDIST, MakeProject
 from tests.test_leaderboard_run import BY_MODEL_SCORER, PROJECT
 
 GATED = PROJECT.replace("tests:", "gate: {models: {pricey: {cost: {max: 10}}}}\ntests:", 1)
@@ -77,7 +77,7 @@ def test_the_report_is_the_same_under_xdist(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
     make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
-    alone, spread = run_report(pytester, "-n", "0"), run_report(pytester, "-n", "2")
+    alone, spread = run_report(pytester, *XDIST, "-n", "0"), run_report(pytester, *XDIST, "-n", "2")
     for part in ("records", "leaderboards", "gates", "exit_status"):
         assert spread[part] == alone[part], part
 

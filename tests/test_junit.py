@@ -8,7 +8,7 @@ import pytest
 
 from pytest_arena.record import Record
 from pytest_arena.reports.junit import properties, set_properties
-from tests.conftest import MakeProject
+from tests.conftest import XDIST, MakeProject
 from tests.test_leaderboard_run import BY_MODEL_SCORER, PROJECT
 
 
@@ -25,7 +25,7 @@ def test_each_case_carries_its_record_and_the_reason_is_the_message(
     pytester: pytest.Pytester, make_project: MakeProject, workers: str
 ) -> None:
     make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
-    result = pytester.runpytest("-n", workers, "--junitxml=out.xml")
+    result = pytester.runpytest(*XDIST, "-n", workers, "--junitxml=out.xml")
     result.assert_outcomes(passed=2, failed=2)
     found = cases(str(pytester.path / "out.xml"))
     assert set(found) == {f"c{i}[{m}]" for i in (1, 2, 3) for m in ("sim_perfect", "pricey")}

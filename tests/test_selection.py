@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeProject
+from tests.conftest import XDIST, MakeProject
 
 QUIZ = """
 models: [sim_perfect, sim_echo]
@@ -44,7 +44,7 @@ def test_node_ids_are_the_same_across_runs_folders_and_workers(
         sys.executable, "-m", "pytest", "--collect-only", "-q", "--rootdir", elsewhere, elsewhere
     )
     assert collected(moved) == first
-    spread = pytester.runpytest("-n", "2", "-v")
+    spread = pytester.runpytest(*XDIST, "-n", "2", "-v")
     ran = {
         line.split()[-1]
         for line in spread.stdout.lines

@@ -3,17 +3,19 @@ crashed worker leaves error rows rather than a gap."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from xml.etree import ElementTree
 
 import pytest
 
 from pytest_arena.reports.xdist_support import ItemKey, key_of, without_group
-from tests.conftest import MakeProject
+from tests.conftest import XDIST, MakeProject
 from tests.test_leaderboard_run import BY_MODEL_SCORER, PROJECT
 
 MANY = """
@@ -68,8 +70,8 @@ def test_two_workers_print_the_same_leaderboard_as_one_process(
                     item.add_marker(pytest.mark.xdist_group(item.name.split("[")[1][:-1]))
             """
         )
-    alone = pytester.runpytest("-n", "0")
-    spread = pytester.runpytest("-n", "2", "--dist", dist)
+    alone = pytester.runpytest(*XDIST, "-n", "0")
+    spread = pytester.runpytest(*XDIST, "-n", "2", "--dist", dist)
     spread.stdout.fnmatch_lines(["2 workers [[]*]"])
     assert (
         spread.parseoutcomes()
@@ -92,8 +94,8 @@ def test_dist_each_counts_every_case_once(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
     make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
-    alone = pytester.runpytest("-n", "0")
-    each = pytester.runpytest("-n", "2", "--dist", "each")
+    alone = pytester.runpytest(*XDIST, "-n", "0")
+    each = pytester.runpytest(*XDIST, "-n", "2", "--dist", "each")
     each.assert_outcomes(passed=4, failed=4)  # every item ran on both workers
     assert board(each.stdout.lines) == board(alone.stdout.lines)  # 3 cases a model, not 6
 
@@ -106,7 +108,9 @@ def test_a_crashed_worker_leaves_an_error_row_naming_the_crash(
         MANY.replace("tests:", "scorers: {default: boom}\ntests:"),
         files={"scorers/boom.py": BOOM},
     )
-    result = pytester.runpytest("-n", "2", "--arena-json", "report.json", "--junitxml", "out.xml")
+    result = pytester.runpytest(
+        *XDIST, "-n", "2", "--arena-json", "report.json", "--junitxml", "out.xml"
+    )
     result.assert_outcomes(passed=71, failed=1)
     assert result.ret == 1
     assert "INTERNALERROR" not in result.stdout.str()
@@ -135,7 +139,7 @@ def test_cases_lost_when_workers_may_not_restart_are_error_rows(
         MANY.replace("tests:", "scorers: {default: boom}\ntests:"),
         files={"scorers/boom.py": BOOM},
     )
-    result = pytester.runpytest("-n", "2", "--max-worker-restart", "0")
+    result = pytester.runpytest(*XDIST, "-n", "2", "--max-worker-restart", "0")
     assert result.ret == 1
     outcomes = result.parseoutcomes()
     ran = outcomes.get("passed", 0) + outcomes.get("failed", 0)
@@ -218,10 +222,61 @@ def test_workers_on_another_host_through_tx_socket_give_the_same_board(
                 assert time.monotonic() < deadline, "the socket server did not start"
                 time.sleep(0.1)
         remote = f"socket=127.0.0.1:{port}//chdir={pytester.path}"
-        spread = pytester.runpytest_subprocess("-d", "--tx", remote, "--tx", "popen", timeout=120)
+        spread = pytester.runpytest_subprocess(
+            *XDIST, "-d", "--tx", remote, "--tx", "popen", timeout=120
+        )
     finally:
         server.terminate()
         server.wait(timeout=10)
     spread.stdout.fnmatch_lines(["2 workers [[]6 items]"])
-    alone = pytester.runpytest("-n", "0")
+    alone = pytester.runpytest(*XDIST, "-n", "0")
     assert board(spread.stdout.lines) == board(alone.stdout.lines)
+
+
+class WorkerInteractor:
+    """Stands for xdist's worker plugin, whose queue (`torun`) is not public API."""
+
+    def __init__(self, torun: object) -> None:
+        self.torun = torun
+
+
+class _Plugins:
+    def __init__(self, *plugins: object) -> None:
+        self.plugins = plugins
+
+    def get_plugins(self) -> set[object]:
+        return set(self.plugins)
+
+
+class _Config:
+    def __init__(self, *plugins: object) -> None:
+        self.pluginmanager = _Plugins(*plugins)
+
+
+class _Queue:
+    def __init__(self, items: list[int], fail: bool = False) -> None:
+        self.items, self.fail = items, fail
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[list[int]]:
+        if self.fail:
+            raise RuntimeError("changed inside xdist")
+        yield self.items
+
+
+@pytest.mark.parametrize(
+    ("plugins", "expected"),
+    [
+        ((WorkerInteractor(_Queue([4, 5, 6])),), [4, 5, 6]),
+        ((), []),  # not a worker, or xdist renamed its plugin
+        ((WorkerInteractor(object()),), []),  # a queue without the lock (xdist before 3.7)
+        ((WorkerInteractor(_Queue([4], fail=True)),), []),
+    ],
+)
+def test_a_worker_reads_its_queue_or_looks_ahead_at_the_next_item_only(
+    plugins: tuple[object, ...], expected: list[int]
+) -> None:
+    """Without xdist's queue a worker still runs, starting only the current and next call."""
+    from pytest_arena.lookahead import xdist_queue
+
+    assert xdist_queue(_Config(*plugins)) == expected  # type: ignore[arg-type]

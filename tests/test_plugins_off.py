@@ -1,0 +1,29 @@
+"""The main job runs with any of pytest's builtin plugins (or xdist, randomly) turned off."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECTS = sorted(p.parent.name for p in (ROOT / "projects").glob("*/arena.yaml"))
+
+
+@pytest.mark.parametrize(
+    "plugin", ["junitxml", "cacheprovider", "tmpdir", "warnings", "logging", "xdist", "randomly"]
+)
+def test_the_main_job_runs_with_a_plugin_turned_off(pytester: pytest.Pytester, plugin: str) -> None:
+    shutil.copytree(ROOT / "projects", pytester.path / "projects")
+    shutil.copy(ROOT / "conftest.py", pytester.path)  # the projects' own tests import projects.*
+    result = pytester.runpytest_subprocess(
+        "projects", "--arena-models", "sim_small,sim_large", "-p", f"no:{plugin}", timeout=300
+    )
+    out = result.stdout.str()
+    assert "INTERNALERROR" not in out + result.stderr.str(), out[-3000:]
+    assert result.ret == 1, out[-3000:]  # sim_small gets some cases wrong, on purpose
+    for name in PROJECTS:
+        assert f" arena leaderboard: {name} " in out
+    result.stdout.re_match_lines([r".* \d+ failed, \d+ passed.*"])
+    assert "\nERROR " not in out
