@@ -168,7 +168,8 @@ def pytest_runtest_makereport(
     if collect is None or not isinstance(item, (collect.ArenaItem, collect.ProblemItem)):
         return (yield)
     record = getattr(item, "record", None)
-    if record is not None and call.when != "teardown" and item.config.option.xmlpath:
+    xml = item.config.getoption("xmlpath", None)  # no such option with -p no:junitxml
+    if record is not None and call.when != "teardown" and xml:
         from pytest_arena.reports.junit import set_properties
 
         set_properties(item.user_properties, record)  # before the report copies them

@@ -107,3 +107,14 @@ def test_properties_replace_those_of_an_earlier_phase() -> None:
     set_properties(kept, again)
     assert kept == [("mine", "x"), *properties(again)]
     assert ("metric.recall", "0.1") not in kept
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_without_pytests_junitxml_plugin_the_run_goes_on(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: str
+) -> None:
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    result = pytester.runpytest("-p", "no:junitxml", "-n", workers)
+    result.assert_outcomes(passed=2, failed=2)
+    assert "INTERNALERROR" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*= arena leaderboard: table =*"])
