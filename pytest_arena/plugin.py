@@ -149,10 +149,11 @@ def pytest_runtest_makereport(
     if collect is None or not isinstance(item, (collect.ArenaItem, collect.ProblemItem)):
         return (yield)
     record = getattr(item, "record", None)
-    if record is not None and call.when != "teardown" and item.config.getoption("xmlpath", None):
-        from pytest_arena.reports.junit import set_properties
+    if record is not None and call.when != "teardown":
+        from pytest_arena.reports.junit import properties_per_case, set_properties
 
-        set_properties(item.user_properties, record)  # before the report copies them
+        if properties_per_case(item.config):  # --junitxml with xunit1: not valid under xunit2
+            set_properties(item.user_properties, record)  # before the report copies them
     report = yield
     if (
         call.excinfo is not None

@@ -1,18 +1,25 @@
-"""JUnit XML: each case carries its record as properties, and its reason as the message."""
+"""JUnit XML: each case carries its record where its family allows, and its reason as the
+message; pytest's default family validates against pytest's own schema."""
 
 from __future__ import annotations
 
+import itertools
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
+import xmlschema
 
 from pytest_arena.record import Record
-from pytest_arena.reports.junit import properties, set_properties
+from pytest_arena.reports.junit import OUTPUT_HEADER, output_text, properties, set_properties
 from tests.conftest import XDIST, MakeProject
+from tests.test_engine import BUDGET_PROJECT
 from tests.test_leaderboard_run import BY_MODEL_SCORER, PROJECT
 
+SCHEMA = Path(__file__).with_name("junit-10.xsd")  # from pytest's repository: see its header
 
-def cases(path: str) -> dict[str, ET.Element]:
+
+def cases(path: str | Path) -> dict[str, ET.Element]:
     return {tc.attrib["name"]: tc for tc in ET.parse(path).getroot().iter("testcase")}
 
 
@@ -20,17 +27,45 @@ def props(case: ET.Element) -> dict[str, str]:
     return {p.attrib["name"]: p.attrib["value"] for p in case.iter("property")}
 
 
+def output(case: ET.Element) -> dict[str, str]:
+    """The record in a testcase's `<system-out>` (xunit2), as `props` gives it for xunit1."""
+    outs = case.findall("system-out")
+    if not outs:
+        return {}
+    assert len(outs) == 1  # GitLab's parser fails on a failed case with two
+    text = outs[0].text or ""
+    assert OUTPUT_HEADER in text
+    lines = text.split(OUTPUT_HEADER + "\n", 1)[1].split("\n")
+    ours = itertools.takewhile(lambda line: line and not line.startswith("---"), lines)
+    return dict(line.split(": ", 1) for line in ours)
+
+
+def record_of(case: ET.Element, family: str) -> dict[str, str]:
+    if family == "xunit1":
+        assert case.find("system-out") is None
+        return props(case)
+    assert case.find("properties") is None
+    return output(case)
+
+
+def assert_valid(path: Path) -> None:
+    xmlschema.XMLSchema(SCHEMA).validate(path)
+
+
+@pytest.mark.parametrize("family", ["xunit1", "xunit2"])
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_each_case_carries_its_record_and_the_reason_is_the_message(
-    pytester: pytest.Pytester, make_project: MakeProject, workers: str
+    pytester: pytest.Pytester, make_project: MakeProject, workers: str, family: str
 ) -> None:
     make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
-    result = pytester.runpytest(*XDIST, "-n", workers, "--junitxml=out.xml")
+    result = pytester.runpytest(
+        *XDIST, "-n", workers, "--junitxml=out.xml", "-o", f"junit_family={family}"
+    )
     result.assert_outcomes(passed=2, failed=2)
-    found = cases(str(pytester.path / "out.xml"))
+    found = cases(pytester.path / "out.xml")
     assert set(found) == {f"c{i}[{m}]" for i in (1, 2, 3) for m in ("sim_perfect", "pricey")}
     # c1 on pricey: 5 input tokens at $1 and 2 output tokens at $2 (see test_leaderboard_run)
-    assert props(found["c1[pricey]"]) == {
+    assert record_of(found["c1[pricey]"], family) == {
         "project": "table",
         "case": "c1",
         "model": "pricey",
@@ -42,12 +77,15 @@ def test_each_case_carries_its_record_and_the_reason_is_the_message(
         "latency": "20.0",
         "metric.citation_rate": "0.5",
     }
-    assert props(found["c3[sim_perfect]"])["passed"] == "null"  # unscored
+    assert record_of(found["c3[sim_perfect]"], family)["passed"] == "null"  # unscored
+    assert record_of(found["c1[sim_perfect]"], family)["status"] == "passed"
     failure = found["c1[pricey]"].find("failure")
     assert failure is not None
     assert failure.attrib["message"] == "from the table"
     assert "scorer:    table (score 0.50)" in (failure.text or "")
     assert found["c1[sim_perfect]"].find("failure") is None
+    if family == "xunit2":
+        assert_valid(pytester.path / "out.xml")
 
 
 def test_xunit1_points_file_and_line_at_the_case_in_yaml(
@@ -107,3 +145,142 @@ def test_properties_replace_those_of_an_earlier_phase() -> None:
     set_properties(kept, again)
     assert kept == [("mine", "x"), *properties(again)]
     assert ("metric.recall", "0.1") not in kept
+
+
+def mixed_run(make_project: MakeProject) -> None:
+    """Passes, failures, unscored cases, an error, budget skips and a dataset case."""
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project(
+        "odd",
+        """
+        models: [sim_perfect]
+        tests:
+          - id: broken
+            input: "hi"
+            eval_type: no_such_scorer
+        datasets:
+          - path: data/more.jsonl
+        """,
+        files={"data/more.jsonl": '{"id": "row", "input": "2+2", "reference": "4"}\n'},
+    )
+    make_project("thrifty", BUDGET_PROJECT + "budget: {max_cost: 0.0005}\n")
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_the_default_report_is_valid_against_pytests_schema(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: str
+) -> None:
+    mixed_run(make_project)
+    result = pytester.runpytest(
+        *XDIST, "-n", workers, "--junitxml=out.xml", "-W", "error::pytest.PytestWarning"
+    )
+    outcomes = result.parseoutcomes()
+    assert (outcomes["errors"], outcomes["unscored"]) == (1, 2)
+    assert outcomes["failed"] >= 2 and outcomes["skipped"] >= 1  # sim_large fails some
+    assert "xunit2" not in result.stdout.str()  # no warning about record_property
+    assert "warnings summary" not in result.stdout.str()
+    assert_valid(pytester.path / "out.xml")
+    found = cases(pytester.path / "out.xml")
+    assert output(found["broken[sim_perfect]"])["status"] == "error"
+    assert output(found["row[sim_perfect]"])["case"] == "row"  # the dataset's case
+    skipped = [c for c in found.values() if c.find("skipped") is not None]
+    assert skipped and all(c.find("system-out") is None for c in skipped)  # never called
+
+
+def test_the_record_shares_system_out_with_captured_output(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    pytester.runpytest("--junitxml=out.xml", "-o", "junit_logging=all")
+    assert_valid(pytester.path / "out.xml")
+    (case,) = [c for name, c in cases(pytester.path / "out.xml").items() if name == "c1[pricey]"]
+    text = case.findtext("system-out") or ""
+    assert text.index(OUTPUT_HEADER) < text.index(" Captured Out ")  # one element, ours first
+    assert output(case)["score"] == "0.5"
+
+
+BREAK_NODE_REPORTER = """
+import sys
+
+import _pytest.junitxml as junitxml
+
+_pytests_own = junitxml.LogXML.node_reporter
+
+
+def node_reporter(self, report):
+    if sys._getframe(1).f_globals["__name__"] != "_pytest.junitxml":
+        raise AttributeError("'LogXML' object has no attribute 'node_reporter'")
+    return _pytests_own(self, report)
+
+
+junitxml.LogXML.node_reporter = node_reporter
+"""
+
+
+@pytest.mark.parametrize("family", ["xunit1", "xunit2"])
+def test_without_pytests_junit_internals_the_report_stays_valid_and_says_so(
+    pytester: pytest.Pytester, make_project: MakeProject, family: str
+) -> None:
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    pytester.makeconftest(BREAK_NODE_REPORTER)  # as if a pytest release renamed it
+    # in a subprocess: the conftest patches pytest's own module
+    result = pytester.runpytest_subprocess("--junitxml=out.xml", "-o", f"junit_family={family}")
+    result.assert_outcomes(passed=2, failed=2)
+    assert "INTERNALERROR" not in result.stdout.str()
+    found = cases(pytester.path / "out.xml")
+    if family == "xunit2":
+        assert_valid(pytester.path / "out.xml")
+        assert all(c.find("system-out") is None for c in found.values())
+        result.stdout.fnmatch_lines(
+            [
+                "arena: the JUnit XML leaves out records (system-out): pytest's JUnit internals"
+                " changed (AttributeError: *node_reporter*); --arena-json has every record"
+            ]
+        )
+    else:  # properties go the public way, through user_properties: nothing is missing
+        assert props(found["c1[pricey]"])["score"] == "0.5"
+        assert "arena: the JUnit XML leaves out" not in result.stdout.str()
+
+
+def test_a_closed_testcase_pytest_rebuilds_is_left_alone(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    pytester.makeconftest(
+        """
+        import copy
+
+        import _pytest.junitxml as junitxml
+
+
+        def finalize(self):
+            data = self.to_xml()
+            self.__dict__.clear()
+            self.to_xml = lambda: copy.deepcopy(data)  # a fresh element each time
+
+
+        junitxml._NodeReporter.finalize = finalize
+        """
+    )
+    result = pytester.runpytest_subprocess("--junitxml=out.xml")
+    result.assert_outcomes(passed=2, failed=2)
+    assert_valid(pytester.path / "out.xml")
+    result.stdout.fnmatch_lines(["arena: the JUnit XML leaves out records*(TypeError: *)*"])
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_without_pytests_junitxml_plugin_the_run_goes_on(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: str
+) -> None:
+    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    result = pytester.runpytest(*XDIST, "-p", "no:junitxml", "-n", workers)
+    result.assert_outcomes(passed=2, failed=2)
+    assert "INTERNALERROR" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*= arena leaderboard: table =*"])
+
+
+def test_the_output_of_a_record_is_xml_safe() -> None:
+    record = Record("p\x1b", "c", "m", "passed", score=1.0, passed=True)
+    text = output_text(record)
+    assert text.startswith(OUTPUT_HEADER + "\nproject: p#x1B\ncase: c\n")
+    ET.fromstring(f"<system-out>{text}</system-out>")

@@ -16,6 +16,7 @@ import pytest
 
 from pytest_arena.reports.xdist_support import ItemKey, key_of, without_group
 from tests.conftest import XDIST, MakeProject
+from tests.test_junit import assert_valid, record_of
 from tests.test_leaderboard_run import BY_MODEL_SCORER, PROJECT
 
 MANY = """
@@ -100,8 +101,9 @@ def test_dist_each_counts_every_case_once(
     assert board(each.stdout.lines) == board(alone.stdout.lines)  # 3 cases a model, not 6
 
 
+@pytest.mark.parametrize("family", ["xunit1", "xunit2"])
 def test_a_crashed_worker_leaves_an_error_row_naming_the_crash(
-    pytester: pytest.Pytester, make_project: MakeProject
+    pytester: pytest.Pytester, make_project: MakeProject, family: str
 ) -> None:
     make_project(
         "many",
@@ -109,7 +111,15 @@ def test_a_crashed_worker_leaves_an_error_row_naming_the_crash(
         files={"scorers/boom.py": BOOM},
     )
     result = pytester.runpytest(
-        *XDIST, "-n", "2", "--arena-json", "report.json", "--junitxml", "out.xml"
+        *XDIST,
+        "-n",
+        "2",
+        "--arena-json",
+        "report.json",
+        "--junitxml",
+        "out.xml",
+        "-o",
+        f"junit_family={family}",
     )
     result.assert_outcomes(passed=71, failed=1)
     assert result.ret == 1
@@ -127,8 +137,10 @@ def test_a_crashed_worker_leaves_an_error_row_naming_the_crash(
     assert "crashed while running 'projects/many/arena.yaml::q3[sim_large]'" in crashed["reason"]
     junit = ElementTree.parse(pytester.path / "out.xml").getroot()
     (case,) = [c for c in junit.iter("testcase") if c.get("name") == "q3[sim_large]"]
-    props = {p.get("name"): p.get("value") for p in case.iter("property")}
-    assert (props["case"], props["model"], props["status"]) == ("q3", "sim_large", "error")
+    found = record_of(case, family)  # the testcase never had a teardown report to close it
+    assert (found["case"], found["model"], found["status"]) == ("q3", "sim_large", "error")
+    if family == "xunit2":
+        assert_valid(pytester.path / "out.xml")
 
 
 def test_cases_lost_when_workers_may_not_restart_are_error_rows(

@@ -18,6 +18,7 @@ from pytest_arena.state import ArenaState
 
 OUTPUTS = "arena-outputs"
 XDIST = "arena-xdist"
+JUNIT = "arena-junit"
 
 
 def add_options(group: pytest.OptionGroup) -> None:
@@ -53,10 +54,12 @@ def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None
         xdist = ArenaXdist(config, record_attr)
         config.pluginmanager.register(xdist, XDIST)
     config.pluginmanager.register(ArenaOutputs(config, state, record_attr, xdist), OUTPUTS)
+    if config.getoption("xmlpath", None):  # None also with -p no:junitxml
+        config.pluginmanager.register(junit.JUnitRecords(config, record_attr), JUNIT)
 
 
 def unregister(config: pytest.Config) -> None:
-    for name in (OUTPUTS, XDIST):
+    for name in (OUTPUTS, XDIST, JUNIT):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)

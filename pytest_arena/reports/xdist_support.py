@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from pytest_arena.record import ERROR, Record
-from pytest_arena.reports.junit import properties
 from pytest_arena.spec.files import PROJECT_FILE
 
 _NODE_ID = re.compile(
@@ -114,27 +113,12 @@ class ArenaXdist:
         key = self._key(crashitem)
         if key is not None:
             record = error_record(key, str(report.longrepr))
-            setattr(report, self.record_attr, record.to_dict())
-            report.user_properties = [*report.user_properties, *properties(record)]
-            self._junit_properties(report, record)
+            setattr(report, self.record_attr, record.to_dict())  # JUnitRecords adds it to the XML
 
     @pytest.hookimpl
     def pytest_testnodedown(self, node: Any, error: object | None) -> None:
         if error is not None:
             self.crashes.append(f"worker {node.gateway.id} crashed: {error}")
-
-    def _junit_properties(self, report: pytest.TestReport, record: Record) -> None:
-        """--junitxml takes properties from an item's teardown report, which a crashed item
-        never has: give them to its testcase directly."""
-        try:
-            from _pytest.junitxml import xml_key  # no public way to reach the XML's testcase
-        except ImportError:
-            return
-        xml = self.config.stash.get(xml_key, None)
-        if xml is not None:
-            testcase = xml.node_reporter(report)
-            for name, value in properties(record):
-                testcase.add_property(name, value)
 
     def lost_records(self) -> list[Record]:
         """Error records for arena items that never reported because a worker crashed."""
