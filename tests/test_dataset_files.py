@@ -195,6 +195,32 @@ def test_a_dataset_outside_the_project_folder_stays_in_arena_yaml(
     assert ran(again) == [items[2][0]]
 
 
+def test_a_dataset_in_a_nested_project_or_with_another_suffix_stays_in_arena_yaml(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        QUIZ.replace("sim_perfect, sim_echo", "sim_perfect").replace(
+            "data/more.jsonl", "inner/more.jsonl\n  - {path: data/more.txt, format: jsonl}"
+        ),
+        files={
+            "inner/more.jsonl": MORE,
+            "inner/arena.yaml": "models: [sim_perfect]\ntests: [{id: own, input: '1', reference: '1'}]\n",
+            "data/more.txt": '{"id": "t1", "input": "1", "reference": "1"}\n',
+        },
+    )
+    pytester.makeconftest(SHOW_ITEMS)
+    items = shown(pytester.runpytest("--collect-only", "-q", "-s"))
+    assert [i[0] for i in items] == [
+        "projects/quiz/arena.yaml::capital[sim_perfect]",
+        "projects/quiz/arena.yaml::inner/more.jsonl::r1[sim_perfect]",
+        "projects/quiz/arena.yaml::inner/more.jsonl::r2[sim_perfect]",
+        "projects/quiz/arena.yaml::data/more.txt::t1[sim_perfect]",
+        "projects/quiz/inner/arena.yaml::own[sim_perfect]",
+    ]
+    assert all(i[0].split("::")[0] == i[1] for i in items)
+
+
 def test_a_dataset_in_a_folder_pytest_skips_is_collected_by_arena_yaml(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
