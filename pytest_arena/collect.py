@@ -1,9 +1,11 @@
-"""pytest collection: `arena.yaml` files become items, one per case and model."""
+"""pytest collection: a project's `arena.yaml` and dataset files become items, one per
+case and model, each in the node ids of the file that holds its case."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from pytest_arena.record import ERROR, FAILED, Record
 from pytest_arena.scorers.text import excerpt
 from pytest_arena.spec import Case, SpecError
 from pytest_arena.spec.errors import location
+from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 from pytest_arena.state import ArenaState
 
 
@@ -27,64 +30,193 @@ class CaseError(Exception):
     """The case could not be run or scored."""
 
 
+@dataclass
+class RunProject:
+    """A project as this run collects it: loaded once, shared by its `arena.yaml` and its
+    dataset files, whichever pytest reaches first."""
+
+    arena: Path  # its arena.yaml, as pytest's walk names it
+    project: Project | None = None  # None: it could not be loaded
+    problems: list[tuple[str, str]] = field(default_factory=list)  # project-wide: name, message
+    models: list[str] = field(default_factory=list)  # the models its cases run on
+    own: dict[Path, str] = field(default_factory=dict)  # its dataset files, resolved -> as written
+    collectors: dict[Path, pytest.Collector] = field(default_factory=dict)  # who collects each
+    idle: bool = False  # no models to run: its cases are not collected
+    shown: bool = False  # a dataset file carries the problems (arena.yaml is not in the run)
+
+    def claim(self, source: Path, collector: pytest.Collector) -> bool:
+        """Whether `collector` collects the dataset file `source`: the first to ask does."""
+        return self.collectors.setdefault(source, collector) is collector
+
+
+def run_project(config: pytest.Config, arena: Path) -> RunProject:
+    """The project whose `arena.yaml` is `arena`, loaded on first use in this run."""
+    state = ArenaState.of(config)
+    key = arena.resolve()
+    if key in state.projects:
+        return state.projects[key]
+    scorers, connectors = state.extensions(config)
+    run = state.projects[key] = RunProject(arena)
+    try:
+        project = load(arena, scorers, connectors)
+    except SpecError as exc:
+        run.problems.append(("config", exc.format()))
+        return run
+    project.engine = state.engine
+    run.project = project
+    for dataset in project.file.spec.datasets:
+        source = (project.root / dataset.path).resolve()
+        if _own_file(project.root, source):
+            run.own.setdefault(source, dataset.path)
+    models = state.models or project.default_models()
+    if not models:
+        message = (
+            f"{location(arena)}: no models to run: pass --arena-models sim_small"
+            " (any model keys, comma separated) or set 'models: default: [sim_small]'"
+            " in arena.yaml"
+        )
+        run.problems.append(("models", message))
+        run.idle = True
+        return run
+    for model in models:
+        try:
+            project.connector(model, "--arena-models" if state.models else "")
+        except SpecError as exc:
+            run.problems.append((f"model-{model}", exc.format()))
+        else:
+            run.models.append(model)
+    run.problems += [(f"scorers/{p.path.name}", p.format()) for p in project.scorers.problems]
+    return run
+
+
+def _own_file(root: Path, source: Path) -> bool:
+    """A dataset file is collected as a file of its own if pytest can tell it is one: it has
+    a dataset suffix and lies in the project's folder, not in a nested project's."""
+    if source.suffix.lower() not in DATASET_FORMATS or not source.is_file():
+        return False
+    if not source.is_relative_to(root):
+        return False
+    folder = source.parent
+    while folder != root:
+        if (folder / PROJECT_FILE).exists():
+            return False
+        folder = folder.parent
+    return True
+
+
+def reached(session: pytest.Session, path: Path) -> bool:
+    """Whether pytest's own walk of this run's arguments collects the file `path`: an
+    argument names it or a folder above it, and nothing in between is ignored (the rules
+    of `pytest.Dir.collect`)."""
+    below: list[Path] = []
+    for at in (path, *path.parents):
+        if session.isinitpath(at):
+            return not any(_ignored(session, p, p != path) for p in below)
+        below.append(at)
+    return False
+
+
+def _ignored(session: pytest.Session, path: Path, folder: bool) -> bool:
+    if session.isinitpath(path, with_parents=folder):
+        return False
+    hook = session.gethookproxy(path.parent)
+    return bool(hook.pytest_ignore_collect(collection_path=path, config=session.config))
+
+
+def dataset_file(parent: pytest.Collector, path: Path, arena: Path) -> DatasetFile | None:
+    """The collector of `path` if it is a dataset file of the project at `arena` that no
+    other collector of this run has taken."""
+    run = run_project(parent.config, arena)
+    if run.project is None:
+        if reached(parent.session, run.arena):
+            return None  # its arena.yaml reports the problem
+        return DatasetFile.from_parent(parent, path=path, run=run)  # fails, with the problem
+    source = path.resolve()
+    if source not in run.own or not run.claim(source, parent):
+        return None
+    return DatasetFile.from_parent(parent, path=path, run=run)
+
+
 class ArenaFile(pytest.File):
-    """One project's `arena.yaml`."""
+    """One project's `arena.yaml`: its own cases, and the dataset files the run's walk
+    does not reach (so `pytest projects/x/arena.yaml` runs the whole project)."""
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
-        state = ArenaState.of(self.config)
-        scorers, connectors = state.extensions(self.config)
-        try:
-            project = load(self.path, scorers, connectors)
-        except SpecError as exc:
-            yield ProblemItem.from_parent(self, name="config", message=exc.format())
+        run = run_project(self.config, self.path)
+        for name, message in run.problems:
+            yield ProblemItem.from_parent(self, name=name, message=message)
+        project = run.project
+        if project is None or run.idle:
             return
-        project.engine = state.engine
-        models = state.models or project.default_models()
-        if not models:
-            message = (
-                f"{location(self.path)}: no models to run: pass --arena-models sim_small"
-                " (any model keys, comma separated) or set 'models: default: [sim_small]'"
-                " in arena.yaml"
-            )
-            yield ProblemItem.from_parent(self, name="models", message=message)
-            return
-        usable = []
-        for model in models:
-            try:
-                project.connector(model, "--arena-models" if state.models else "")
-            except SpecError as exc:
-                yield ProblemItem.from_parent(self, name=f"model-{model}", message=exc.format())
-            else:
-                usable.append(model)
-        for problem in project.scorers.problems:
-            yield ProblemItem.from_parent(
-                self, name=f"scorers/{problem.path.name}", message=problem.format()
-            )
         datasets: dict[str, DatasetNode] = {}
         for case_problem in project.file.problems:
             message = "\n".join(p.format() for p in case_problem.problems)
-            if case_problem.dataset is not None:
+            if case_problem.dataset is None:
+                yield ProblemItem.from_parent(self, name=case_problem.name, message=message)
+            elif case_problem.problem.path not in run.own:
                 node = datasets.setdefault(
                     case_problem.dataset, DatasetNode.from_parent(self, name=case_problem.dataset)
                 )
                 node.own.append((case_problem.name, message))
-                continue
-            yield ProblemItem.from_parent(self, name=case_problem.name, message=message)
         for case in project.file.cases:
-            if case.dataset is not None:
+            if case.dataset is None:
+                yield from case_items(self, project, case, run.models)
+            elif case.source not in run.own:
                 node = datasets.setdefault(
                     case.dataset, DatasetNode.from_parent(self, name=case.dataset)
                 )
                 node.cases.append(case)
-                continue
-            yield from case_items(self, project, case, usable)
+        for source, written in run.own.items():
+            path = self.path.parent / source.relative_to(project.root)
+            if not reached(self.session, path) and run.claim(source, self):
+                yield DatasetFile.from_parent(self, path=path, name=written, run=run)
         for node in datasets.values():
-            node.project, node.models = project, usable
+            node.project, node.models = project, run.models
             yield node
 
 
+class DatasetFile(pytest.File):
+    """A dataset file of a project: its cases, and the problems of its rows."""
+
+    def __init__(self, *, run: RunProject, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.run = run
+
+    def collect(self) -> Iterator[pytest.Item]:
+        run, project = self.run, self.run.project
+        if project is None:
+            raise self.CollectError(run.problems[0][1])
+        folder = run.arena.parent.name
+        if not run.shown and not reached(self.session, run.arena):
+            run.shown = True  # the run does not collect arena.yaml: its problems show here
+            for name, message in run.problems:
+                yield ProblemItem.from_parent(self, name=name, message=message, folder=folder)
+        if run.idle:
+            return
+        source = self.path.resolve()
+        seen: set[tuple[str, str]] = set()  # a file named twice has its bad rows read twice
+        for case_problem in project.file.problems:
+            problem = case_problem.problem
+            message = "\n".join(p.format() for p in case_problem.problems)
+            if case_problem.dataset is not None and problem.path == source:
+                if (case_problem.name, message) in seen:
+                    continue
+                seen.add((case_problem.name, message))
+                yield ProblemItem.from_parent(
+                    self,
+                    name=case_problem.name,
+                    message=message,
+                    line=(problem.line or 1) - 1,
+                    folder=folder,
+                )
+        for case in project.file.cases:
+            if case.dataset is not None and case.source == source:
+                yield from case_items(self, project, case, run.models)
+
+
 class DatasetNode(pytest.Collector):
-    """The cases one dataset file contributes, so that its file is in their node ids."""
+    """The cases of a dataset file that is not collected as a file of its own (it lies
+    outside the project's folder): in `arena.yaml`'s node ids, as `arena.yaml::<its path>`."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -115,10 +247,25 @@ def case_items(
         plan: Plan | str = project.plan(case)
     except PlanError as exc:
         plan = str(exc)
+    source = case.source if isinstance(parent, DatasetNode) else parent.path
     for model in models:
+        name = f"{case.id}[{model}]"
         yield ArenaItem.from_parent(
-            parent, name=f"{case.id}[{model}]", project=project, case=case, model=model, plan=plan
+            parent,
+            name=name,
+            nodeid=_nodeid(parent, name),
+            project=project,
+            case=case,
+            model=model,
+            plan=plan,
+            source=source,
         )
+
+
+def _nodeid(parent: pytest.Collector, name: str) -> str:
+    # given, not derived: pytest 9.2 would keep a name's "[...]" in the id's names, where the
+    # ids --lf reads back from its cache have it as parameters, and the two would differ
+    return f"{parent.nodeid}::{name}"
 
 
 @functools.cache
@@ -135,13 +282,17 @@ class ArenaItem(pytest.Item):
     """One case run on one model."""
 
     def __init__(
-        self, *, project: Project, case: Case, model: str, plan: Plan | str, **kwargs: Any
+        self,
+        *,
+        project: Project,
+        case: Case,
+        model: str,
+        plan: Plan | str,
+        source: Path,
+        **kwargs: Any,
     ) -> None:
-        # The node id given as a string: pytest 9.2 derives a structured id for a name with
-        # "[model]" that does not equal the one it reads back from its cache, so --lf and --ff
-        # lost every arena case (pytest-dev/pytest#15045). The string is parsed like the cache's.
-        kwargs.setdefault("nodeid", f"{kwargs['parent'].nodeid}::{kwargs['name']}")
-        super().__init__(path=case.source, **kwargs)
+        super().__init__(**kwargs)
+        self.source = source  # the file holding the case, as pytest names it
         self.project = project
         self.case = case
         self.model = model
@@ -213,7 +364,7 @@ class ArenaItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return (
-            self.case.source,
+            self.source,
             self.case.line - 1,
             f"{self.project.name}::{self.case.id}[{self.model}]",
         )
@@ -240,9 +391,13 @@ def failure_text(record: Record) -> str:
 class ProblemItem(pytest.Item):
     """Stands for input that could not be loaded, so the rest of the run goes on."""
 
-    def __init__(self, *, message: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(
+        self, *, message: str, line: int = 0, folder: str | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(nodeid=_nodeid(kwargs["parent"], kwargs["name"]), **kwargs)
         self.message = message
+        self.line = line  # 0-based, in the item's file
+        self.folder = folder or self.path.parent.name  # the project's
 
     def setup(self) -> None:
         raise CaseError(self.message)
@@ -258,4 +413,4 @@ class ProblemItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int, str]:
         # like a case's "project::case[model]"; a domain that ends the node id would have
         # its dots shown as "::" by pytest's verbose lines
-        return self.path, 0, f"{self.path.parent.name}::{self.name}"
+        return self.path, self.line, f"{self.folder}::{self.name}"

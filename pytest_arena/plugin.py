@@ -18,7 +18,7 @@ from pytest_arena.cache.modes import CacheMode
 from pytest_arena.reports import session as reports
 from pytest_arena.reports.terminal import RECORD_ATTR, ArenaReporter
 from pytest_arena.reports.xdist_support import LEDGERS
-from pytest_arena.spec.files import PROJECT_FILE
+from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 from pytest_arena.state import ArenaState
 
 if TYPE_CHECKING:
@@ -124,6 +124,12 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         from pytest_arena.collect import ArenaFile
 
         return ArenaFile.from_parent(parent, path=file_path)
+    if file_path.suffix.lower() in DATASET_FORMATS:
+        arena = ArenaState.of(parent.config).project_file(file_path.parent)
+        if arena is not None:  # in a project's folder: perhaps one of its dataset files
+            from pytest_arena.collect import dataset_file
+
+            return dataset_file(parent, file_path, arena)
     return None
 
 

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import pytest
 
+from pytest_arena.spec.files import PROJECT_FILE
+
 if TYPE_CHECKING:
+    from pytest_arena.collect import RunProject
     from pytest_arena.connectors import Connector
     from pytest_arena.engine import Engine
     from pytest_arena.record import Record
@@ -28,6 +32,8 @@ class ArenaState:
     make_engine: Callable[[], Engine] | None = None
     _engine: Engine | None = None
     _extensions: tuple[list[tuple[str, type[Scorer]]], Mapping[str, type[Connector]]] | None = None
+    projects: dict[Path, RunProject] = field(default_factory=dict)  # by resolved arena.yaml
+    _project_files: dict[Path, Path | None] = field(default_factory=dict)
 
     @property
     def engine(self) -> Engine:
@@ -67,6 +73,17 @@ class ArenaState:
             ]
             self._extensions = (scorers, CONNECTORS.plus(offered_connectors))
         return self._extensions
+
+    def project_file(self, folder: Path) -> Path | None:
+        """The `arena.yaml` of the nearest folder, from `folder` up, that holds one."""
+        if folder not in self._project_files:
+            own = folder / PROJECT_FILE
+            if own.is_file():
+                self._project_files[folder] = own
+            else:
+                above = folder.parent
+                self._project_files[folder] = None if above == folder else self.project_file(above)
+        return self._project_files[folder]
 
     @classmethod
     def of(cls, config: pytest.Config) -> ArenaState:

@@ -272,7 +272,7 @@ def test_a_dataset_sets_the_contract_and_threshold_of_its_rows(
     result.stdout.fnmatch_lines(["PASSED projects/contract/arena.yaml::inline[[]sim_perfect]"])
     # long: tone 1.0 (w1), brevity 5/8 (w3): (1 + 1.875) / 4 = 0.72 reaches the threshold 0.5
     result.stdout.fnmatch_lines(
-        ["PASSED projects/contract/arena.yaml::data/replies.jsonl::long[[]sim_perfect]"]
+        ["PASSED projects/contract/data/replies.jsonl::long[[]sim_perfect]"]
     )
     result.stdout.fnmatch_lines(
         [

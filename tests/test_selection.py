@@ -37,7 +37,7 @@ def test_node_ids_are_the_same_across_runs_folders_and_workers(
     first = collected(pytester.runpytest("--collect-only", "-q"))
     assert first == collected(pytester.runpytest("--collect-only", "-q"))
     assert first[0] == "projects/quiz/arena.yaml::capital[sim_perfect]"
-    assert "projects/quiz/arena.yaml::data/more.jsonl::r2[sim_echo]" in first
+    assert "projects/quiz/data/more.jsonl::r2[sim_echo]" in first
     elsewhere = tmp_path_factory.mktemp("another-machine") / "checkout"
     shutil.copytree(pytester.path / "projects", elsewhere / "projects")
     moved = pytester.run(
@@ -99,6 +99,7 @@ def test_an_ide_opens_the_case_line_from_the_item_location(
         assert f"id: {case}" in opened or f'"id": "{case}"' in opened
         assert Path(path).is_absolute()
         assert pytester.path / relative == Path(path)
+        assert nodeid.split("::")[0] == relative  # the file its node id begins with
         seen += 1
     assert seen == 8
     assert (root / "data" / "more.jsonl").exists()

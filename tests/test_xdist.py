@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
@@ -168,6 +169,27 @@ def test_cases_lost_when_workers_may_not_restart_are_error_rows(
     assert sum(int(row[7]) for row in rows) == lost + 1  # the crash and the lost
 
 
+def test_dataset_cases_lost_with_a_worker_are_error_rows_of_their_project(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    rows = "".join(
+        json.dumps({"id": f"q{i}", "input": f"What is {i} + {i}?", "reference": str(2 * i)}) + "\n"
+        for i in range(24)
+    )
+    make_project(
+        "many",
+        "name: Many Sums\nmodels: [sim_small, sim_large, sim_echo]\n"
+        "scorers: {default: boom}\ndatasets: [data/sums.jsonl]\n",
+        files={"scorers/boom.py": BOOM, "data/sums.jsonl": rows},
+    )
+    result = pytester.runpytest("-n", "2", "--max-worker-restart", "0")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*arena cases lost with crashed workers*"])
+    result.stdout.no_fnmatch_line("*arena leaderboard: many*")
+    table = [line.split() for line in board(result.stdout.lines)[3:-1]]
+    assert sum(int(row[5]) for row in table) == 72  # every case has its row, under "Many Sums"
+
+
 def test_no_xdist_keeps_working_with_xdist_installed(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
@@ -199,6 +221,18 @@ def test_a_node_id_names_its_project_case_and_model(
         assert found == ItemKey("Quiz Two", "capital", "sim_small")  # the project's own name
     else:
         assert found == ItemKey(*expected)
+
+
+def test_a_node_id_in_a_dataset_file_names_the_project_whose_folder_holds_it(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "projects" / "quiz" / "data").mkdir(parents=True)
+    (tmp_path / "projects" / "quiz" / "arena.yaml").write_text("models: [sim_small]\n")
+    nodeid = "projects/quiz/data/a.jsonl::r7[sim_large]@g1"
+    assert key_of(nodeid, None, tmp_path) == ItemKey("quiz", "r7", "sim_large")
+    assert key_of(nodeid) is None  # without the rootdir to look in
+    assert key_of("tests/data/a.jsonl::r7[sim_large]", None, tmp_path) is None  # no project
+    assert key_of("projects/quiz/test_a.py::t[sim_large]", None, tmp_path) is None
 
 
 def test_the_loadgroup_suffix_is_dropped_from_the_last_part_only() -> None:

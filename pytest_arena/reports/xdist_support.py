@@ -10,17 +10,16 @@ import re
 import shutil
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
 
 from pytest_arena.record import ERROR, Record
-from pytest_arena.spec.files import PROJECT_FILE
+from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
 _NODE_ID = re.compile(
-    rf"^(?P<file>(?:[^:]*/)?{re.escape(PROJECT_FILE)})(?:::.+)?::"
-    r"(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\](?:@.*)?$"
+    r"^(?P<file>[^:]+)(?:::.+)?::(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\](?:@.*)?$"
 )
 LEDGERS = "arena_ledgers"  # the workers' input naming the folder of the run's budget ledgers
 _DOMAIN = re.compile(r"^(?P<project>.+)::(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\]$")
@@ -33,20 +32,39 @@ class ItemKey:
     model: str
 
 
-def key_of(nodeid: str, domain: str | None = None) -> ItemKey | None:
+def key_of(nodeid: str, domain: str | None = None, root: Path | None = None) -> ItemKey | None:
     """Which (project, case, model) a node id stands for; None for any other item.
 
     `domain` is the third part of the item's location, `project::case[model]`, which the
     controller learns when the item starts; without it the project is the folder's name.
+    A node id in a dataset file is an arena item if a project's folder under `root` (the
+    rootdir) holds the file.
     """
     found = _NODE_ID.match(nodeid)
     if found is None:
         return None
+    project_file = _project_file(found["file"], root)
+    if project_file is None:
+        return None
     if domain is not None and (named := _DOMAIN.match(domain)) is not None:
         return ItemKey(named["project"], named["case"], named["model"])
-    folder = found["file"].rsplit("/", 2)
+    folder = project_file.rsplit("/", 2)
     project = folder[-2] if len(folder) >= 2 else ""
     return ItemKey(project, found["case"], found["model"])
+
+
+def _project_file(file: str, root: Path | None) -> str | None:
+    """The `arena.yaml` (relative to `root`) of the project that a node id's file is part of."""
+    if file.rsplit("/", 1)[-1] == PROJECT_FILE:
+        return file
+    if root is None or PurePosixPath(file).suffix.lower() not in DATASET_FORMATS:
+        return None
+    for folder in (root / file).parents:
+        if (folder / PROJECT_FILE).is_file():
+            return (folder / PROJECT_FILE).relative_to(root).as_posix()
+        if folder == root:
+            break
+    return None
 
 
 def without_group(nodeid: str) -> str:
@@ -76,6 +94,7 @@ class ArenaXdist:
         self.expected: dict[str, None] = {}  # node ids the workers collected, in order
         self.domains: dict[str, str] = {}  # node id -> project::case[model]
         self.projects: dict[str, str] = {}  # arena.yaml path -> project name
+        self.project_files: dict[str, str | None] = {}  # a node id's file -> its arena.yaml
         self.reported: set[str] = set()
         self.crashes: list[str] = []
         self.ledgers: Path | None = None
@@ -100,9 +119,9 @@ class ArenaXdist:
     def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         nodeid = without_group(nodeid)
         self.domains[nodeid] = location[2]
-        found, named = _NODE_ID.match(nodeid), _DOMAIN.match(location[2])
-        if found is not None and named is not None:
-            self.projects.setdefault(found["file"], named["project"])
+        project_file, named = self._project_file(nodeid), _DOMAIN.match(location[2])
+        if project_file is not None and named is not None:
+            self.projects.setdefault(project_file, named["project"])
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -134,10 +153,19 @@ class ArenaXdist:
 
     def _key(self, nodeid: str) -> ItemKey | None:
         nodeid = without_group(nodeid)
-        key = key_of(nodeid, self.domains.get(nodeid))
-        found = _NODE_ID.match(nodeid)
-        if key is not None and nodeid not in self.domains and found is not None:
-            project = self.projects.get(found["file"])
+        key = key_of(nodeid, self.domains.get(nodeid), self.config.rootpath)
+        project_file = self._project_file(nodeid)
+        if key is not None and nodeid not in self.domains and project_file is not None:
+            project = self.projects.get(project_file)
             if project is not None:
                 return ItemKey(project, key.case_id, key.model)
         return key
+
+    def _project_file(self, nodeid: str) -> str | None:
+        found = _NODE_ID.match(nodeid)
+        if found is None:
+            return None
+        file = found["file"]
+        if file not in self.project_files:
+            self.project_files[file] = _project_file(file, self.config.rootpath)
+        return self.project_files[file]

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_arena.spec.errors import Problem, SpecError
+from pytest_arena.spec.files import DATASET_FORMATS
 from pytest_arena.spec.yamlfile import LineMap, load_yaml
-
-FORMATS = {".yaml": "yaml", ".yml": "yaml", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
 
 
 @dataclass(frozen=True)
@@ -28,7 +27,7 @@ def dataset_format(path: Path, declared: str | None) -> str:
     if declared:
         return declared
     try:
-        return FORMATS[path.suffix.lower()]
+        return DATASET_FORMATS[path.suffix.lower()]
     except KeyError:
         raise SpecError(
             [

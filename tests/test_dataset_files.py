@@ -1,0 +1,342 @@
+"""Dataset files are collected as files of their own: every item's node id begins with its
+path, so tools that rebuild an id from the path (VS Code's test explorer) select it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MakeProject
+
+ROOT = Path(__file__).resolve().parent.parent
+QUIZ = """
+models: [sim_perfect, sim_echo]
+tests:
+  - id: capital
+    input: "Capital of France?"
+    reference: Paris
+datasets:
+  - path: data/more.jsonl
+"""
+MORE = '{"id": "r1", "input": "3+3", "reference": "6"}\n{"id": "r2", "input": "1+2", "reference": "3"}\n'
+# sim_echo repeats the prompt, so it fails every case; sim_perfect passes every case
+
+# what an IDE reads of each item: VS Code's id is str(item.path) + the node id's parts after
+# the first "::" (vscode_pytest's get_absolute_test_id)
+SHOW_ITEMS = """
+def pytest_collection_modifyitems(items):
+    for item in items:
+        rel = item.path.relative_to(item.config.rootpath).as_posix()
+        absolute = "::".join([str(item.path), *item.nodeid.split("::")[1:]])
+        print(f"ITEM {item.nodeid} | {rel} | {item.location[0]} | {item.location[1]} | {absolute}")
+"""
+
+
+def shown(result: pytest.RunResult) -> list[list[str]]:
+    """nodeid, path, location file, location line and VS Code's id of each item."""
+    lines = result.stdout.lines  # a line may begin with "collecting ... "
+    return [line.split("ITEM ", 1)[1].split(" | ") for line in lines if "ITEM " in line]
+
+
+def ran(result: pytest.RunResult) -> list[str]:
+    """The node ids of `-v` lines, in the order they ran."""
+    words = [line.split() for line in result.stdout.lines]
+    return [w[0] for w in words if len(w) > 1 and "::" in w[0] and w[1] in ("PASSED", "FAILED")]
+
+
+def test_every_example_item_begins_its_node_id_with_its_path_and_runs_by_vscode_id(
+    pytester: pytest.Pytester,
+) -> None:
+    shutil.copytree(
+        ROOT / "projects",
+        pytester.path / "projects",
+        ignore=shutil.ignore_patterns("__pycache__", "tests"),  # Python tests are pytest's
+    )
+    pytester.makeconftest(SHOW_ITEMS)
+    items = shown(pytester.runpytest("projects", "--collect-only", "-q", "-s"))
+    datasets = [i for i in items if i[1].endswith((".jsonl", ".csv", ".yaml")) and "/data/" in i[1]]
+    assert len(datasets) > 50  # every example's dataset rows, on each default model
+    for nodeid, path, _, _, _ in items:
+        assert nodeid.split("::")[0] == path, nodeid
+    # VS Code's "Run All" sends every id back: each selects its item, and nothing else
+    again = pytester.runpytest("--collect-only", "-q", "-s", *[i[4] for i in items])
+    assert sorted(i[0] for i in shown(again)) == sorted(i[0] for i in items)
+
+
+def test_a_dataset_case_runs_alone_by_its_node_id_or_its_absolute_path(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("quiz", QUIZ, files={"data/more.jsonl": MORE})
+    result = pytester.runpytest("-v", "projects/quiz/data/more.jsonl::r2[sim_echo]")
+    result.assert_outcomes(failed=1)
+    assert ran(result) == ["projects/quiz/data/more.jsonl::r2[sim_echo]"]
+    absolute = f"{pytester.path}/projects/quiz/data/more.jsonl::r2[sim_echo]"
+    assert ran(pytester.runpytest("-v", absolute)) == ran(result)
+    whole_file = pytester.runpytest("-v", "projects/quiz/data/more.jsonl")
+    assert sorted(ran(whole_file)) == [
+        f"projects/quiz/data/more.jsonl::{case}[{model}]"
+        for case in ("r1", "r2")
+        for model in ("sim_echo", "sim_perfect")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "count"),
+    [
+        (["projects/quiz"], 6),
+        (["projects/quiz/arena.yaml"], 6),  # arena.yaml brings its dataset files along
+        (["projects/quiz/data"], 4),
+        (["projects/quiz/arena.yaml", "projects/quiz/data/more.jsonl"], 6),
+        (["projects/quiz/data", "projects/quiz/arena.yaml"], 6),
+        (["projects/quiz/arena.yaml::capital", "projects/quiz/data/more.jsonl::r1"], 4),
+    ],
+)
+def test_each_item_is_collected_once_whichever_files_are_selected(
+    pytester: pytest.Pytester, make_project: MakeProject, args: list[str], count: int
+) -> None:
+    make_project("quiz", QUIZ, files={"data/more.jsonl": MORE})
+    pytester.makeconftest(SHOW_ITEMS)
+    items = shown(pytester.runpytest("--collect-only", "-q", "-s", *args))
+    nodeids = [i[0] for i in items]
+    assert len(nodeids) == len(set(nodeids)) == count
+    assert all(i[0].split("::")[0] == i[1] for i in items)
+
+
+def test_lf_reruns_only_the_failed_dataset_cases(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    # sim_echo answers with the prompt: "Paris" and "7" are right, "3+3" is not
+    make_project(
+        "quiz",
+        QUIZ.replace("sim_perfect, sim_echo", "sim_echo").replace("Capital of France?", "Paris"),
+        files={"data/more.jsonl": '{"id": "r0", "input": "7", "reference": "7"}\n' + MORE},
+    )
+    pytester.runpytest().assert_outcomes(passed=2, failed=2)
+    again = pytester.runpytest("--lf", "-v")
+    again.assert_outcomes(failed=2)
+    again.stdout.fnmatch_lines(["run-last-failure: rerun previous 2 failures*"])
+    assert ran(again) == [
+        "projects/quiz/data/more.jsonl::r1[sim_echo]",
+        "projects/quiz/data/more.jsonl::r2[sim_echo]",
+    ]
+
+
+def test_xdist_workers_run_the_dataset_cases(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("quiz", QUIZ, files={"data/more.jsonl": MORE})
+    result = pytester.runpytest("-n", "2", "-p", "xdist", "-v", "projects/quiz/data")
+    result.assert_outcomes(passed=2, failed=2)
+    done = {
+        line.split()[-1]
+        for line in result.stdout.lines
+        if line.startswith("[gw") and (" PASSED " in line or " FAILED " in line)
+    }
+    assert done == {
+        f"projects/quiz/data/more.jsonl::{case}[{model}]"
+        for case in ("r1", "r2")
+        for model in ("sim_echo", "sim_perfect")
+    }
+    result.stdout.fnmatch_lines(["*arena leaderboard: quiz*"])
+
+
+def test_calls_start_in_the_order_the_items_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    root = make_project(
+        "quiz",
+        QUIZ.replace("data/more.jsonl", "data/z.jsonl\n  - path: data/a.jsonl"),
+        files={
+            "data/z.jsonl": '{"id": "z1", "input": "1", "reference": "1"}\n',
+            "data/a.jsonl": '{"id": "a1", "input": "1", "reference": "1"}\n',
+            "hooks.py": """
+            from pathlib import Path
+
+            def pre_request(request, case, context):
+                with open(Path(__file__).parent / "calls.log", "a") as log:
+                    log.write(case.id + "\\n")
+            """,
+        },
+    )
+    for args in (["projects/quiz"], ["projects/quiz/arena.yaml"]):
+        (root / "calls.log").unlink(missing_ok=True)
+        result = pytester.runpytest("-v", "--arena-models", "sim_perfect", *args)
+        order = [nodeid.split("::")[-1].split("[")[0] for nodeid in ran(result)]
+        assert sorted(order) == ["a1", "capital", "z1"]
+        assert (root / "calls.log").read_text().split() == order
+
+
+def test_a_dataset_outside_the_project_folder_stays_in_arena_yaml(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        QUIZ.replace("data/more.jsonl", "../shared/more.jsonl"),
+        files={"../shared/more.jsonl": MORE},
+    )
+    pytester.makeconftest(SHOW_ITEMS)
+    items = shown(pytester.runpytest("--collect-only", "-q", "-s", "--arena-models", "sim_echo"))
+    assert [i[:4] for i in items] == [
+        ["projects/quiz/arena.yaml::capital[sim_echo]", *["projects/quiz/arena.yaml"] * 2, "2"],
+        *[
+            [
+                f"projects/quiz/arena.yaml::../shared/more.jsonl::{case}[sim_echo]",
+                "projects/quiz/arena.yaml",
+                "projects/shared/more.jsonl",  # the IDE still opens the row
+                line,
+            ]
+            for case, line in (("r1", "0"), ("r2", "1"))
+        ],
+    ]
+    again = pytester.runpytest("-v", "--arena-models", "sim_echo", items[2][4])
+    again.assert_outcomes(failed=1)
+    assert ran(again) == [items[2][0]]
+
+
+def test_a_dataset_in_a_nested_project_or_with_another_suffix_stays_in_arena_yaml(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        QUIZ.replace("sim_perfect, sim_echo", "sim_perfect").replace(
+            "data/more.jsonl", "inner/more.jsonl\n  - {path: data/more.txt, format: jsonl}"
+        ),
+        files={
+            "inner/more.jsonl": MORE,
+            "inner/arena.yaml": "models: [sim_perfect]\ntests: [{id: own, input: '1', reference: '1'}]\n",
+            "data/more.txt": '{"id": "t1", "input": "1", "reference": "1"}\n',
+        },
+    )
+    pytester.makeconftest(SHOW_ITEMS)
+    items = shown(pytester.runpytest("--collect-only", "-q", "-s"))
+    assert [i[0] for i in items] == [
+        "projects/quiz/arena.yaml::capital[sim_perfect]",
+        "projects/quiz/arena.yaml::inner/more.jsonl::r1[sim_perfect]",
+        "projects/quiz/arena.yaml::inner/more.jsonl::r2[sim_perfect]",
+        "projects/quiz/arena.yaml::data/more.txt::t1[sim_perfect]",
+        "projects/quiz/inner/arena.yaml::own[sim_perfect]",
+    ]
+    assert all(i[0].split("::")[0] == i[1] for i in items)
+
+
+def test_a_dataset_in_a_folder_pytest_skips_is_collected_by_arena_yaml(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        QUIZ.replace("data/more.jsonl", "build/more.jsonl\n  - path: .cases/hidden.jsonl"),
+        files={
+            "build/more.jsonl": MORE,
+            ".cases/hidden.jsonl": '{"id": "h1", "input": "1", "reference": "1"}\n',
+        },
+    )
+    pytester.makeconftest(SHOW_ITEMS)
+    every = [
+        "projects/quiz/arena.yaml::capital[sim_perfect]",
+        "projects/quiz/build/more.jsonl::r1[sim_perfect]",
+        "projects/quiz/build/more.jsonl::r2[sim_perfect]",
+        "projects/quiz/.cases/hidden.jsonl::h1[sim_perfect]",
+    ]
+    for args in ([], ["projects"], ["projects/quiz/arena.yaml"]):
+        result = pytester.runpytest(
+            "--collect-only", "-q", "-s", "--arena-models", "sim_perfect", *args
+        )
+        items = shown(result)
+        assert [i[0] for i in items] == every, args
+        assert all(i[0].split("::")[0] == i[1] for i in items)
+    one = pytester.runpytest("-v", "--arena-models", "sim_perfect", every[2])
+    assert ran(one) == [every[2]]
+
+
+def test_ignore_leaves_dataset_cases_in_and_deselect_takes_them_out(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("quiz", QUIZ, files={"data/more.jsonl": MORE})
+    pytester.makeconftest(SHOW_ITEMS)
+    whole = shown(pytester.runpytest("--collect-only", "-q", "-s"))
+    ignored = shown(pytester.runpytest("--collect-only", "-q", "-s", "--ignore=projects/quiz/data"))
+    assert sorted(ignored) == sorted(whole)
+    result = pytester.runpytest("-q", "--deselect", "projects/quiz/data/more.jsonl")
+    result.assert_outcomes(passed=1, failed=1, deselected=4)
+
+
+def test_a_file_named_twice_is_collected_once_and_its_repeats_are_errors_at_their_row(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        QUIZ.replace("sim_perfect, sim_echo", "sim_perfect")
+        + "  - {path: ./data/more.jsonl, tags: [again]}\n",
+        files={"data/more.jsonl": MORE},
+    )
+    pytester.makeconftest(SHOW_ITEMS)
+    result = pytester.runpytest("-v", "-s")
+    result.assert_outcomes(passed=3, errors=2)
+    assert [i[0] for i in shown(result)][1:] == [
+        "projects/quiz/data/more.jsonl::r1@line1",
+        "projects/quiz/data/more.jsonl::r2@line2",
+        "projects/quiz/data/more.jsonl::r1[sim_perfect]",
+        "projects/quiz/data/more.jsonl::r2[sim_perfect]",
+    ]
+    assert [i[3] for i in shown(result)][1:3] == ["0", "1"]
+    result.stdout.fnmatch_lines(["projects/quiz/data/more.jsonl:2: duplicate case id 'r2'*"])
+
+
+def test_a_bad_row_is_an_error_item_of_its_file_at_its_line(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        QUIZ.replace("sim_perfect, sim_echo", "sim_perfect"),
+        files={"data/more.jsonl": '{"id": "r1", "input": "3+3", "reference": "6"}\n{"id": \n'},
+    )
+    pytester.makeconftest(SHOW_ITEMS)
+    result = pytester.runpytest("-v", "-s", "projects/quiz/data")
+    result.assert_outcomes(passed=1, errors=1)
+    assert shown(result)[0][:4] == [
+        "projects/quiz/data/more.jsonl::line2",
+        "projects/quiz/data/more.jsonl",
+        "projects/quiz/data/more.jsonl",
+        "1",
+    ]
+    result.stdout.fnmatch_lines(
+        ["*_ ERROR at setup of quiz::line2 _*", "projects/quiz/data/more.jsonl:2: not valid JSON*"]
+    )
+
+
+def test_a_broken_arena_yaml_is_shown_when_only_a_dataset_file_is_selected(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz", QUIZ.replace("tests:", "scorer: {}\ntests:"), files={"data/more.jsonl": MORE}
+    )
+    message = "projects/quiz/arena.yaml:2: scorer: unknown key 'scorer'"
+    for args in (
+        ["projects/quiz/data/more.jsonl"],
+        ["projects/quiz/data/more.jsonl::r1[sim_perfect]"],
+        ["projects/quiz/data"],
+    ):
+        result = pytester.runpytest(*args)
+        assert result.ret != pytest.ExitCode.OK, args
+        result.stdout.fnmatch_lines(["*ERROR collecting projects/quiz/data/more.jsonl*", message])
+    # with arena.yaml in the run, its error item says it, once
+    whole = pytester.runpytest("-rE", "projects/quiz")
+    whole.assert_outcomes(errors=1)
+    whole.stdout.fnmatch_lines([message])
+    whole.stdout.no_fnmatch_line("*ERROR collecting*")
+
+
+def test_project_problems_show_once_when_only_dataset_files_are_selected(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        QUIZ + "  - path: data/other.csv\n",
+        files={"data/more.jsonl": MORE, "data/other.csv": "id,input,reference\no1,1,1\n"},
+    )
+    for args in (["projects/quiz/data"], ["projects/quiz"]):
+        result = pytester.runpytest("-rE", "--arena-models", "sim_perfect,nope", *args)
+        result.assert_outcomes(passed=3 if "data" in args[0] else 4, errors=1)
+        result.stdout.fnmatch_lines(["*model 'nope' (from --arena-models) is neither defined*"])
