@@ -1,0 +1,2 @@
+# def send_post_request():
+#     return
