@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeProject
+from tests.conftest import XDIST, MakeProject
 
 ROOT = Path(__file__).resolve().parent.parent
 QUIZ = """
@@ -127,7 +127,7 @@ def test_xdist_workers_run_the_dataset_cases(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
     make_project("quiz", QUIZ, files={"data/more.jsonl": MORE})
-    result = pytester.runpytest("-n", "2", "-p", "xdist", "-v", "projects/quiz/data")
+    result = pytester.runpytest(*XDIST, "-n", "2", "-v", "projects/quiz/data")
     result.assert_outcomes(passed=2, failed=2)
     done = {
         line.split()[-1]

@@ -182,7 +182,7 @@ def test_dataset_cases_lost_with_a_worker_are_error_rows_of_their_project(
         "scorers: {default: boom}\ndatasets: [data/sums.jsonl]\n",
         files={"scorers/boom.py": BOOM, "data/sums.jsonl": rows},
     )
-    result = pytester.runpytest("-n", "2", "--max-worker-restart", "0")
+    result = pytester.runpytest(*XDIST, "-n", "2", "--max-worker-restart", "0")
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*arena cases lost with crashed workers*"])
     result.stdout.no_fnmatch_line("*arena leaderboard: many*")
