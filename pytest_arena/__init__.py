@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pytest_arena.lazy import lazy_names
+from pytest_arena._lazy import lazy_names
 
 if TYPE_CHECKING:
     from pytest_arena.scorers import Scorer, ScoreResult, ScoringContext

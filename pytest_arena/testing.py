@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_arena.connectors import Connector, build_connector
-from pytest_arena.engine import direct
-from pytest_arena.judge import Judge
+from pytest_arena.engine.calls import direct
+from pytest_arena.evaluation.judge import Judge
 from pytest_arena.scorers.base import ScoringContext
 from pytest_arena.spec.case import Case, Input
 

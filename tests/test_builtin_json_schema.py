@@ -10,7 +10,7 @@ import pytest
 
 from pytest_arena import Case
 from pytest_arena.scorers import ScoreResult, ScoringContext
-from pytest_arena.scorers.schema import JsonSchema
+from pytest_arena.scorers.json_schema import JsonSchema
 
 PERSON = {
     "type": "object",

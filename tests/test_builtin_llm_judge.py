@@ -9,10 +9,10 @@ import pydantic
 import pytest
 
 from pytest_arena.connectors.base import Connector, Request, Response
-from pytest_arena.engine import direct
-from pytest_arena.judge import Judge
+from pytest_arena.engine.calls import direct
+from pytest_arena.evaluation.judge import Judge
 from pytest_arena.scorers import ScoreResult, ScoringContext
-from pytest_arena.scorers.judging import DEFAULT_RUBRIC, LlmJudge
+from pytest_arena.scorers.llm_judge import DEFAULT_RUBRIC, LlmJudge
 from pytest_arena.spec import Case
 from pytest_arena.testing import scoring_context
 

@@ -8,7 +8,7 @@ import pytest
 
 from pytest_arena.scorers import ScoreResult, ScoringContext
 from pytest_arena.scorers.base import ScoreResultError
-from pytest_arena.scorers.builtins import ExactMatch, JsonMatch
+from pytest_arena.scorers.equality import ExactMatch, JsonMatch
 from pytest_arena.scorers.text import extract_json
 
 

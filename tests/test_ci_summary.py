@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_arena.leaderboard import build_board
 from pytest_arena.record import FAILED, PASSED, Record
-from pytest_arena.reports.ci_summary import markdown
 from pytest_arena.reports.gates import check_gate
+from pytest_arena.reports.github_summary import markdown
+from pytest_arena.reports.leaderboard import build_board
 from tests.conftest import MakeProject
 
 QUIZ = """

@@ -5,10 +5,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from pytest_arena.importing import project_package
 from pytest_arena.scorers import Scorer, ScoreResult, ScoringContext
 from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.discovery import discover
+from pytest_arena.spec.python_files import project_package
 
 
 def scorers_in(root: Path, files: dict[str, str]):  # type: ignore[no-untyped-def]
@@ -50,8 +50,8 @@ def test_private_files_and_imported_scorers_are_not_registered_twice(tmp_path: P
     found = scorers_in(
         tmp_path,
         {
-            "_shared.py": "from pytest_arena.scorers.builtins import ExactMatch\n",
-            "again.py": "from pytest_arena.scorers.builtins import ExactMatch, JsonMatch\n",
+            "_shared.py": "from pytest_arena.scorers.equality import ExactMatch\n",
+            "again.py": "from pytest_arena.scorers.equality import ExactMatch, JsonMatch\n",
         },
     )
     assert set(found.entries) == {b.name for b in BUILTINS}

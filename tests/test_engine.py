@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_arena.engine import THREAD_NAME
+from pytest_arena.engine.calls import THREAD_NAME
 from tests.conftest import XDIST, MakeProject
 
 # A connector whose behaviour each case asks for in its input, and which logs what happened
@@ -278,7 +278,8 @@ def test_xdist_workers_start_the_calls_of_their_queued_items_ahead(
 
 def test_each_of_the_runs_processes_takes_a_share_of_the_models_limits() -> None:
     from pytest_arena.connectors import build_connector
-    from pytest_arena.engine import Engine, Limits
+    from pytest_arena.engine.calls import Engine
+    from pytest_arena.engine.limits import Limits
 
     connector = build_connector("sim_small", {}, Path("arena.yaml"))
     limits = Limits(concurrency=5, rpm=600, tpm=12000)
@@ -321,7 +322,7 @@ def test_a_budget_caps_the_whole_run_across_xdist_workers(
 
 
 def test_a_ledger_adds_up_what_every_process_charges(tmp_path: Path) -> None:
-    from pytest_arena.ledger import Ledger
+    from pytest_arena.engine.ledger import Ledger
 
     first = Ledger.in_folder(tmp_path, "--arena-max-cost")
     second = Ledger.in_folder(tmp_path, "--arena-max-cost")
@@ -337,7 +338,7 @@ def test_a_ledger_adds_up_what_every_process_charges(tmp_path: Path) -> None:
 def test_agents_workspaces_of_older_runs_are_removed_but_the_latest_kept(tmp_path: Path) -> None:
     import os
 
-    from pytest_arena.engine import KEEP_RUNS, new_run_folder
+    from pytest_arena.engine.workspaces import KEEP_RUNS, new_run_folder
 
     runs = [new_run_folder(tmp_path) for _ in range(KEEP_RUNS + 2)]
     for age, run in enumerate(reversed(runs)):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_arena.project import Plan, load
+from pytest_arena.evaluation.project import Plan, load
 from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.script import ScriptScorer
 

@@ -90,7 +90,7 @@ def test_a_plugin_scorer_may_not_take_a_builtin_name(
 def test_the_arena_context_fixture_builds_a_context_in_one_line(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         """
-        from pytest_arena.scorers.builtins import ExactMatch
+        from pytest_arena.scorers.equality import ExactMatch
 
 
         def test_ignore_case(arena_context):

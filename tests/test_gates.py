@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_arena.leaderboard import build_board
 from pytest_arena.record import FAILED, PASSED, Record
 from pytest_arena.reports.gates import (
     HELD,
@@ -14,6 +13,7 @@ from pytest_arena.reports.gates import (
     exit_status,
     gates_of,
 )
+from pytest_arena.reports.leaderboard import build_board
 from tests.conftest import MakeProject
 
 

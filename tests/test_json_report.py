@@ -10,9 +10,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from pytest_arena.leaderboard import build_boards
 from pytest_arena.record import PASSED, Record
 from pytest_arena.reports.json_report import build_report, schema, unique
+from pytest_arena.reports.leaderboard import build_boards
 from tests.conftest import XDIST, MakeProject
 from tests.test_leaderboard_run import BY_MODEL_SCORER, PROJECT
 

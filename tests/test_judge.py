@@ -9,8 +9,8 @@ import pytest
 
 from pytest_arena.connectors import build_connector
 from pytest_arena.connectors.base import Connector, Request, Response
-from pytest_arena.engine import direct
-from pytest_arena.judge import Judge, JudgeReplyError, parse_verdict
+from pytest_arena.engine.calls import direct
+from pytest_arena.evaluation.judge import Judge, JudgeReplyError, parse_verdict
 from pytest_arena.spec import Case
 from pytest_arena.testing import scoring_context
 from tests.conftest import MakeProject

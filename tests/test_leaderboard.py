@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from pytest_arena.leaderboard import build_board, build_boards
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
+from pytest_arena.reports.leaderboard import build_board, build_boards
 
 
 def rec(model: str, case: str, status: str, score: float | None, **extra: Any) -> Record:

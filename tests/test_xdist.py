@@ -15,7 +15,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from pytest_arena.reports.xdist_support import ItemKey, key_of, without_group
+from pytest_arena.plugin.xdist_controller import ItemKey, key_of, without_group
 from tests.conftest import XDIST, MakeProject
 from tests.test_junit import assert_valid, record_of
 from tests.test_leaderboard_run import BY_MODEL_SCORER, PROJECT
@@ -323,6 +323,6 @@ def test_a_worker_reads_its_queue_or_looks_ahead_at_the_next_item_only(
     plugins: tuple[object, ...], expected: list[int]
 ) -> None:
     """Without xdist's queue a worker still runs, starting only the current and next call."""
-    from pytest_arena.lookahead import xdist_queue
+    from pytest_arena.plugin.xdist_worker import xdist_queue
 
     assert xdist_queue(_Config(*plugins)) == expected  # type: ignore[arg-type]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pytest_arena._lazy import lazy_names
 from pytest_arena.cache.location import (
     CACHE_DIR,
     CACHE_FILE,
@@ -17,7 +18,6 @@ from pytest_arena.cache.location import (
     find_rootdir,
 )
 from pytest_arena.cache.modes import CacheMode
-from pytest_arena.lazy import lazy_names
 
 if TYPE_CHECKING:
     from pytest_arena.cache.keys import canonical_json, digest, key_parts

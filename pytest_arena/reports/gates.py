@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_arena.leaderboard import Board, Row
 from pytest_arena.record import Record
+from pytest_arena.reports.leaderboard import Board, Row
 from pytest_arena.spec.errors import did_you_mean
 
 # Leaderboard values a gate can name, besides the board's custom metrics.

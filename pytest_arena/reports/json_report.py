@@ -9,9 +9,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pytest_arena.leaderboard import Board, Row
 from pytest_arena.record import Record, json_safe
 from pytest_arena.reports.gates import Check, GateResult
+from pytest_arena.reports.leaderboard import Board, Row
 
 VERSION = 1
 SCHEMA_FILE = "arena-report.schema.json"

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from pytest_arena.importing import import_file, import_problem
 from pytest_arena.scorers.base import Scorer, ScoresOutputs
 from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.spec.errors import Problem, did_you_mean
+from pytest_arena.spec.python_files import import_file, import_problem
 
 SCORERS_DIR = "scorers"
 SHELL_SUFFIXES = (".sh", ".bash")

@@ -9,7 +9,7 @@ import pytest
 from projects.arithmetic import hooks
 from pytest_arena import Case
 from pytest_arena.scorers import ScoringContext
-from pytest_arena.scorers.builtins import ExactMatch
+from pytest_arena.scorers.equality import ExactMatch
 from pytest_arena.scorers.numeric import NumericMatch
 from pytest_arena.spec import load_project
 

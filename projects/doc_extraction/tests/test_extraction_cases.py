@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from pytest_arena import scoring_context
-from pytest_arena.scorers.builtins import JsonMatch
+from pytest_arena.scorers.equality import JsonMatch
+from pytest_arena.scorers.json_schema import JsonSchema
 from pytest_arena.scorers.matching import Regex
-from pytest_arena.scorers.schema import JsonSchema
 from pytest_arena.spec import load_project
 
 PROJECT = Path(__file__).resolve().parents[1]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_arena import scoring_context
-from pytest_arena.scorers.judging import LlmJudge
+from pytest_arena.scorers.llm_judge import LlmJudge
 from pytest_arena.scorers.matching import Contains
 from pytest_arena.scorers.similarity import EditSimilarity
 from pytest_arena.spec import load_project

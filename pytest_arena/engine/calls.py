@@ -1,8 +1,9 @@
-"""The engine: model calls run ahead of pytest's items on one event loop in a background thread.
+"""Model calls run ahead of pytest's items on one event loop in a background thread.
 
 pytest's own protocol stays sequential on the main thread. Before the first item runs, the
 calls of every selected item are started here (as far as each model's limits allow); each item
-then waits for its own result. This is the only place where concurrency lives.
+then waits for its own result. All model calls run on this loop; a `python` agent's own code
+runs in that connector's threads.
 """
 
 from __future__ import annotations
@@ -10,12 +11,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import getpass
 import random
-import re
-import shutil
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -25,44 +22,14 @@ from typing import Any, TypeVar
 
 from pytest_arena.cache import CacheError, ReplayMiss, ResponseCache, key_parts
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
-from pytest_arena.connectors.base import estimate_tokens as _estimate
-from pytest_arena.ledger import Ledger
-from pytest_arena.money import BUDGET_SPENT, dollars
-from pytest_arena.spec.schema import ModelDef
+from pytest_arena.engine.budget import Budget, refusal_of
+from pytest_arena.engine.ledger import Ledger
+from pytest_arena.engine.limits import Lane, Limits, Pacer
+from pytest_arena.engine.workspaces import SAFE, new_run_folder
 
 T = TypeVar("T")
 THREAD_NAME = "arena-engine"
-DEFAULT_CONCURRENCY = 16
-DEFAULT_TIMEOUT = 120.0
-DEFAULT_RETRIES = 4
-DEFAULT_BACKOFF = 0.5
 MAX_BACKOFF = 30.0
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How the engine calls one model: its settings in `arena.yaml`, else defaults."""
-
-    concurrency: int = DEFAULT_CONCURRENCY
-    rpm: float | None = None
-    tpm: float | None = None
-    timeout: float | None = DEFAULT_TIMEOUT
-    max_retries: int = DEFAULT_RETRIES
-    backoff: float = DEFAULT_BACKOFF
-    cache: bool = True
-
-    @classmethod
-    def of(cls, definition: ModelDef | None, connector: Connector) -> Limits:
-        d = definition or ModelDef()
-        return cls(
-            concurrency=d.concurrency or connector.default_concurrency,
-            rpm=d.rpm,
-            tpm=d.tpm,
-            timeout=d.timeout if d.timeout is not None else DEFAULT_TIMEOUT,
-            max_retries=d.max_retries if d.max_retries is not None else DEFAULT_RETRIES,
-            backoff=d.backoff if d.backoff is not None else DEFAULT_BACKOFF,
-            cache=connector.cacheable if d.cache is None else d.cache,
-        )
 
 
 @dataclass
@@ -77,75 +44,6 @@ class CallResult:
     latency_ms: float = 0.0
     cost: float = 0.0
     warning: str | None = None  # the call worked, but something beside it did not
-
-
-class Budget:
-    """A ceiling on the dollars a run spends; calls not started once it is reached. With a
-    ledger, the spending of every process that shares it counts."""
-
-    def __init__(self, max_cost: float | None, source: str, ledger: Ledger | None = None) -> None:
-        self.max_cost = max_cost
-        self.source = source
-        self.ledger = ledger
-        self.charged = 0.0  # by this process
-        self._lock = threading.Lock()
-
-    @property
-    def spent(self) -> float:
-        return self.charged if self.ledger is None else self.ledger.total()
-
-    def refusal(self) -> str | None:
-        if self.max_cost is None:
-            return None
-        spent = self.spent
-        if spent < self.max_cost:
-            return None
-        return (
-            f"{BUDGET_SPENT}: {dollars(spent)} of {dollars(self.max_cost)} ({self.source});"
-            " call not started"
-        )
-
-    def charge(self, cost: float) -> None:
-        with self._lock:
-            self.charged += cost
-        if self.ledger is not None:
-            self.ledger.add(cost)
-
-
-class _Pacer:
-    """Spaces out units (requests or tokens) to at most `per_minute`."""
-
-    def __init__(self, per_minute: float) -> None:
-        self.interval = 60.0 / per_minute
-        self.next = 0.0
-
-    async def take(self, units: float) -> None:
-        now = time.monotonic()
-        start = max(now, self.next)
-        self.next = start + units * self.interval
-        if start > now:
-            await asyncio.sleep(start - now)
-
-    def owe(self, units: float) -> None:
-        self.next = max(self.next, time.monotonic()) + units * self.interval
-
-
-@dataclass
-class _Lane:
-    """The state of one model's calls: its limits and the pacing of its requests."""
-
-    limits: Limits
-    semaphore: asyncio.Semaphore
-    rpm: _Pacer | None
-    tpm: _Pacer | None
-    tokens_out: float = 0.0  # answers' tokens seen so far, to guess the next answer's
-    answers: int = 0
-
-    def expected_tokens(self, request: Request) -> float:
-        """Tokens a call will use: its input, and an answer as long as the mean so far
-        (before any answer, as long as the input)."""
-        given = sum(_estimate(m.get("content", "")) for m in request.messages)
-        return given + (self.tokens_out / self.answers if self.answers else given)
 
 
 @dataclass
@@ -168,7 +66,7 @@ class Engine:
     processes: int = 1  # the run's processes (xdist workers); each takes a share of limits
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
-    _lanes: dict[int, _Lane] = field(default_factory=dict)
+    _lanes: dict[int, Lane] = field(default_factory=dict)
     _connectors: dict[int, Connector] = field(default_factory=dict)
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
     _workspaces: int = 0
@@ -234,7 +132,7 @@ class Engine:
     def _inline(
         self, connector: Connector, request: Request, budgets: tuple[Budget, ...]
     ) -> CallResult:
-        refusal = _refusal(budgets)
+        refusal = refusal_of(budgets)
         if refusal is not None:
             return CallResult(skipped=refusal)
         started = time.perf_counter()
@@ -293,15 +191,15 @@ class Engine:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(connector.aclose(), timeout=5)
 
-    def _lane(self, connector: Connector, limits: Limits) -> _Lane:
+    def _lane(self, connector: Connector, limits: Limits) -> Lane:
         lane = self._lanes.get(id(connector))
         if lane is None:
             n = self.processes
-            lane = _Lane(
+            lane = Lane(
                 limits,
                 asyncio.Semaphore(max(1, -(-limits.concurrency // n))),  # a share, rounded up
-                _Pacer(limits.rpm / n) if limits.rpm else None,
-                _Pacer(limits.tpm / n) if limits.tpm else None,
+                Pacer(limits.rpm / n) if limits.rpm else None,
+                Pacer(limits.tpm / n) if limits.tpm else None,
             )
             self._lanes[id(connector)] = lane
             self._connectors[id(connector)] = connector
@@ -349,7 +247,7 @@ class Engine:
         retries = 0
         while True:
             async with lane.semaphore:
-                refusal = _refusal(budgets)
+                refusal = refusal_of(budgets)
                 if refusal is not None:
                     return CallResult(skipped=refusal, retries=retries)
                 if lane.rpm is not None:
@@ -409,35 +307,10 @@ class Engine:
         if self.workspace_root is None:
             self.workspace_root = self.make_workspace_root()
         self._workspaces += 1
-        name = _SAFE.sub("_", f"{request.case.project}-{request.case.id}-{request.model}")
+        name = SAFE.sub("_", f"{request.case.project}-{request.case.id}-{request.model}")
         path = self.workspace_root / f"{self._workspaces:05d}-{name}-{request.sample}"
         path.mkdir(parents=True)
         return path
-
-
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-KEEP_RUNS = 3  # outside pytest, the workspaces of this many latest runs are kept
-
-
-def new_run_folder(parent: Path | None = None) -> Path:
-    """A fresh folder for this run's agent workspaces, under `parent` (default: the system's
-    temp folder); the workspaces of older runs are removed, all but the latest few."""
-    base = parent or Path(tempfile.gettempdir()) / f"pytest-arena-of-{_user()}"
-    base.mkdir(parents=True, exist_ok=True)
-    runs = sorted(base.glob("run-*"), key=lambda p: p.stat().st_mtime)
-    for old in runs[: max(0, len(runs) - KEEP_RUNS + 1)]:
-        if time.time() - old.stat().st_mtime > 60:  # never one a parallel worker just made
-            shutil.rmtree(old, ignore_errors=True)
-    return Path(tempfile.mkdtemp(prefix="run-", dir=base))
-
-
-def _user() -> str:
-    try:
-        return _SAFE.sub("_", getpass.getuser()) or "unknown"
-    except (KeyError, OSError):
-        return "unknown"
 
 
 async def _within(call: Coroutine[Any, Any, Response], seconds: float | None) -> Response:
@@ -447,15 +320,6 @@ async def _within(call: Coroutine[Any, Any, Response], seconds: float | None) ->
         async with asyncio.timeout(seconds):
             return await call
     return await asyncio.wait_for(call, seconds)
-
-
-def _refusal(budgets: tuple[Budget, ...]) -> str | None:
-    for budget in budgets:
-        if budget.max_cost is not None:
-            refusal = budget.refusal()
-            if refusal is not None:
-                return refusal
-    return None
 
 
 def _backoff(base: float, retries: int) -> float:

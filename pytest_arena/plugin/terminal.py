@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from pytest_arena.leaderboard import build_boards
-from pytest_arena.money import BUDGET_SPENT
+from pytest_arena.engine.money import BUDGET_SPENT
+from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import UNSCORED, Record
-from pytest_arena.state import ArenaState
-from pytest_arena.summary import render_board, spending
+from pytest_arena.reports.leaderboard import build_boards
+from pytest_arena.reports.tables import render_board, spending
 
 RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
 _VERDICT = {True: "passed", False: "failed", None: "unscored"}

@@ -11,16 +11,18 @@ from pydantic import ValidationError
 
 from pytest_arena.connectors import CONNECTORS, Connector, Request, build_connector
 from pytest_arena.connectors.registry import known_models
-from pytest_arena.engine import Budget, Call, CallResult, Engine, Limits
-from pytest_arena.importing import project_package
-from pytest_arena.judge import Judge
-from pytest_arena.project_hooks import ProjectHooks, load_hooks
+from pytest_arena.engine.budget import Budget
+from pytest_arena.engine.calls import Call, CallResult, Engine
+from pytest_arena.engine.limits import Limits
+from pytest_arena.evaluation.judge import Judge
+from pytest_arena.evaluation.project_hooks import ProjectHooks, load_hooks
 from pytest_arena.scorers.base import Scorer
 from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.discovery import ScorerEntry, ScorerSet, discover
 from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.spec import Case, ProjectFile, SpecError, load_project
 from pytest_arena.spec.errors import Problem, did_you_mean, location
+from pytest_arena.spec.python_files import project_package
 from pytest_arena.spec.schema import ComponentSpec
 
 DEFAULT_SCORER = "exact_match"

@@ -16,9 +16,9 @@ import pytest
 from pytest_arena.spec.files import PROJECT_FILE
 
 if TYPE_CHECKING:
-    from pytest_arena.collect import RunProject
     from pytest_arena.connectors import Connector
-    from pytest_arena.engine import Engine
+    from pytest_arena.engine.calls import Engine
+    from pytest_arena.plugin.collect import RunProject
     from pytest_arena.record import Record
     from pytest_arena.scorers.base import Scorer
 
@@ -40,7 +40,7 @@ class ArenaState:
         """The run's engine, made on first use."""
         if self._engine is None:
             if self.make_engine is None:
-                from pytest_arena.engine import Engine
+                from pytest_arena.engine.calls import Engine
 
                 self._engine = Engine()
             else:

@@ -44,7 +44,7 @@ class WorkerLookahead:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
-        from pytest_arena.collect import start_ahead
+        from pytest_arena.plugin.collect import start_ahead
 
         items = item.session.items
         queued = [items[i] for i in xdist_queue(self.config) if i < len(items)]

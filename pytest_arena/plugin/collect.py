@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from pytest_arena.engine import Call, CallResult
-from pytest_arena.evaluation import Outcome, Prepared, finish, prepare
-from pytest_arena.project import Plan, PlanError, Project, load
+from pytest_arena.engine.calls import Call, CallResult
+from pytest_arena.evaluation.case_run import Outcome, Prepared, finish, prepare
+from pytest_arena.evaluation.project import Plan, PlanError, Project, load
+from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import ERROR, FAILED, Record
 from pytest_arena.scorers.text import excerpt
 from pytest_arena.spec import Case, SpecError
 from pytest_arena.spec.errors import location
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
-from pytest_arena.state import ArenaState
 
 
 class CaseFailed(Exception):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_arena.leaderboard import Board, Row
-from pytest_arena.money import dollars
+from pytest_arena.engine.money import dollars
 from pytest_arena.record import Record
+from pytest_arena.reports.leaderboard import Board, Row
 
 
 def render_board(board: Board, fmt: str = "simple") -> str:

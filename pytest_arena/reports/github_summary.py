@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from pytest_arena.leaderboard import Board
 from pytest_arena.reports.gates import GateResult
-from pytest_arena.summary import render_board
+from pytest_arena.reports.leaderboard import Board
+from pytest_arena.reports.tables import render_board
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 

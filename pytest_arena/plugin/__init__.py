@@ -15,19 +15,19 @@ import pytest
 
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
-from pytest_arena.reports import session as reports
-from pytest_arena.reports.terminal import RECORD_ATTR, ArenaReporter
-from pytest_arena.reports.xdist_support import LEDGERS
+from pytest_arena.plugin import outputs
+from pytest_arena.plugin.state import ArenaState
+from pytest_arena.plugin.terminal import RECORD_ATTR, ArenaReporter
+from pytest_arena.plugin.xdist_controller import LEDGERS
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
-from pytest_arena.state import ArenaState
 
 if TYPE_CHECKING:
-    from pytest_arena.engine import Engine
+    from pytest_arena.engine.calls import Engine
 
 MARKER = "arena"
 REPORTER = "arena-reporter"
 WORKER_LOOKAHEAD = "arena-worker-lookahead"
-_COLLECT = "pytest_arena.collect"  # imported once an arena.yaml is collected in this process
+_COLLECT = "pytest_arena.plugin.collect"  # imported once an arena.yaml is collected in this process
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -68,7 +68,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help=f"the response cache's file (default: {DEFAULT_CACHE_PATH} under the rootdir)",
     )
-    reports.add_options(group)
+    outputs.add_options(group)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -82,15 +82,15 @@ def pytest_configure(config: pytest.Config) -> None:
     state = ArenaState.install(config, models, lambda: _engine(config))
     config.pluginmanager.register(ArenaReporter(state), REPORTER)
     if hasattr(config, "workerinput"):
-        from pytest_arena.lookahead import WorkerLookahead
+        from pytest_arena.plugin.xdist_worker import WorkerLookahead
 
         config.pluginmanager.register(WorkerLookahead(config), WORKER_LOOKAHEAD)
-    reports.register(config, state, RECORD_ATTR)
+    outputs.register(config, state, RECORD_ATTR)
 
 
 def _engine(config: pytest.Config) -> Engine:
     from pytest_arena.cache.store import ResponseCache
-    from pytest_arena.engine import Engine
+    from pytest_arena.engine.calls import Engine
 
     mode = CacheMode(config.getoption("arena_cache"))
     path = config.getoption("arena_cache_path") or default_cache_path(config.rootpath)
@@ -121,13 +121,13 @@ def arena_context() -> Callable[..., Any]:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.name == PROJECT_FILE:
-        from pytest_arena.collect import ArenaFile
+        from pytest_arena.plugin.collect import ArenaFile
 
         return ArenaFile.from_parent(parent, path=file_path)
     if file_path.suffix.lower() in DATASET_FORMATS:
         arena = ArenaState.of(parent.config).project_file(file_path.parent)
         if arena is not None:  # in a project's folder: perhaps one of its dataset files
-            from pytest_arena.collect import dataset_file
+            from pytest_arena.plugin.collect import dataset_file
 
             return dataset_file(parent, file_path, arena)
     return None
@@ -177,7 +177,7 @@ def pytest_runtest_makereport(
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    reports.unregister(config)
+    outputs.unregister(config)
     for name in (REPORTER, WORKER_LOOKAHEAD):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:

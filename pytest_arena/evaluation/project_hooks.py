@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_arena.importing import import_file, import_problem
 from pytest_arena.spec.errors import Problem, SpecError
+from pytest_arena.spec.python_files import import_file, import_problem
 
 HOOKS_FILE = "hooks.py"
 HOOKS = ("pre_request", "post_process", "override_verdict")

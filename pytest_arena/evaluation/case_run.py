@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_arena.connectors import Request
-from pytest_arena.engine import CallResult
-from pytest_arena.judge import Judge
-from pytest_arena.project import Component, Plan, Project
-from pytest_arena.project_hooks import ProjectHooks
+from pytest_arena.engine.calls import CallResult
+from pytest_arena.evaluation.judge import Judge
+from pytest_arena.evaluation.project import Component, Plan, Project
+from pytest_arena.evaluation.project_hooks import ProjectHooks
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.contract import Part, combine

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_arena.connectors.base import Request
-from pytest_arena.engine import CallResult
+from pytest_arena.engine.calls import CallResult
 from pytest_arena.scorers.text import excerpt, extract_json
 from pytest_arena.spec.case import Case, as_text
 

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from pytest_arena import __version__
-from pytest_arena.leaderboard import build_boards
+from pytest_arena.plugin.state import ArenaState
+from pytest_arena.plugin.xdist_controller import ArenaXdist
 from pytest_arena.record import Record
-from pytest_arena.reports import ci_summary, gates, json_report, junit
-from pytest_arena.reports.xdist_support import ArenaXdist
-from pytest_arena.state import ArenaState
+from pytest_arena.reports import gates, github_summary, json_report, junit
+from pytest_arena.reports.leaderboard import build_boards
 
 OUTPUTS = "arena-outputs"
 XDIST = "arena-xdist"
@@ -129,9 +129,11 @@ class ArenaOutputs:
                 generator=f"pytest-arena {__version__}",
             )
             json_report.write_report(Path(self.config.invocation_params.dir, path), report)
-        summary = os.environ.get(ci_summary.STEP_SUMMARY)
+        summary = os.environ.get(github_summary.STEP_SUMMARY)
         if summary and boards:
-            ci_summary.append_step_summary(Path(summary), ci_summary.markdown(boards, self.results))
+            github_summary.append_step_summary(
+                Path(summary), github_summary.markdown(boards, self.results)
+            )
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -1,0 +1,50 @@
+"""Budgets: a ceiling on what a run spends, shared through a ledger by its processes."""
+
+from __future__ import annotations
+
+import threading
+
+from pytest_arena.engine.ledger import Ledger
+from pytest_arena.engine.money import BUDGET_SPENT, dollars
+
+
+class Budget:
+    """A ceiling on the dollars a run spends; calls not started once it is reached. With a
+    ledger, the spending of every process that shares it counts."""
+
+    def __init__(self, max_cost: float | None, source: str, ledger: Ledger | None = None) -> None:
+        self.max_cost = max_cost
+        self.source = source
+        self.ledger = ledger
+        self.charged = 0.0  # by this process
+        self._lock = threading.Lock()
+
+    @property
+    def spent(self) -> float:
+        return self.charged if self.ledger is None else self.ledger.total()
+
+    def refusal(self) -> str | None:
+        if self.max_cost is None:
+            return None
+        spent = self.spent
+        if spent < self.max_cost:
+            return None
+        return (
+            f"{BUDGET_SPENT}: {dollars(spent)} of {dollars(self.max_cost)} ({self.source});"
+            " call not started"
+        )
+
+    def charge(self, cost: float) -> None:
+        with self._lock:
+            self.charged += cost
+        if self.ledger is not None:
+            self.ledger.add(cost)
+
+
+def refusal_of(budgets: tuple[Budget, ...]) -> str | None:
+    for budget in budgets:
+        if budget.max_cost is not None:
+            refusal = budget.refusal()
+            if refusal is not None:
+                return refusal
+    return None
