@@ -234,7 +234,9 @@ def test_stopping_at_the_first_failure_ends_the_agents_still_running(
     result = pytester.runpytest("-p", "no:cacheprovider", "-x")
     result.assert_outcomes(failed=1)
     assert time.monotonic() - started < 30  # the 60 s agents did not hold the run
-    assert len(list(pids.iterdir())) == 3
+    # three start at once; the failing one's slot may go to a fourth before -x stops the
+    # run; the fifth never starts
+    assert len(list(pids.iterdir())) in (3, 4)
     assert alive(pids) == []
 
 
