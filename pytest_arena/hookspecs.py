@@ -8,20 +8,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pytest
+import pluggy
+
+hookspec = pluggy.HookspecMarker("pytest")  # pytest's own marker, without importing pytest
 
 if TYPE_CHECKING:
     from pytest_arena.connectors.base import Connector
     from pytest_arena.scorers.base import Scorer
 
 
-@pytest.hookspec
+@hookspec
 def pytest_arena_scorers() -> list[type[Scorer]]:
     """Return Scorer classes that every project can use by their `name`."""
     return []
 
 
-@pytest.hookspec
+@hookspec
 def pytest_arena_connectors() -> list[type[Connector]]:
     """Return Connector classes that model definitions can name as `connector:`."""
     return []

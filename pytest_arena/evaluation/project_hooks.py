@@ -1,4 +1,5 @@
-"""A project's `hooks.py`: `pre_request` and `post_process`, called around each model call."""
+"""A project's `hooks.py`: `pre_request` and `post_process` around each model call, and
+`override_verdict` after scoring."""
 
 from __future__ import annotations
 

@@ -1,2 +1,3 @@
-"""What a run leaves behind besides the terminal: JUnit properties, the JSON report, CI
-summaries, gates, and the glue that carries records across pytest-xdist workers."""
+"""From records to what people read: the leaderboard and its composite, text tables, gates,
+the JSON report and its schema, JUnit records and the GitHub job summary. Pure functions:
+no pytest, no run state."""

@@ -62,7 +62,7 @@ class ScoreResult:
             self.metrics[name] = float(value)
 
 
-Judge = Callable[..., Any]
+JudgeCall = Callable[..., Any]  # `context.judge(...)`: an `evaluation.judge.Judge` in a run
 
 
 @dataclass
@@ -72,7 +72,7 @@ class ScoringContext:
     test_case: Case | None = None
     model_key: str = ""
     options: Mapping[str, Any] = field(default_factory=dict)
-    judge: Judge | None = None
+    judge: JudgeCall | None = None
     project_root: Path = field(default_factory=Path.cwd)
     workspace: Path | None = None  # where an agent under test wrote its files, if anywhere
 
