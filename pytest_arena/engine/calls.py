@@ -70,7 +70,8 @@ class Engine:
     _connectors: dict[int, Connector] = field(default_factory=dict)
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
     _workspaces: int = 0
-    _closed: bool = False
+    _ledgers: list[Ledger] = field(default_factory=list)
+    closed: bool = False
 
     # -- the main thread's side -------------------------------------------------------------
 
@@ -80,6 +81,8 @@ class Engine:
         ledger = None
         if max_cost is not None and self.ledgers is not None:
             ledger = Ledger.in_folder(self.ledgers, source)
+            if ledger is not None:
+                self._ledgers.append(ledger)
         return Budget(max_cost, source, ledger)
 
     def submit(
@@ -112,8 +115,11 @@ class Engine:
         return call.future.result()
 
     def close(self) -> None:
-        """Cancel every pending call, release the connectors, stop the loop's thread."""
-        self._closed = True
+        """Cancel every pending call, release the connectors, stop the loop's thread, close
+        the cache and the ledgers."""
+        self.closed = True
+        for ledger in self._ledgers:
+            ledger.close()
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
             if self.store is not None:
@@ -145,7 +151,7 @@ class Engine:
     def _run(
         self, coroutine: Coroutine[Any, Any, CallResult]
     ) -> concurrent.futures.Future[CallResult]:
-        if self._closed:
+        if self.closed:
             coroutine.close()
             future: concurrent.futures.Future[CallResult] = concurrent.futures.Future()
             future.set_result(CallResult(skipped="the run is stopping; call not started"))

@@ -3,6 +3,7 @@ so that a budget caps the run rather than each worker."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -21,7 +22,7 @@ class Ledger:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)  # open till the process ends
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)  # open till the engine closes
 
     @classmethod
     def in_folder(cls, folder: Path, name: str) -> Ledger | None:
@@ -47,6 +48,10 @@ class Ledger:
             return total
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
 
     def _read(self) -> float:
         text = os.pread(self._fd, _WIDTH, 0).strip()

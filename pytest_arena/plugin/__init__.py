@@ -1,4 +1,6 @@
-"""pytest hooks: wires collection, the engine, records and the reports together.
+"""The pytest plugin (the `pytest11` entry point): options and the hooks that wire collection,
+the engine, records and the reports together. Everything that imports pytest is in this
+package.
 
 Everything heavy is imported when a project is first collected, so that having the plugin
 installed costs a pytest run without `arena.yaml` files next to nothing.
@@ -80,11 +82,12 @@ def pytest_configure(config: pytest.Config) -> None:
     raw: str = config.getoption("arena_models") or ""
     models = [m.strip() for m in raw.split(",") if m.strip()]
     state = ArenaState.install(config, models, lambda: _engine(config))
-    config.pluginmanager.register(ArenaReporter(state), REPORTER)
-    if hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput"):  # an xdist worker: its reports go to the controller
         from pytest_arena.plugin.xdist_worker import WorkerLookahead
 
         config.pluginmanager.register(WorkerLookahead(config), WORKER_LOOKAHEAD)
+    else:
+        config.pluginmanager.register(ArenaReporter(state), REPORTER)
     outputs.register(config, state, RECORD_ATTR)
 
 
@@ -177,8 +180,13 @@ def pytest_runtest_makereport(
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    ArenaState.of(config).close()  # if the run loop never ran: the engine's files and thread
     outputs.unregister(config)
     for name in (REPORTER, WORKER_LOOKAHEAD):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)
+    if sys.modules.get(_COLLECT) is not None:
+        from pytest_arena.spec.python_files import forget_projects
+
+        forget_projects()

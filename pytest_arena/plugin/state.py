@@ -52,8 +52,9 @@ class ArenaState:
         return None if self._engine is None else self._engine.budget.charged
 
     def close(self) -> None:
-        """Stop the engine, if one was made: pending calls are cancelled."""
-        if self._engine is not None:
+        """Stop the engine, if one was made: pending calls are cancelled, its files closed.
+        A second call does nothing."""
+        if self._engine is not None and not self._engine.closed:
             self._engine.close()
 
     def extensions(

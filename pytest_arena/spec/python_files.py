@@ -1,4 +1,10 @@
-"""Importing a project's own Python files (scorers, hooks) by path."""
+"""Importing a project's own Python files (scorers, hooks) by path.
+
+They are imported as modules of a package made here for each project folder,
+`_arena_projects.<folder>_<digest>.scorers.tone`, so that two projects' `scorers/tone.py`
+never collide and a scorer can import its neighbours. Those modules stay in `sys.modules`
+while the run needs them; `forget_projects` removes them when the run ends.
+"""
 
 from __future__ import annotations
 
@@ -68,3 +74,9 @@ def _package(name: str, path: list[str]) -> None:
     module.__path__ = path
     module.__package__ = name
     sys.modules[name] = module
+
+
+def forget_projects() -> None:
+    """Remove every module imported from a project folder from `sys.modules`."""
+    for name in [n for n in sys.modules if n == _ROOT or n.startswith(_ROOT + ".")]:
+        del sys.modules[name]
