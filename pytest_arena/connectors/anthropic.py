@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from pytest_arena.connectors.base import Request, Response
-from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, estimated_tokens
+from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, answer
 
 DEFAULT_MAX_TOKENS = 1024
 
@@ -66,9 +66,4 @@ class AnthropicConnector(HttpConnector):
             raise TypeError("content is not a list of blocks")
         text = "".join(b["text"] for b in blocks if b.get("type") == "text")
         meta = {"stop_reason": data.get("stop_reason"), "model": data.get("model")}
-        usage = data.get("usage") or {}
-        tokens_in, tokens_out = usage.get("input_tokens"), usage.get("output_tokens")
-        if not isinstance(tokens_in, int) or not isinstance(tokens_out, int):
-            tokens_in, tokens_out = estimated_tokens(request, text)
-            meta["tokens_estimated"] = True
-        return Response(text=text, tokens_in=tokens_in, tokens_out=tokens_out, meta=meta)
+        return answer(text, data.get("usage"), ("input_tokens", "output_tokens"), request, meta)

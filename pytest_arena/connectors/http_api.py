@@ -212,11 +212,18 @@ class HttpConnector(Connector):
         return text.replace(key, "***") if len(key) >= 8 else text
 
 
-def estimated_tokens(request: Request, text: str) -> tuple[int, int]:
-    """Tokens in and out, estimated, for servers that send no usage."""
-    return sum(
-        estimate_tokens(m.get("content", "")) + 4 for m in request.messages
-    ), estimate_tokens(text)
+def answer(
+    text: str, usage: Any, keys: tuple[str, str], request: Request, meta: dict[str, Any]
+) -> Response:
+    """The Response for `text`, with the tokens in and out that `usage` holds under `keys`;
+    estimated (and `meta` says so) when the server sent no usage."""
+    usage = usage if isinstance(usage, dict) else {}
+    tokens_in, tokens_out = usage.get(keys[0]), usage.get(keys[1])
+    if not isinstance(tokens_in, int) or not isinstance(tokens_out, int):
+        tokens_in = sum(estimate_tokens(m.get("content", "")) + 4 for m in request.messages)
+        tokens_out = estimate_tokens(text)
+        meta["tokens_estimated"] = True
+    return Response(text=text, tokens_in=tokens_in, tokens_out=tokens_out, meta=meta)
 
 
 def _new_session() -> aiohttp.ClientSession:

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from pytest_arena.connectors.base import Request, Response
-from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, estimated_tokens
+from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, answer
 
 
 class OpenAISettings(HttpSettings):
@@ -45,9 +45,6 @@ class OpenAIConnector(HttpConnector):
         if not isinstance(text, str):
             raise TypeError("the message content is not text")
         meta = {"finish_reason": choice.get("finish_reason"), "model": data.get("model")}
-        usage = data.get("usage") or {}
-        tokens_in, tokens_out = usage.get("prompt_tokens"), usage.get("completion_tokens")
-        if not isinstance(tokens_in, int) or not isinstance(tokens_out, int):
-            tokens_in, tokens_out = estimated_tokens(request, text)
-            meta["tokens_estimated"] = True
-        return Response(text=text, tokens_in=tokens_in, tokens_out=tokens_out, meta=meta)
+        return answer(
+            text, data.get("usage"), ("prompt_tokens", "completion_tokens"), request, meta
+        )
