@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import random
 import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -95,7 +96,13 @@ class Engine:
         """Start a call ahead; the future resolves to a CallResult and never raises."""
         if connector.wants_workspace and self.workspace_root is None:
             self.workspace_root = self.make_workspace_root()  # on this thread, not the loop's
-        future = self._run(self._call(connector, request, limits, (self.budget, *budgets)))
+        future = self._run(
+            self._guarded(
+                functools.partial(
+                    self._attempts, connector, request, limits, (self.budget, *budgets)
+                )
+            )
+        )
         return Call(future, budgets)
 
     def call(
@@ -211,15 +218,10 @@ class Engine:
             self._connectors[id(connector)] = connector
         return lane
 
-    async def _call(
-        self,
-        connector: Connector,
-        request: Request,
-        limits: Limits,
-        budgets: tuple[Budget, ...],
-    ) -> CallResult:
+    async def _guarded(self, attempts: Callable[[], Awaitable[CallResult]]) -> CallResult:
+        """`attempts()`, its end whatever happens: a CallResult, never an exception."""
         try:
-            return await self._attempts(connector, request, limits, budgets)
+            return await attempts()
         except asyncio.CancelledError:
             return CallResult(skipped="the run stopped before this call finished")
         except Exception as exc:  # a bug here must end as a failed case, not a hang
