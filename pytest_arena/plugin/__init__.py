@@ -159,7 +159,8 @@ def pytest_runtest_makereport(
         return (yield)
     record = getattr(item, "record", None)
     if record is not None and call.when != "teardown":
-        from pytest_arena.reports.junit import properties_per_case, set_properties
+        from pytest_arena.plugin.junit_xml import properties_per_case
+        from pytest_arena.reports.junit import set_properties
 
         if properties_per_case(item.config):  # --junitxml with xunit1: not valid under xunit2
             set_properties(item.user_properties, record)  # before the report copies them

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_arena import __version__
+from pytest_arena.plugin import junit_xml
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.plugin.xdist_controller import ArenaXdist
 from pytest_arena.record import Record
@@ -55,7 +56,7 @@ def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None
         config.pluginmanager.register(xdist, XDIST)
     config.pluginmanager.register(ArenaOutputs(config, state, record_attr, xdist), OUTPUTS)
     if config.getoption("xmlpath", None):  # None also with -p no:junitxml
-        config.pluginmanager.register(junit.JUnitRecords(config, record_attr), JUNIT)
+        config.pluginmanager.register(junit_xml.JUnitRecords(config, record_attr), JUNIT)
 
 
 def unregister(config: pytest.Config) -> None:

@@ -1,17 +1,11 @@
-"""What JUnit XML (and any report reader) learns about a record.
+"""What JUnit XML (and any report reader) learns about a record, as data.
 
 Where a record goes depends on `junit_family`. Under `xunit1` (and `legacy`) it is the
-testcase's `<properties>`: with `--junitxml`, properties go on `item.user_properties` before
-the report is made, so they travel with the report to the pytest-xdist controller and
-reach the XML like `record_property` values. Under `xunit2`, pytest's default, a testcase
-may not hold properties (pytest's own `junit-10.xsd`), so the record is written as
-`name: value` lines in the testcase's `<system-out>`, which Jenkins and GitHub test
-reporters show next to the case. (Every reader of reports has the whole record anyway, as
-the report's `arena_record`.)
-
-Neither a crashed worker's case (no teardown report) nor `<system-out>` can be reached
-through a public API: `JUnitRecords` uses pytest's `LogXML.node_reporter`, and when that
-fails the XML is written without those records (still valid) and the run says so.
+testcase's `<properties>`. Under `xunit2`, pytest's default, a testcase may not hold
+properties (pytest's own `junit-10.xsd`), so the record is written as `name: value` lines
+in the testcase's `<system-out>`, which Jenkins and GitHub test reporters show next to the
+case. Every reader of reports has the whole record anyway, as the report's `arena_record`.
+`plugin/junit_xml.py` puts them into pytest's XML.
 """
 
 from __future__ import annotations
@@ -19,11 +13,8 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
-
-import pytest
 
 from pytest_arena.record import Record
 
@@ -107,19 +98,6 @@ def set_properties(user_properties: list[tuple[str, object]], record: Record) ->
     user_properties.extend(fresh)
 
 
-def junit_family(config: pytest.Config) -> str:
-    """The run's `junit_family` ini value (`xunit2` when pytest's junitxml plugin is off)."""
-    try:
-        return str(config.getini("junit_family"))
-    except ValueError:  # no such ini value: -p no:junitxml
-        return "xunit2"
-
-
-def properties_per_case(config: pytest.Config) -> bool:
-    """Whether `--junitxml` is on and its family lets each testcase hold `<properties>`."""
-    return bool(config.getoption("xmlpath", None)) and junit_family(config) in PER_CASE_FAMILIES
-
-
 def output_text(record: Record) -> str:
     """`record`'s properties as `name: value` lines under a header, for `<system-out>`."""
     lines = [OUTPUT_HEADER, *(f"{name}: {value}" for name, value in properties(record))]
@@ -137,76 +115,3 @@ def add_output(testcase: ET.Element | list[ET.Element], text: str) -> None:
         out = ET.Element("system-out")
         testcase.append(out)
     out.text = text + (out.text or "")
-
-
-class JUnitRecords:
-    """On the controller with `--junitxml`: puts records where pytest's own path cannot.
-
-    Under `xunit2`, every record goes to its testcase's `<system-out>` once pytest has closed
-    the testcase; under `xunit1`, only a crashed item's record needs help (its properties
-    would come with a teardown report that never comes).
-    """
-
-    def __init__(self, config: pytest.Config, record_attr: str) -> None:
-        self.config = config
-        self.record_attr = record_attr
-        self.per_case = properties_per_case(config)
-        self.pending: dict[tuple[str, object], dict[str, Any]] = {}  # (node id, worker) -> record
-        self.broken: str | None = None  # why pytest's internals could not be used
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:
-        key = (report.nodeid, getattr(report, "node", None))  # how pytest keys its testcases
-        record: dict[str, Any] | None = getattr(report, self.record_attr, None)
-        if report.when in ("setup", "call"):
-            if record and not self.per_case:
-                self.pending[key] = record  # until pytest closes the testcase, on teardown
-            return (yield)
-        record = record or self.pending.pop(key, None)  # teardown, or xdist's crash report
-        if not record or self.broken is not None or (self.per_case and report.when == "teardown"):
-            return (yield)
-        testcase = self._testcase(report)  # before pytest closes it on this report
-        result = yield
-        if testcase is not None:
-            self._write(testcase, Record.from_dict(record))
-        return result
-
-    def _testcase(self, report: pytest.TestReport) -> Any:
-        try:
-            from _pytest.junitxml import xml_key  # no public way to reach a testcase
-
-            xml = self.config.stash.get(xml_key, None)
-            return None if xml is None else xml.node_reporter(report)
-        except Exception as error:  # an ImportError, or pytest's internals changed
-            self._give_up(error)
-            return None
-
-    def _write(self, testcase: Any, record: Record) -> None:
-        try:
-            if self.per_case:
-                for name, value in properties(record):
-                    testcase.add_property(name, value)
-                return
-            children = getattr(testcase, "nodes", None)  # still open (a crashed item)
-            if isinstance(children, list):
-                add_output(children, output_text(record))
-                return
-            element = testcase.to_xml()  # closed: pytest keeps the element it will write
-            if not isinstance(element, ET.Element) or testcase.to_xml() is not element:
-                raise TypeError("a closed testcase is no longer one element")
-            add_output(element, output_text(record))
-        except Exception as error:
-            self._give_up(error)
-
-    def _give_up(self, error: Exception) -> None:
-        if self.broken is None:
-            self.broken = f"{type(error).__name__}: {error}"
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.broken is not None:
-            where = "crashed cases' properties" if self.per_case else "records (system-out)"
-            terminalreporter.write_line(
-                f"arena: the JUnit XML leaves out {where}: pytest's JUnit internals"
-                f" changed ({self.broken}); --arena-json has every record"
-            )
