@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ def load_hooks(root: Path, package: str) -> ProjectHooks:
         module = import_file(path, package)
     except Exception as exc:
         raise SpecError([import_problem(path, exc, HOOKS_FILE)]) from None
+    _check_names(module, path)
     found: dict[str, Callable[..., Any]] = {}
     for name in HOOKS:
         function = getattr(module, name, None)
@@ -60,6 +62,30 @@ def load_hooks(root: Path, package: str) -> ProjectHooks:
     return ProjectHooks(
         found.get("pre_request"), found.get("post_process"), found.get("override_verdict"), path
     )
+
+
+def _check_names(module: Any, path: Path) -> None:
+    """A public function of hooks.py that is not a hook but is spelt like one is a mistake:
+    it would never be called."""
+    for name, value in vars(module).items():
+        if name in HOOKS or name.startswith("_") or not inspect.isfunction(value):
+            continue
+        if value.__module__ != module.__name__:
+            continue  # imported from elsewhere
+        close = difflib.get_close_matches(name, HOOKS, n=1, cutoff=0.75)
+        if close:
+            raise SpecError(
+                [
+                    Problem(
+                        path,
+                        _line(value),
+                        f"'{name}' is not a hook, so it is never called; did you mean"
+                        f" '{close[0]}'?",
+                        hint=f"rename it to '{close[0]}', or start its name with '_' if it"
+                        " is a helper",
+                    )
+                ]
+            )
 
 
 _ARGS = {

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -11,6 +13,7 @@ from typing import Any
 
 from pytest_arena.spec.errors import Problem, SpecError
 from pytest_arena.spec.files import DATASET_FORMATS
+from pytest_arena.spec.text_files import decode, read_bytes
 from pytest_arena.spec.yamlfile import LineMap, load_yaml
 
 
@@ -53,32 +56,55 @@ def read_rows(path: Path, fmt: str) -> Iterator[Row | Problem]:
 
 def _jsonl(path: Path) -> Iterator[Row | Problem]:
     number = 0
-    with path.open(encoding="utf-8") as handle:
-        for lineno, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            number += 1
-            try:
-                value = json.loads(text.rstrip("\r\n"))
-            except json.JSONDecodeError as exc:
-                yield Problem(
-                    path,
-                    lineno,
-                    f"not valid JSON: {exc.msg} (column {exc.colno})",
-                    hint="each line of a .jsonl file holds one JSON object",
-                )
-                continue
-            if not isinstance(value, dict):
-                yield Problem(path, lineno, "a JSONL row must be a JSON object {...}")
-                continue
-            yield Row(number, lineno, value)
+    for lineno, raw in enumerate(read_bytes(path).splitlines(), start=1):
+        try:
+            text = decode(path, raw, lineno)
+        except SpecError as exc:  # this row only: the others still load
+            yield exc.problems[0]
+            continue
+        if not text.strip():
+            continue
+        number += 1
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            yield Problem(
+                path,
+                lineno,
+                f"not valid JSON: {exc.msg} (column {exc.colno})",
+                hint="each line of a .jsonl file holds one JSON object",
+            )
+            continue
+        if not isinstance(value, dict):
+            yield Problem(path, lineno, "a JSONL row must be a JSON object {...}")
+            continue
+        yield Row(number, lineno, value)
+
+
+MAX_CSV_FIELD = 64 * 1024 * 1024  # Python's csv module stops at 128 KiB by default
 
 
 def _csv(path: Path) -> Iterator[Row | Problem]:
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        start = 2
-        for number, record in enumerate(reader, start=1):
+    text = decode(path, read_bytes(path))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    start = 2
+    number = 0
+    with _field_limit(MAX_CSV_FIELD):
+        while True:
+            try:
+                record = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                yield Problem(
+                    path,
+                    start,
+                    f"this row cannot be read as CSV: {exc}",
+                    hint=f"a cell may hold up to {MAX_CSV_FIELD // 2**20} MiB; check the quotes"
+                    " around this row (rows after it are not read)",
+                )
+                return
+            number += 1
             if None in record:
                 yield Problem(
                     path,
@@ -90,6 +116,17 @@ def _csv(path: Path) -> Iterator[Row | Problem]:
                 values = {k: v for k, v in record.items() if v not in (None, "")}
                 yield Row(number, start, values)
             start = reader.line_num + 1
+
+
+@contextlib.contextmanager
+def _field_limit(limit: int) -> Iterator[None]:
+    """csv's field size limit is the interpreter's: raised while a dataset is read, then put
+    back (collection reads datasets on the main thread only)."""
+    before = csv.field_size_limit(limit)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(before)
 
 
 def _yaml(path: Path) -> Iterator[Row | Problem]:

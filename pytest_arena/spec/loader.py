@@ -60,6 +60,7 @@ def load_project(path: Path) -> ProjectFile:
             ]
         )
     spec = validate(ProjectSpec, data, lines, path)
+    _check_template(spec, lines, path)
     root = path.resolve().parent
     project = ProjectFile(spec.name or root.name, root, path, spec, lines)
     seen: dict[str, tuple[Path, int]] = {}
@@ -88,6 +89,14 @@ def load_project(path: Path) -> ProjectFile:
     for index, dataset in enumerate(spec.datasets):
         _load_dataset(project, dataset, ("datasets", index), seen)
     return project
+
+
+def _check_template(spec: ProjectSpec, lines: LineMap, path: Path) -> None:
+    mistake = compile_template(spec.prompt.template).mistake() if spec.prompt.template else None
+    if mistake:
+        line = lines.line(("prompt", "template"))
+        hint = "{name} fills in a variable; {{ and }} write a literal brace"
+        raise SpecError([Problem(path, line, mistake, key="prompt.template", hint=hint)])
 
 
 def _name_of(raw: Any, fallback: str) -> str:

@@ -10,6 +10,8 @@ from typing import Any
 from pytest_arena.spec.case import Case, as_text
 
 _PART = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_UNCLOSED = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?=\s|$)")  # "{input" then a space or the end
+_JINJA = re.compile(r"\{\{\s+([A-Za-z_][A-Za-z0-9_]*)\s+\}\}")  # "{{ input }}", Jinja's way
 
 
 class Template:
@@ -30,6 +32,20 @@ class Template:
 
     def missing(self, values: Mapping[str, Any]) -> list[str]:
         return sorted(self.fields - set(values))
+
+    def mistake(self) -> str | None:
+        """A likely slip in the template's syntax (it would be sent as written), or None."""
+        unclosed = _UNCLOSED.search(_PART.sub("", self.text))
+        if unclosed:
+            return f"'{unclosed.group(0)}' is never closed: write '{unclosed.group(0)}}}'"
+        jinja = _JINJA.search(self.text)
+        if jinja:
+            literal = jinja.group(0)[1:-1]
+            return (
+                f"'{jinja.group(0)}' is sent as '{literal}', braces and all: a variable is"
+                f" written with one brace, '{{{jinja.group(1)}}}'"
+            )
+        return None
 
 
 @lru_cache(maxsize=256)

@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 from pytest_arena.spec.errors import Problem, SpecError
+from pytest_arena.spec.text_files import read_text
 
 Loc = tuple[str | int, ...]
 
@@ -41,14 +42,14 @@ def load_yaml(path: Path, text: str | None = None) -> tuple[Any, LineMap]:
     Syntax errors and duplicate keys raise SpecError with the file and line.
     """
     if text is None:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     lines = LineMap(path)
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None, lines
-        return _build(node, (), lines, loader), lines
+        return _build(node, (), lines, loader, _Aliases()), lines
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -72,7 +73,40 @@ def _syntax_hint(problem: str) -> str:
     return "check the indentation and quoting around this line"
 
 
-def _build(node: yaml.Node, loc: Loc, lines: LineMap, loader: yaml.SafeLoader) -> Any:
+MAX_ALIASED_NODES = 100_000  # nodes built again through aliases, in one file
+
+
+class _Aliases:
+    """Counts what aliases expand to: an anchor used again is built again, so a few lines of
+    nested aliases ("billion laughs") could otherwise fill the memory."""
+
+    def __init__(self) -> None:
+        self.built: set[int] = set()
+        self.again = 0
+
+    def visit(self, node: yaml.Node, lines: LineMap) -> None:
+        if id(node) not in self.built:
+            self.built.add(id(node))
+            return
+        self.again += 1
+        if self.again > MAX_ALIASED_NODES:
+            raise SpecError(
+                [
+                    Problem(
+                        lines.path,
+                        node.start_mark.line + 1,
+                        f"YAML aliases expand to more than {MAX_ALIASED_NODES:,} values"
+                        " (the anchor on this line is used again and again)",
+                        hint="write the values out, or use fewer nested aliases",
+                    )
+                ]
+            )
+
+
+def _build(
+    node: yaml.Node, loc: Loc, lines: LineMap, loader: yaml.SafeLoader, aliases: _Aliases
+) -> Any:
+    aliases.visit(node, lines)
     lines.set(loc, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         loader.flatten_mapping(node)
@@ -96,9 +130,11 @@ def _build(node: yaml.Node, loc: Loc, lines: LineMap, loader: yaml.SafeLoader) -
                     ]
                 )
             child = (*loc, key)
-            result[key] = _build(value_node, child, lines, loader)
+            result[key] = _build(value_node, child, lines, loader, aliases)
             lines.set(child, key_node.start_mark.line + 1)
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [_build(item, (*loc, i), lines, loader) for i, item in enumerate(node.value)]
+        return [
+            _build(item, (*loc, i), lines, loader, aliases) for i, item in enumerate(node.value)
+        ]
     return loader.construct_object(node, deep=True)

@@ -1,0 +1,48 @@
+"""The user's files read as text: UTF-8 checked, with the line of the first bad byte."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_arena.spec.errors import Problem, SpecError
+
+UTF8_HINT = "save the file as UTF-8 (most editors offer it under 'Save with encoding')"
+
+
+def read_text(path: Path) -> str:
+    """The text of `path`; SpecError naming the line and byte where it is not UTF-8 text."""
+    return decode(path, read_bytes(path))
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of `path`; SpecError saying why it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise SpecError([Problem(path, None, f"cannot read the file: {why}")]) from None
+
+
+def decode(path: Path, data: bytes, first_line: int = 1) -> str:
+    """`data` (read from `path`, starting at `first_line`) as text, or SpecError."""
+    if b"\0" in data:
+        line = first_line + data[: data.index(b"\0")].count(b"\n")
+        raise SpecError(
+            [Problem(path, line, "a binary file, not text (it holds a NUL byte)", hint=UTF8_HINT)]
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = first_line + data[: exc.start].count(b"\n")
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        byte = data[exc.start : exc.start + 1].hex()
+        raise SpecError(
+            [
+                Problem(
+                    path,
+                    line,
+                    f"not UTF-8 text: byte 0x{byte} at column {column}",
+                    hint=UTF8_HINT,
+                )
+            ]
+        ) from None

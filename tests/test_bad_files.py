@@ -1,0 +1,159 @@
+"""Files that are not what they claim (not UTF-8, binary, huge CSV cells, alias bombs, slips
+in templates and hook names) are one clear error each, and the good project still runs."""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+
+import pytest
+
+from tests.conftest import MakeProject
+
+GOOD = """
+models: [sim_perfect]
+tests:
+  - {id: one, input: "1", reference: "1"}
+  - {id: two, input: "2", reference: "2"}
+"""
+
+
+def run(pytester: pytest.Pytester) -> pytest.RunResult:
+    result = pytester.runpytest("-q")
+    assert "INTERNALERROR" not in result.stdout.str()
+    assert "Traceback" not in result.stdout.str()
+    return result
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            "models: [sim_perfect]\ntests:\n  - {id: a, input: 'caf\xe9', reference: x}\n".encode(
+                "latin-1"
+            ),
+            "projects/broken/arena.yaml:3: not UTF-8 text: byte 0xe9 at column 24",
+        ),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "projects/broken/arena.yaml:3: a binary file*"),
+    ],
+    ids=["latin-1", "binary"],
+)
+def test_an_arena_yaml_that_is_not_text_is_one_error_naming_its_line(
+    pytester: pytest.Pytester, make_project: MakeProject, content: bytes, expected: str
+) -> None:
+    make_project("good", GOOD)
+    broken = make_project("broken", "tests: []\n")
+    (broken / "arena.yaml").write_bytes(content)
+    result = run(pytester)
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines([expected, "*fix: save the file as UTF-8*"])
+    result.stdout.fnmatch_lines(["*arena leaderboard: good*"])
+
+
+def test_a_jsonl_row_that_is_not_utf8_is_an_error_of_that_row_only(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    root = make_project(
+        "rows", "models: [sim_perfect]\ndatasets:\n  - path: data/q.jsonl\n", {"data/q.jsonl": ""}
+    )
+    (root / "data" / "q.jsonl").write_bytes(
+        b'{"id": "a", "input": "1", "reference": "1"}\n'
+        b'{"id": "b", "input": "\xff", "reference": "2"}\n'
+        b'{"id": "c", "input": "3", "reference": "3"}\n'
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["projects/rows/data/q.jsonl:2: not UTF-8 text: byte 0xff*"])
+
+
+def test_a_csv_cell_larger_than_pythons_default_limit_loads(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    big = "x" * 300_000  # the csv module's default limit is 128 KiB
+    make_project(
+        "big",
+        "models: [sim_perfect]\ndatasets:\n  - path: data/q.csv\n",
+        {"data/q.csv": f'id,input,reference\nsmall,1,1\nlarge,"{big}",{big}\n'},
+    )
+    result = pytester.runpytest("-q", "--arena-json=out.json")
+    result.assert_outcomes(passed=2)
+    records = json.loads((pytester.path / "out.json").read_text())["records"]
+    assert sorted(len(r["reference"]) for r in records) == [1, 300_000]
+    assert csv.field_size_limit() == 131072  # put back: the limit is the interpreter's
+
+
+def test_a_yaml_alias_bomb_is_refused_quickly_naming_the_anchor(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        refs = ", ".join([f"*a{i - 1}"] * 10)
+        levels.append(f"a{i}: &a{i} [{refs}]")
+    bomb = "models: [sim_perfect]\nmetadata:\n" + "".join(f"  {line}\n" for line in levels)
+    make_project("good", GOOD)
+    make_project("bomb", bomb + "tests: []\n")
+    started = time.monotonic()
+    result = run(pytester)
+    assert time.monotonic() - started < 20  # it took 38 s and 2.1 GB before
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["projects/bomb/arena.yaml:*: YAML aliases expand to more than*"])
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("Q: {input", "*prompt.template: '{input' is never closed: write '{input}'*"),
+        ("Q: {{ input }}", "*prompt.template: '{{ input }}' is sent as '{ input }'*"),
+    ],
+)
+def test_a_slip_in_the_template_is_a_load_error_at_its_line(
+    pytester: pytest.Pytester, make_project: MakeProject, template: str, expected: str
+) -> None:
+    make_project("good", GOOD)
+    make_project(
+        "slip",
+        f'models: [sim_perfect]\nprompt:\n  template: "{template}"\n'
+        'tests:\n  - {id: a, input: "1", reference: "1"}\n',
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["projects/slip/arena.yaml:3: " + expected.lstrip("*")])
+
+
+def test_a_template_with_literal_braces_and_json_still_loads(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "fine",
+        "models: [sim_echo]\nprompt:\n"
+        """  template: 'Answer as {{"a": 1}} for {input}; {"b": 2} stays'\n"""
+        'tests:\n  - {id: a, input: "x", reference: "x"}\n',
+    )
+    result = pytester.runpytest("-q", "-rf")
+    result.stdout.fnmatch_lines(['*Answer as {"a": 1} for x; {"b": 2} stays*'])
+
+
+def test_a_misspelt_hook_is_an_error_suggesting_the_hook(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("good", GOOD)
+    make_project(
+        "hooked",
+        GOOD,
+        {
+            "hooks.py": """
+            def _helper(text):
+                return text
+
+
+            def post_proces(output, case, context):
+                return output.upper()
+            """
+        },
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        ["*projects/hooked/hooks.py:5: 'post_proces' is not a hook*did you mean 'post_process'?*"]
+    )
