@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import os
 import shlex
 import shutil
-import signal
 import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,6 +19,7 @@ from pytest_arena.connectors.base import (
     Response,
     SettingProblem,
 )
+from pytest_arena.engine import processes
 from pytest_arena.record import json_safe
 
 STDERR_TAIL = 600  # characters of stderr quoted when the program fails
@@ -114,26 +112,15 @@ class CommandConnector(Connector):
         if self.root is not None:
             env["ARENA_PROJECT_ROOT"] = str(self.root.resolve())
         try:
-            process = await asyncio.create_subprocess_exec(
-                *self.argv(),
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=workspace,
-                env=env,
-                start_new_session=True,  # its own process group, so all of it can be ended
+            done = await processes.arun(
+                self.argv(), cwd=workspace, env=env, stdin=request.prompt.encode()
             )
         except OSError as exc:
             raise ConnectorError(
                 f"model '{self.key}': {self.shown} could not be started: {exc.strerror or exc}"
             ) from None
-        try:
-            stdout, stderr = await process.communicate(request.prompt.encode())
-        finally:
-            await _end(process)
-        if process.returncode != 0:
-            code = process.returncode or 0
-            what = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+        stdout, stderr = done.stdout, done.stderr
+        if done.returncode != 0:
             tail = stderr.decode(errors="replace").strip()[-STDERR_TAIL:]
             hint = "".join(
                 f"\n{name} was not set: {size // 1024} KiB is too much for an environment"
@@ -141,7 +128,7 @@ class CommandConnector(Connector):
                 for name, size in too_big
             )
             raise ConnectorError(
-                f"model '{self.key}': {self.shown} {what}"
+                f"model '{self.key}': {self.shown} {done.how()}"
                 + (f"; end of stderr:\n{tail}" if tail else " and wrote nothing to stderr")
                 + hint
             )
@@ -163,16 +150,3 @@ def _pass_json(env: dict[str, str], name: str, data: Any, workspace: Path) -> li
         return [(name, size)]
     env[name] = text
     return []
-
-
-async def _end(process: asyncio.subprocess.Process) -> None:
-    """Kill the program's process group (anything it left running, or all of it when the
-    call was cancelled) and reap it."""
-    if os.name == "posix":
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-    elif process.returncode is None:
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-    # reaping must finish even if the call is being cancelled
-    await asyncio.shield(process.wait())

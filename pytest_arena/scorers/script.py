@@ -12,12 +12,12 @@ import json
 import math
 import os
 import shlex
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_arena.engine import processes
 from pytest_arena.record import json_safe
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt
@@ -57,22 +57,15 @@ class ScriptScorer:
             payload = script_context(output, reference, context, places)
             env = {**os.environ, **dict.fromkeys(CONTEXT_VARS, _fit(payload))}
             try:
-                done = subprocess.run(
-                    self.argv,
-                    cwd=context.project_root,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    text=True,
-                    timeout=timeout,
-                )
-            except subprocess.TimeoutExpired as exc:
-                return self._fail(f"timed out after {timeout:g} s", _text(exc.stderr))
+                done = processes.run(self.argv, cwd=context.project_root, env=env, timeout=timeout)
+            except processes.TimedOut as exc:
+                return self._fail(str(exc), _text(exc.stderr))
             except OSError as exc:
                 return self._fail(f"could not be started: {exc.strerror or exc}", "")
+        stdout, stderr = _text(done.stdout), _text(done.stderr)
         if done.returncode != 0:
-            return self._fail(f"exited with status {done.returncode}", done.stderr)
-        return self._read(done.stdout, done.stderr, pass_threshold)
+            return self._fail(done.how(), stderr)
+        return self._read(stdout, stderr, pass_threshold)
 
     def _read(self, stdout: str, stderr: str, pass_threshold: float) -> ScoreResult:
         lines = [line.strip() for line in stdout.splitlines() if line.strip()]

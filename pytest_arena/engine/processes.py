@@ -1,0 +1,158 @@
+"""Programs run for a case (script scorers, command agents), kept on a short leash.
+
+Each runs in a process group of its own and is done when it exits, not when everything it
+started has closed its output: its output goes to files, not pipes, so a background child
+that inherited them cannot hold the case. The whole group is killed when the program exits
+(whatever it left running in the background), on a timeout, on Ctrl-C and when its call is
+cancelled; killing it at once, while the group still has the program's id, can never reach
+another program that reused the id later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+MAX_OUTPUT = 16 * 1024 * 1024  # bytes of stdout or stderr read back; the rest is cut
+_POSIX = os.name == "posix"
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A program that exited: its status and what it wrote."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+    def how(self) -> str:
+        """How it ended, as a person says it."""
+        return ended(self.returncode)
+
+
+class TimedOut(Exception):
+    """The program did not exit in time; its group was killed."""
+
+    def __init__(self, seconds: float, stderr: bytes) -> None:
+        super().__init__(f"timed out after {seconds:g} s")
+        self.stderr = stderr
+
+
+def ended(returncode: int) -> str:
+    """'exited with status 3', or 'was killed by signal 9 (SIGKILL)'."""
+    if returncode >= 0:
+        return f"exited with status {returncode}"
+    try:
+        name = f" ({signal.Signals(-returncode).name})"
+    except ValueError:
+        name = ""
+    return f"was killed by signal {-returncode}{name}"
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float | None,
+    stdin: bytes = b"",
+) -> Finished:
+    """Run `argv` until it exits; TimedOut after `timeout` seconds, OSError if it cannot start.
+    Ctrl-C kills its group too."""
+    with _outputs() as (out, err):
+        process = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=_POSIX,
+        )
+        try:
+            if stdin:
+                _feed(process, stdin)
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            _kill(process)
+            raise TimedOut(timeout or 0, _read(err)) from None
+        except BaseException:  # Ctrl-C, or anything else: nothing of it may outlive the case
+            _kill(process)
+            raise
+        _kill_group(process.pid, None)  # what it left running in the background
+        return Finished(process.returncode, _read(out), _read(err))
+
+
+async def arun(
+    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], stdin: bytes = b""
+) -> Finished:
+    """`run` for the event loop; cancelling it (the engine's timeout, a stopped run) kills
+    the program's group. OSError if it cannot start."""
+    with _outputs() as (out, err):
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=dict(env),
+            stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=_POSIX,
+        )
+        try:
+            if stdin and process.stdin is not None:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    process.stdin.write(stdin)
+                    await process.stdin.drain()
+                process.stdin.close()
+            returncode = await process.wait()
+        except BaseException:
+            _kill_group(process.pid, process.returncode is None and process)
+            await asyncio.shield(process.wait())  # reaped even while being cancelled
+            raise
+        _kill_group(process.pid, None)  # what it left running in the background
+        return Finished(returncode, _read(out), _read(err))
+
+
+@contextlib.contextmanager
+def _outputs() -> Iterator[tuple[IO[bytes], IO[bytes]]]:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        yield out, err
+
+
+def _feed(process: subprocess.Popen[bytes], data: bytes) -> None:
+    assert process.stdin is not None
+    with contextlib.suppress(BrokenPipeError):
+        process.stdin.write(data)
+    with contextlib.suppress(BrokenPipeError):
+        process.stdin.close()
+
+
+def _read(file: IO[bytes]) -> bytes:
+    file.seek(0)
+    return file.read(MAX_OUTPUT)
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    _kill_group(process.pid, process.poll() is None and process)
+    process.wait()
+
+
+def _kill_group(pid: int, leader: object) -> None:
+    if _POSIX:
+        _signal_group(pid)
+    elif leader:
+        with contextlib.suppress(ProcessLookupError, OSError):
+            leader.kill()  # type: ignore[attr-defined]
+
+
+def _signal_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)

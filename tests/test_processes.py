@@ -1,0 +1,200 @@
+"""Programs run for a case (script scorers, command agents) are done when they exit, and
+nothing they start outlives them: not a background child, not on a timeout or Ctrl-C."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_arena.engine import processes
+from tests.conftest import MakeProject
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+
+# Prints its answer, leaves a child holding stdout and stderr open for 300 s, and exits.
+LEAVES_A_CHILD = """
+import os, subprocess, sys
+from pathlib import Path
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+Path(os.environ["PIDS"], str(child.pid)).touch()
+print(sys.argv[1] if len(sys.argv) > 1 else "1", flush=True)
+"""
+
+
+HANG = "import time; time.sleep(300)\n"
+
+
+def program(tmp_path: Path, text: str) -> tuple[Path, dict[str, str], Path]:
+    """The script, its environment, and the folder where its child leaves its pid."""
+    script = tmp_path / "program.py"
+    script.write_text(text)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    return script, {**os.environ, "PIDS": str(pids)}, pids
+
+
+def alive(pids: Path) -> list[int]:
+    living = []
+    for entry in pids.iterdir():
+        try:
+            os.kill(int(entry.name), 0)
+        except ProcessLookupError:
+            continue
+        living.append(int(entry.name))
+    return living
+
+
+def wait_gone(pids: Path, seconds: float = 5) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while alive(pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive(pids)
+
+
+def test_a_program_is_done_when_it_exits_and_its_background_child_is_ended(
+    tmp_path: Path,
+) -> None:
+    script, env, pids = program(tmp_path, LEAVES_A_CHILD)
+    started = time.monotonic()
+    done = processes.run([sys.executable, str(script)], cwd=tmp_path, env=env, timeout=30)
+    assert time.monotonic() - started < 10  # not the child's 300 s, nor the timeout
+    assert (done.returncode, done.stdout.strip()) == (0, b"1")
+    assert len(list(pids.iterdir())) == 1
+    assert wait_gone(pids) == []
+
+
+def test_the_async_run_is_done_when_the_agent_exits_too(tmp_path: Path) -> None:
+    script, env, pids = program(tmp_path, LEAVES_A_CHILD)
+
+    async def go() -> processes.Finished:
+        return await asyncio.wait_for(
+            processes.arun([sys.executable, str(script), "hi"], cwd=tmp_path, env=env), 30
+        )
+
+    done = asyncio.run(go())
+    assert done.stdout.strip() == b"hi"
+    assert len(list(pids.iterdir())) == 1
+    assert wait_gone(pids) == []
+
+
+def test_a_timeout_kills_the_whole_group(tmp_path: Path) -> None:
+    script, env, pids = program(tmp_path, LEAVES_A_CHILD + HANG)
+    with pytest.raises(processes.TimedOut, match="timed out after 1 s"):
+        processes.run([sys.executable, str(script)], cwd=tmp_path, env=env, timeout=1)
+    assert len(list(pids.iterdir())) == 1
+    assert wait_gone(pids) == []
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [(3, "exited with status 3"), (-9, "was killed by signal 9 (SIGKILL)"), (-15, "*(SIGTERM)")],
+)
+def test_how_a_program_ended_is_said_plainly(code: int, said: str) -> None:
+    import fnmatch
+
+    assert fnmatch.fnmatch(processes.ended(code), said)
+
+
+def test_a_script_scorer_that_leaves_a_child_scores_at_once_and_the_child_is_gone(
+    pytester: pytest.Pytester, make_project: MakeProject, tmp_path: Path
+) -> None:
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    root = make_project(
+        "p",
+        """
+        models: [sim_perfect]
+        scoring:
+          - {command: ["python", "checks/leaves.py"], timeout: 30}
+        tests:
+          - {id: a, input: "1", reference: "1"}
+        """,
+        {"checks/leaves.py": LEAVES_A_CHILD},
+    )
+    (root / "arena.yaml").write_text(
+        (root / "arena.yaml").read_text().replace('"python"', repr(sys.executable))
+    )
+    os.environ["PIDS"] = str(pids)
+    try:
+        started = time.monotonic()
+        result = pytester.runpytest("-q")
+    finally:
+        del os.environ["PIDS"]
+    result.assert_outcomes(passed=1)
+    assert time.monotonic() - started < 15  # it waited the full 30 s timeout before
+    assert len(list(pids.iterdir())) == 1
+    assert wait_gone(pids) == []
+
+
+def test_a_killed_script_scorer_says_which_signal(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "p",
+        f"""
+        models: [sim_perfect]
+        scoring:
+          - {{command: [{sys.executable!r}, "checks/dies.py"]}}
+        tests:
+          - {{id: a, input: "1", reference: "1"}}
+        """,
+        {"checks/dies.py": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"},
+    )
+    result = pytester.runpytest("-q", "-rf")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*was killed by signal 9 (SIGKILL)*"])
+    assert "status -9" not in result.stdout.str()
+
+
+def test_a_command_agent_that_leaves_a_child_answers_at_once(
+    pytester: pytest.Pytester, make_project: MakeProject, tmp_path: Path
+) -> None:
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    make_project(
+        "p",
+        textwrap.dedent(f"""
+        models:
+          default: [agent]
+          define:
+            agent:
+              connector: command
+              command: [{sys.executable!r}, agent.py, "1"]
+              env: {{PIDS: {str(pids)!r}}}
+              timeout: 30
+        tests:
+          - {{id: a, input: "1", reference: "1"}}
+        """),
+        {"agent.py": LEAVES_A_CHILD},
+    )
+    started = time.monotonic()
+    result = pytester.runpytest("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert time.monotonic() - started < 15
+    assert wait_gone(pids) == []
+
+
+def test_ctrl_c_during_a_script_scorer_ends_its_group(tmp_path: Path) -> None:
+    """The Ctrl-C path of `run`: an interrupt while waiting kills the group and goes on."""
+    script, env, pids = program(tmp_path, LEAVES_A_CHILD + HANG)
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 1.0)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            processes.run([sys.executable, str(script)], cwd=tmp_path, env=env, timeout=60)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert len(list(pids.iterdir())) == 1
+    assert wait_gone(pids) == []
