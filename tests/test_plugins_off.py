@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import MakeProject
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = sorted(p.parent.name for p in (ROOT / "projects").glob("*/arena.yaml"))
@@ -27,3 +32,28 @@ def test_the_main_job_runs_with_a_plugin_turned_off(pytester: pytest.Pytester, p
         assert f" arena leaderboard: {name} " in out
     result.stdout.re_match_lines([r".* \d+ failed, \d+ passed.*"])
     assert "\nERROR " not in out
+
+
+def test_without_pytests_tmpdir_plugin_agents_work_in_the_temp_folder(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """pytest's base temporary folder is reached through a private attribute; without it
+    (here with -p no:tmpdir) workspaces go to the system's temp folder, as documented."""
+    make_project(
+        "agents",
+        f"""
+        models:
+          default: [agent]
+          define:
+            agent: {{connector: command, command: [{sys.executable!r}, "-c", "print('x')"]}}
+        tests:
+          - {{id: a, input: "x", reference: "x"}}
+        """,
+    )
+    result = pytester.runpytest("-p", "no:tmpdir", "--arena-json=out.json")
+    result.assert_outcomes(passed=1)
+    (record,) = json.loads((pytester.path / "out.json").read_text())["records"]
+    workspace = Path(record["detail"]["workspace"])
+    base = Path(tempfile.gettempdir()).resolve()
+    assert workspace.resolve().is_relative_to(base)
+    assert workspace.resolve().parts[len(base.parts)].startswith("pytest-arena-of-")
