@@ -7,10 +7,13 @@ from typing import Any
 import pydantic
 import pytest
 
+from pytest_arena.evaluation.project import load
 from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.equality import ExactMatch, ExactMatchOptions
+from pytest_arena.scorers.similarity import TokenF1, TokenF1Options
 from pytest_arena.scorers.typed import NO_REFERENCE, TypedScorer
 from pytest_arena.testing import scoring_context
+from tests.conftest import MakeProject
 
 
 @pytest.fixture
@@ -91,3 +94,91 @@ def test_without_a_reference_a_builtin_that_needs_one_is_unscored(
 def test_an_unbound_builtin_refuses_a_bad_option_even_without_a_reference() -> None:
     with pytest.raises(pydantic.ValidationError):
         ExactMatch().score("Paris", None, scoring_context(options={"ignorecase": True}))
+
+
+def test_a_run_validates_a_builtins_options_once_per_case_not_once_per_item(
+    pytester: pytest.Pytester, make_project: MakeProject, validations: list[Any]
+) -> None:
+    cases = "".join(
+        f"\n  - {{id: case{i}, input: 'say {i}', reference: 'Answer {i}'}}" for i in range(19)
+    )
+    make_project(
+        "bound",
+        """
+models: [sim_perfect, sim_echo]
+scorers:
+  options:
+    exact_match: {ignore_case: true}
+tests:
+  - {id: spaced, input: 'say', reference: 'Answer  it', options: {normalize_whitespace: true}}"""
+        + cases,
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=20, failed=20)
+    # one validation per case, when its plan is made, for both its items and every call;
+    # before the options were bound, each item's scoring validated them again (20 + 40)
+    assert len(validations) == 20
+    assert validations.count({"ignore_case": True}) == 19
+    assert {"ignore_case": True, "normalize_whitespace": True} in validations
+
+
+def test_a_plan_binds_each_components_options_to_a_scorer_of_its_own(
+    make_project: MakeProject,
+) -> None:
+    root = make_project(
+        "bound",
+        """
+        models: [sim_perfect]
+        scorers:
+          options:
+            exact_match: {ignore_case: true}
+        scoring:
+          - {scorer: exact_match}
+          - {scorer: token_f1, params: {threshold: 0.9}}
+        tests:
+          - {id: one, input: "1", reference: "1"}
+        """,
+    )
+    project = load(root / "arena.yaml")
+    case = project.file.cases[0]
+    exact, f1 = project.plan(case).components
+    assert isinstance(exact.grader, ExactMatch)
+    assert exact.grader.options == ExactMatchOptions(ignore_case=True)
+    assert isinstance(f1.grader, TokenF1)
+    assert f1.grader.options == TokenF1Options(threshold=0.9)
+    assert project.scorers.entries["exact_match"].scorer.options is None  # the shared one
+
+
+def test_a_bad_option_is_still_one_error_at_setup_naming_its_line(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "bad",
+        """
+        models: [sim_perfect]
+        tests:
+          - {id: ok, input: "1", reference: "1"}
+          - id: typo
+            input: "2"
+            reference: "2"
+            options: {ignorecase: true}
+          - id: contract
+            input: "3"
+            reference: "3"
+            scoring:
+              - {scorer: exact_match}
+              - {scorer: token_f1, params: {threshold: 2}}
+        """,
+    )
+    result = pytester.runpytest("-rE")
+    result.assert_outcomes(passed=1, errors=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ ERROR at setup of bad::typo[[]sim_perfect[]] _*",
+            "projects/bad/arena.yaml:7: scorer 'exact_match': unknown option 'ignorecase'"
+            " (valid options: ignore_case, normalize_whitespace)",
+            "*_ ERROR at setup of bad::contract[[]sim_perfect[]] _*",
+            "projects/bad/arena.yaml:13: scorer 'token_f1': option 'threshold':"
+            " Input should be less than or equal to 1 (valid options: threshold)",
+        ]
+    )
