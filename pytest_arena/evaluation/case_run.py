@@ -160,7 +160,7 @@ def _grade(plan: Plan, output: str, case: Case, context: ScoringContext) -> Scor
 
 def _score(component: Component, output: str, case: Case, context: ScoringContext) -> ScoreResult:
     what = f"scorer '{component.name}'"
-    result = _call_user(what, component.entry.scorer.score, output, case.reference, context)
+    result = _call_user(what, component.grader.score, output, case.reference, context)
     if not isinstance(result, ScoreResult):
         raise _Stop(f"{what} returned {type(result).__name__}; it must return a ScoreResult")
     return result

@@ -16,10 +16,11 @@ from pytest_arena.engine.calls import Call, CallResult, Engine
 from pytest_arena.engine.limits import Limits
 from pytest_arena.evaluation.judge import Judge
 from pytest_arena.evaluation.project_hooks import ProjectHooks, load_hooks
-from pytest_arena.scorers.base import Scorer
+from pytest_arena.scorers.base import Scorer, ScoresOutputs
 from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.discovery import ScorerEntry, ScorerSet, discover
 from pytest_arena.scorers.script import ScriptScorer
+from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec import Case, ProjectFile, SpecError, load_project
 from pytest_arena.spec.errors import Problem, did_you_mean, location
 from pytest_arena.spec.python_files import project_package
@@ -38,6 +39,12 @@ class Component:
     options: dict[str, Any]
     weight: float = 1.0
     required: bool = False
+    bound: ScoresOutputs | None = None  # the entry's scorer with `options` validated and bound
+
+    @property
+    def grader(self) -> ScoresOutputs:
+        """What grades the outputs: the bound scorer, else the entry's (reading context.options)."""
+        return self.bound if self.bound is not None else self.entry.scorer
 
 
 @dataclass(frozen=True)
@@ -140,10 +147,10 @@ class Project:
             raise PlanError(f"{where}: {source}: {self.scorers.unknown(name)}")
         shared = spec.scorers.options.get(name, {})
         options = {**shared, **case.options}
-        self._check_options(
+        bound = self._bind(
             name, entry, options, shared, lambda: location(case.source, case.line_of("options"))
         )
-        return Plan((Component(name, name, entry, options),))
+        return Plan((Component(name, name, entry, options, bound=bound),))
 
     def _component(self, spec: ComponentSpec, where: str, case: Case) -> Component:
         if spec.command is not None:
@@ -162,17 +169,20 @@ class Project:
         options = {**shared, **spec.params}
         if spec.timeout is not None:
             options["timeout"] = spec.timeout
-        self._check_options(spec.scorer, entry, options, shared, lambda: where)
-        return Component(spec.label, spec.scorer, entry, options, spec.weight, spec.required)
+        bound = self._bind(spec.scorer, entry, options, shared, lambda: where)
+        return Component(spec.label, spec.scorer, entry, options, spec.weight, spec.required, bound)
 
-    def _check_options(
+    def _bind(
         self,
         name: str,
         entry: ScorerEntry,
         options: dict[str, Any],
         shared: dict[str, Any],
         where: Callable[[], str],  # made only for a problem's message
-    ) -> None:
+    ) -> ScoresOutputs | None:
+        """Check `options` against the scorer's options_model; a builtin (a TypedScorer) gets
+        them bound, validated this once for every output it grades. PlanError if they are wrong.
+        """
         if name == "llm_judge":
             judge_model = options.get("model") or self.file.spec.judge.model
             try:
@@ -181,9 +191,12 @@ class Project:
                 raise PlanError(f"{where()}: the judge of llm_judge: {exc.format()}") from None
         model = entry.options_model
         if model is None:
-            return
+            return None
         try:
-            model.model_validate(options)
+            if isinstance(entry.scorer, TypedScorer):
+                return entry.scorer.bind(options)
+            model.model_validate(options)  # a custom scorer reads them from context.options
+            return None
         except ValidationError as exc:
             errors = exc.errors()
             first = str(errors[0]["loc"][0]) if errors and errors[0]["loc"] else ""

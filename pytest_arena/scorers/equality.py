@@ -9,8 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
+from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt, read_json, surface_hint
+from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
 
 
@@ -23,16 +24,16 @@ class ExactMatchOptions(_Options):
     normalize_whitespace: bool = False
 
 
-class ExactMatch(Scorer):
+class ExactMatch(TypedScorer[ExactMatchOptions]):
     """The output equals the reference, after trimming surrounding whitespace."""
 
     name = "exact_match"
     options_model = ExactMatchOptions
+    needs_reference = True
 
-    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
-        if reference is None:
-            return ScoreResult(0.0, None, "no reference to compare with: unscored")
-        opts = ExactMatchOptions.model_validate(dict(context.options))
+    def grade(
+        self, output: str, reference: Any, opts: ExactMatchOptions, context: ScoringContext
+    ) -> ScoreResult:
         expected = as_text(reference)
         got, want = output.strip(), expected.strip()
         if opts.normalize_whitespace:
@@ -55,7 +56,7 @@ class JsonMatchOptions(_Options):
     threshold: float = Field(1.0, ge=0, le=1)
 
 
-class JsonMatch(Scorer):
+class JsonMatch(TypedScorer[JsonMatchOptions]):
     """The output parses as JSON equal to the reference; object key order is ignored.
 
     Partial credit is the share of the reference's leaf values that match.
@@ -63,11 +64,11 @@ class JsonMatch(Scorer):
 
     name = "json_match"
     options_model = JsonMatchOptions
+    needs_reference = True
 
-    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
-        if reference is None:
-            return ScoreResult(0.0, None, "no reference to compare with: unscored")
-        opts = JsonMatchOptions.model_validate(dict(context.options))
+    def grade(
+        self, output: str, reference: Any, opts: JsonMatchOptions, context: ScoringContext
+    ) -> ScoreResult:
         if isinstance(reference, str):
             with contextlib.suppress(json.JSONDecodeError):
                 reference = json.loads(reference)

@@ -9,8 +9,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
+from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import read_json
+from pytest_arena.scorers.typed import TypedScorer
 
 
 class JsonSchemaOptions(BaseModel):
@@ -28,7 +29,7 @@ class JsonSchemaOptions(BaseModel):
         return value
 
 
-class JsonSchema(Scorer):
+class JsonSchema(TypedScorer[JsonSchemaOptions]):
     """The output is valid JSON and, when a schema is given, valid against it.
 
     The schema is the option `schema`, else the file `schema_file`, else the
@@ -43,8 +44,9 @@ class JsonSchema(Scorer):
     name = "json_schema"
     options_model = JsonSchemaOptions
 
-    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
-        opts = JsonSchemaOptions.model_validate(dict(context.options))
+    def grade(
+        self, output: str, reference: Any, opts: JsonSchemaOptions, context: ScoringContext
+    ) -> ScoreResult:
         schema, source = _schema(opts, reference, context.project_root)
         if schema is None and reference is None:
             return ScoreResult(0.0, None, "no schema and no reference to check against: unscored")

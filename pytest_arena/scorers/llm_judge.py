@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
+from pytest_arena.scorers.base import ScoreResult, ScoringContext
+from pytest_arena.scorers.typed import TypedScorer
 
 DEFAULT_RUBRIC = (
     "Give a score of 1 when the answer says what the reference says, 0 when it contradicts"
@@ -33,7 +34,7 @@ class LlmJudgeOptions(BaseModel):
         return self
 
 
-class LlmJudge(Scorer):
+class LlmJudge(TypedScorer[LlmJudgeOptions]):
     """A judge model grades the output; its verdict and reason become the result.
 
     Options: `rubric` (text) or `rubric_file` (relative to the project), `model` (the
@@ -45,8 +46,9 @@ class LlmJudge(Scorer):
     name = "llm_judge"
     options_model = LlmJudgeOptions
 
-    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
-        opts = LlmJudgeOptions.model_validate(dict(context.options))
+    def grade(
+        self, output: str, reference: Any, opts: LlmJudgeOptions, context: ScoringContext
+    ) -> ScoreResult:
         if context.judge is None:
             raise RuntimeError("llm_judge needs context.judge, and this context has none")
         rubric = opts.rubric or DEFAULT_RUBRIC

@@ -9,8 +9,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
+from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt, strip_fence
+from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
 
 
@@ -29,7 +30,7 @@ class ContainsOptions(_Options):
     negate: bool = False
 
 
-class Contains(Scorer):
+class Contains(TypedScorer[ContainsOptions]):
     """The output contains the reference, or all (or any) of several strings.
 
     The strings are the option `values`, else the reference (a string or a list).
@@ -41,8 +42,9 @@ class Contains(Scorer):
     name = "contains"
     options_model = ContainsOptions
 
-    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
-        opts = ContainsOptions.model_validate(dict(context.options))
+    def grade(
+        self, output: str, reference: Any, opts: ContainsOptions, context: ScoringContext
+    ) -> ScoreResult:
         wanted = opts.values if opts.values is not None else _strings(reference)
         if not wanted:
             return ScoreResult(0.0, None, "no reference or values to look for: unscored")
@@ -116,7 +118,7 @@ class RegexOptions(_Options):
         return value
 
 
-class Regex(Scorer):
+class Regex(TypedScorer[RegexOptions]):
     """The output matches a regular expression (re.search), or a group of it equals the reference.
 
     Options: `pattern` (default: the reference is the pattern), `group` (a group
@@ -127,8 +129,9 @@ class Regex(Scorer):
     name = "regex"
     options_model = RegexOptions
 
-    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
-        opts = RegexOptions.model_validate(dict(context.options))
+    def grade(
+        self, output: str, reference: Any, opts: RegexOptions, context: ScoringContext
+    ) -> ScoreResult:
         flags = (
             (re.IGNORECASE if opts.ignore_case else 0)
             | (re.MULTILINE if opts.multiline else 0)
@@ -201,7 +204,7 @@ class ChoiceOptions(_Options):
     choices: list[str] | None = Field(None, min_length=1, max_length=26)
 
 
-class Choice(Scorer):
+class Choice(TypedScorer[ChoiceOptions]):
     """Multiple choice: the letter the output chooses is the reference's.
 
     The reference is the right letter ("B") or the right option's text. The
@@ -215,12 +218,12 @@ class Choice(Scorer):
 
     name = "choice"
     options_model = ChoiceOptions
+    needs_reference = True
 
-    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
-        opts = ChoiceOptions.model_validate(dict(context.options))
+    def grade(
+        self, output: str, reference: Any, opts: ChoiceOptions, context: ScoringContext
+    ) -> ScoreResult:
         choices = opts.choices if opts.choices is not None else _metadata_choices(context)
-        if reference is None:
-            return ScoreResult(0.0, None, "no reference to compare with: unscored")
         expected = _expected_letter(reference, choices)
         letters = _chosen(output, choices)
         if not letters:

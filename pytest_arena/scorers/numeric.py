@@ -8,8 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
+from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt
+from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
 
 _FLOAT_NOISE = 1e-9
@@ -24,7 +25,7 @@ class NumericMatchOptions(BaseModel):
     partial_credit: bool = False
 
 
-class NumericMatch(Scorer):
+class NumericMatch(TypedScorer[NumericMatchOptions]):
     """The number the output gives equals the reference, within a tolerance.
 
     The number read is the marked answer ("\\boxed{42}", "#### 42", "Answer: 42",
@@ -38,11 +39,11 @@ class NumericMatch(Scorer):
 
     name = "numeric_match"
     options_model = NumericMatchOptions
+    needs_reference = True
 
-    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
-        opts = NumericMatchOptions.model_validate(dict(context.options))
-        if reference is None:
-            return ScoreResult(0.0, None, "no reference to compare with: unscored")
+    def grade(
+        self, output: str, reference: Any, opts: NumericMatchOptions, context: ScoringContext
+    ) -> ScoreResult:
         expected = _reference_number(reference)
         found = read_number(output, opts.pick)
         if found is None:

@@ -6,12 +6,13 @@ import re
 import string
 import unicodedata
 from collections import Counter
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
+from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt
+from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
 
 
@@ -27,11 +28,23 @@ def _references(reference: Any) -> list[str]:
     return [as_text(reference)]
 
 
+_OptionsT = TypeVar("_OptionsT", bound=_Options)
+
+
+class _Closeness(TypedScorer[_OptionsT]):
+    """Scores against the best of one or more references: none (or an empty list) is unscored."""
+
+    needs_reference = True
+
+    def lacks_reference(self, reference: Any) -> bool:
+        return not _references(reference)
+
+
 class TokenF1Options(_Options):
     threshold: float = Field(0.5, ge=0, le=1)
 
 
-class TokenF1(Scorer):
+class TokenF1(_Closeness[TokenF1Options]):
     """SQuAD-style F1 of the words shared by the output and the reference.
 
     Both are lowercased and stripped of punctuation, articles (a, an, the) and
@@ -43,11 +56,10 @@ class TokenF1(Scorer):
     name = "token_f1"
     options_model = TokenF1Options
 
-    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
-        opts = TokenF1Options.model_validate(dict(context.options))
+    def grade(
+        self, output: str, reference: Any, opts: TokenF1Options, context: ScoringContext
+    ) -> ScoreResult:
         references = _references(reference)
-        if not references:
-            return ScoreResult(0.0, None, "no reference to compare with: unscored")
         words = squad_tokens(output)
         scored = [(_f1(words, squad_tokens(text)), text) for text in references]
         (f1, precision, recall), best = max(scored, key=lambda item: item[0][0])
@@ -92,7 +104,7 @@ class EditSimilarityOptions(_Options):
     normalize_whitespace: bool = True
 
 
-class EditSimilarity(Scorer):
+class EditSimilarity(_Closeness[EditSimilarityOptions]):
     """The output is close to the reference in edit distance.
 
     The score is rapidfuzz's `Levenshtein.normalized_similarity`: 1 minus the
@@ -106,11 +118,10 @@ class EditSimilarity(Scorer):
     name = "edit_similarity"
     options_model = EditSimilarityOptions
 
-    def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
-        opts = EditSimilarityOptions.model_validate(dict(context.options))
+    def grade(
+        self, output: str, reference: Any, opts: EditSimilarityOptions, context: ScoringContext
+    ) -> ScoreResult:
         references = _references(reference)
-        if not references:
-            return ScoreResult(0.0, None, "no reference to compare with: unscored")
         from rapidfuzz.distance import Levenshtein  # loaded by the projects that use it
 
         got = _prepare(output, opts)
