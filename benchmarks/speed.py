@@ -1,29 +1,50 @@
-"""How fast pytest-arena runs, measured as whole pytest runs against their ideals.
+"""How fast pytest-arena runs, as whole runs against like-for-like baselines (issue 10).
 
-    python benchmarks/speed.py sim  --cases 2000            # sim models vs bare pytest
-    python benchmarks/speed.py http --cases 500 --latency-ms 100 --concurrency 16
-    python benchmarks/speed.py http --cases 2000 --latency-ms 0
+    python benchmarks/speed.py sim  --cases 2000                                   # (c)
+    python benchmarks/speed.py http --cases 500 --latency-ms 100 --concurrency 16  # (a)
+    python benchmarks/speed.py http --cases 2000 --latency-ms 0                    # (b)
     python benchmarks/speed.py http --cases 500 --latency-ms 100 --concurrency 16 --xdist 2
 
-Each command is run `--runs` times (after a warm-up) in a fresh folder of generated
-projects; the medians are printed, with the ratio the target is stated in:
+Every time is a whole process, from its start to its exit, run by this script through
+subprocess in a fresh folder of generated files. The targets and their baselines:
 
-- sim: arena on the sim models over bare pytest running as many trivial parametrized items.
-- http, latency > 0: arena against a local OpenAI-compatible server (tests/fake_llm_server.py,
-  in its own process) over the ideal N x L / C plus bare pytest's own time.
-- http, latency 0: arena over HTTP over bare pytest.
+- (a) http at a latency: arena against a local OpenAI-compatible server within 1.1 x of
+  a plain asyncio + aiohttp client making the same calls plus bare pytest. The client
+  (client.py, written beside the project) posts the same JSON bodies arena's openai
+  connector posts ({"model", "messages"}, with the same Content-Type header), at most
+  --concurrency at a time, to the same server process (tests/fake_llm_server.py, started
+  once as a process of its own), reads each answer and compares it with the reference.
+- (b) http at 0 ms: arena within 2 x of bare pytest.
+- (c) sim: arena on sim models (--models, default sim_perfect) within 1.3 x of bare pytest.
 
-pytest-arena must be installed in this Python (`pip install -e .` or from a wheel): pytest
-loads the plugin through its entry point, as a user's run does. Putting the source folder on
-PYTHONPATH instead would change what is measured: pytest then rewrites the asserts of the
-plugin's modules on every run where Python writes no bytecode (PYTHONDONTWRITEBYTECODE).
+Bare pytest runs as many trivial parametrized items as arena's run had, and as many of
+them fail as arena's run failed (counted from its summary line; an error counts as a
+failure): each failing item asserts with a one-line message as long as arena's usual
+failure message (the median length of the first lines of its failure reports). It runs
+with the same pytest options and --xdist workers as arena.
+
+Each command runs once as a warm-up (arena's warm-up is the one whose failures are
+counted), then --runs rounds follow, each running every command once, in an order that
+rotates from round to round, so load that comes and goes on the machine falls on all
+of them alike. Printed: each command's median, min and max (and how much it printed);
+the ratio in the target's terms: arena's median over the baseline's median (for (a), the
+median over the rounds of client + bare pytest), with its min and max over the rounds
+(each round's ratio from that round's own times); the target, met or not.
+
+pytest-arena must be installed in this Python (`pip install .`, or `pip install -e .`):
+pytest loads the plugin through its entry point, as a user's run does. Putting the source
+folder on PYTHONPATH instead would change what is measured: pytest then rewrites the
+asserts of the plugin's modules on every run where Python writes no bytecode
+(PYTHONDONTWRITEBYTECODE). The client needs aiohttp (a dependency of pytest-arena).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -31,46 +52,168 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+TARGETS = {"sim": 1.3, "http-latency": 1.1, "http-0": 2.0}
+DEFAULT_MESSAGE = 40  # characters of a bare failure's message when arena's run had none
+
+CLIENT = '''\
+"""The baseline for arena's HTTP runs: the same chat calls with a plain aiohttp client.
+
+    python client.py URL CONCURRENCY
+
+Posts each body in calls.jsonl to URL, at most CONCURRENCY at a time, reads the answer
+and compares it with the call's reference; prints how many calls were made and how many
+answers differed.
+"""
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import aiohttp
 
 
-def write_bare(folder: Path, cases: int) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "test_bare.py").write_text(
-        "import pytest\n\n\n"
-        f"@pytest.mark.parametrize('i', range({cases}))\n"
-        "def test_case(i):\n    pass\n"
-    )
+async def main(url: str, concurrency: int) -> None:
+    lines = (Path(__file__).parent / "calls.jsonl").read_text().splitlines()
+    calls = [json.loads(line) for line in lines]
+    headers = {"Content-Type": "application/json"}
+    wrong = 0
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        pending = iter(calls)
+
+        async def worker() -> None:
+            nonlocal wrong
+            for call in pending:
+                payload = json.dumps(call["body"], ensure_ascii=False).encode()
+                async with session.post(url, data=payload, headers=headers) as reply:
+                    reply.raise_for_status()
+                    data = json.loads(await reply.read())
+                wrong += data["choices"][0]["message"]["content"] != call["reference"]
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+    print(f"{len(calls)} calls, {wrong} wrong")
 
 
-def write_project(folder: Path, cases: int, models: str) -> None:
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+'''
+
+
+def cases(count: int) -> list[tuple[str, str, str]]:
+    """(id, input, reference) of each case; the marker tells the local server what to
+    answer, the sim answers by itself."""
+    return [
+        (f"case{i}", f"What is {i} plus {i}? [[answer={2 * i}]]", str(2 * i)) for i in range(count)
+    ]
+
+
+def write_project(folder: Path, count: int, models: str) -> None:
     project = folder / "projects" / "bench"
     project.mkdir(parents=True, exist_ok=True)
     lines = [models, "tests:"]
     lines += [
-        # the marker tells the local server what to answer; the sim answers by itself
-        f"  - {{id: case{i}, input: 'What is {i} plus {i}? [[answer={2 * i}]]',"
-        f" reference: '{2 * i}'}}"
-        for i in range(cases)
+        f"  - {{id: {id_}, input: '{text}', reference: '{reference}'}}"
+        for id_, text, reference in cases(count)
     ]
     (project / "arena.yaml").write_text("\n".join(lines) + "\n")
 
 
-def timed(command: list[str], cwd: Path, runs: int, env: dict[str, str]) -> list[float]:
-    """Wall seconds of each run of `command`, after one warm-up run."""
-    times = []
-    for n in range(runs + 1):
+def write_client(folder: Path, count: int) -> None:
+    """client.py and the calls it makes: the bodies arena's openai connector posts for
+    the project's cases (model "bench", one user message, no other fields)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "client.py").write_text(CLIENT)
+    calls = [
+        {
+            "body": {"model": "bench", "messages": [{"role": "user", "content": text}]},
+            "reference": reference,
+        }
+        for _, text, reference in cases(count)
+    ]
+    (folder / "calls.jsonl").write_text(
+        "".join(json.dumps(call, ensure_ascii=False) + "\n" for call in calls)
+    )
+
+
+def write_bare(folder: Path, items: int, failures: int, message: int) -> None:
+    """`items` trivial parametrized tests, `failures` of them (spread evenly) failing with
+    a one-line assert message of `message` characters."""
+    failing = [i for i in range(items) if i * failures // items != (i + 1) * failures // items]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "test_bare.py").write_text(
+        "import pytest\n\n"
+        f"FAILING = frozenset({failing!r})\n\n\n"
+        f"@pytest.mark.parametrize('i', range({items}))\n"
+        "def test_case(i):\n"
+        "    ok = i not in FAILING\n"
+        f"    assert ok, f\"expected '{{i}}', got '{{i + 1}}'\".ljust({message}, '.')\n"
+    )
+
+
+def http_models(url: str, concurrency: int) -> str:
+    return (
+        "models:\n  default: [local]\n  define:\n    local:\n"
+        f"      connector: openai\n      base_url: {url}/v1\n      model: bench\n"
+        f"      concurrency: {concurrency}\n      cache: false"
+    )
+
+
+def sim_models(names: str) -> str:
+    return f"models: [{', '.join(n.strip() for n in names.split(','))}]"
+
+
+@dataclass
+class Command:
+    name: str
+    argv: list[str]
+    cwd: Path
+    times: list[float] = field(default_factory=list)
+    output: str = ""
+    outputs: list[int] = field(default_factory=list)  # characters printed, per timed run
+
+    def run(self, env: dict[str, str]) -> float:
+        """Wall seconds of one run, from the process's start to its exit."""
         started = time.perf_counter()
-        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+        done = subprocess.run(self.argv, cwd=self.cwd, env=env, capture_output=True, text=True)
         elapsed = time.perf_counter() - started
         if done.returncode not in (0, 1):
-            sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout[-3000:]}")
-        if n:
-            times.append(elapsed)
-    return times
+            sys.exit(
+                f"{' '.join(self.argv)} failed ({done.returncode}):\n"
+                f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
+            )
+        self.output = done.stdout
+        return elapsed
+
+
+def summary(output: str) -> dict[str, int]:
+    """The counts in pytest's last summary line: {'passed': 861, 'failed': 1139, ...}."""
+    for line in reversed(output.splitlines()):
+        found = re.findall(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b", line)
+        if found and " in " in line:
+            counts = {
+                word.rstrip("s") if word.startswith("error") else word: int(n) for n, word in found
+            }
+            return counts
+    sys.exit(f"no pytest summary line in:\n{output[-3000:]}")
+
+
+def failed(output: str) -> int:
+    counts = summary(output)
+    return counts.get("failed", 0) + counts.get("error", 0)
+
+
+def message_length(output: str) -> int:
+    """The median length of the first line of each failure report in pytest's output."""
+    lines = output.splitlines()
+    header = re.compile(r"^_{3,} .+ _{3,}$")
+    firsts = [len(lines[n + 1]) for n, line in enumerate(lines[:-1]) if header.match(line)]
+    return int(statistics.median(firsts)) if firsts else DEFAULT_MESSAGE
 
 
 @contextmanager
@@ -99,11 +242,94 @@ def fake_server(latency_ms: float) -> Iterator[str]:
         server.wait(timeout=10)
 
 
-def http_models(url: str, args: argparse.Namespace) -> str:
-    return (
-        "models:\n  default: [local]\n  define:\n    local:\n"
-        f"      connector: openai\n      base_url: {url}/v1\n      model: bench\n"
-        f"      concurrency: {args.concurrency}\n      cache: false"
+def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str]) -> None:
+    xdist = ["-n", str(args.xdist)] if args.xdist else ["-p", "no:xdist"]
+    models = sim_models(args.models) if args.target == "sim" else http_models(url, args.concurrency)
+    write_project(base / "arena", args.cases, models)
+    arena = Command("arena", [*PYTEST, *xdist, "projects"], base / "arena")
+    arena.run(env)  # the warm-up, whose failures the bare items copy
+    counts = summary(arena.output)
+    items, failures = sum(counts.values()), failed(arena.output)
+    message = message_length(arena.output)
+    write_bare(base / "bare", items, failures, message)
+    bare = Command("bare pytest", [*PYTEST, *xdist, "test_bare.py"], base / "bare")
+    commands = [arena, bare]
+    client = None
+    if args.target == "http" and args.latency_ms > 0:
+        write_client(base / "client", args.cases)
+        client = Command(
+            "aiohttp client",
+            [sys.executable, "client.py", f"{url}/v1/chat/completions", str(args.concurrency)],
+            base / "client",
+        )
+        commands.insert(1, client)
+    for command in commands[1:]:
+        command.run(env)  # warm-up
+    if failed(bare.output) != failures or sum(summary(bare.output).values()) != items:
+        sys.exit(f"bare pytest did not fail {failures} of {items}: {summary(bare.output)}")
+    arena_failures = []
+    for round_ in range(args.runs):
+        shift = round_ % len(commands)
+        for command in commands[shift:] + commands[:shift]:
+            command.times.append(command.run(env))
+            command.outputs.append(len(command.output))
+            if command is arena:
+                arena_failures.append(failed(arena.output))
+            if command is client and not command.output.startswith(f"{args.cases} calls"):
+                sys.exit(f"the client did not make {args.cases} calls: {command.output!r}")
+    report(args, commands, client, items, failures, message, arena_failures)
+
+
+def report(
+    args: argparse.Namespace,
+    commands: list[Command],
+    client: Command | None,
+    items: int,
+    failures: int,
+    message: int,
+    arena_failures: list[int],
+) -> None:
+    arena, bare = commands[0], commands[-1]
+    what = (
+        f"models {args.models}"
+        if args.target == "sim"
+        else f"latency {args.latency_ms:g} ms, concurrency {args.concurrency}"
+    )
+    print(
+        f"{args.target}: {args.cases} cases, {what}, xdist {args.xdist or 'off'};"
+        f" {args.runs} rounds after a warm-up"
+    )
+    print(
+        f"arena's warm-up: {items} items, {failures} failed"
+        f" (bare items fail as many, messages of {message} characters)"
+    )
+    if any(n != failures for n in arena_failures):
+        print(f"NOTE: arena's timed runs failed {arena_failures} items, not all {failures}")
+    if client is not None:
+        print(f"client: {client.output.strip()}")
+    for command in commands:
+        times = command.times
+        print(
+            f"{command.name:<15} median {statistics.median(times):6.2f} s"
+            f"   (min {min(times):.2f}, max {max(times):.2f})"
+            f"   output {statistics.median(command.outputs) / 1000:.0f} kB"
+        )
+    if client is not None:
+        baseline = [c + b for c, b in zip(client.times, bare.times, strict=True)]
+        stated = "arena / (aiohttp client + bare pytest)"
+        target = TARGETS["http-latency"]
+        ideal = args.cases * args.latency_ms / 1000 / args.concurrency
+        print(f"(ideal N x L / C = {ideal:.2f} s, for comparison)")
+    else:
+        baseline = bare.times
+        stated = "arena / bare pytest"
+        target = TARGETS["sim" if args.target == "sim" else "http-0"]
+    ratio = statistics.median(arena.times) / statistics.median(baseline)
+    rounds = [a / b for a, b in zip(arena.times, baseline, strict=True)]
+    verdict = "met" if ratio <= target else "NOT met"
+    print(
+        f"ratio          {stated} = {ratio:.2f} x   (rounds: min {min(rounds):.2f},"
+        f" max {max(rounds):.2f})   target <= {target:g} x: {verdict}"
     )
 
 
@@ -116,63 +342,58 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=float, default=0.0)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--xdist", type=int, default=0, help="pytest-xdist workers (-n)")
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=5, help="timed rounds after the warm-up")
+    parser.add_argument(
+        "--models", default="sim_perfect", help="sim: the sim models, comma-separated"
+    )
     parser.add_argument(
         "--url", default="", help="http: a server already running (default: start the fake one)"
     )
     parser.add_argument(
         "--write",
         metavar="DIR",
-        help="only write the bare test and the project to DIR/bare and DIR/arena, to time"
-        " them with another tool (hyperfine, /usr/bin/time)",
+        help="only write the files to DIR (arena/, bare/, client/) to time them with another"
+        " tool; bare/ then fails --bare-failures items",
+    )
+    parser.add_argument(
+        "--bare-failures",
+        type=int,
+        default=0,
+        help="with --write: how many bare items fail (run arena first and count its failures)",
     )
     args = parser.parse_args()
     if args.write:
         base = Path(args.write)
-        write_bare(base / "bare", args.cases)
         url = args.url or "http://127.0.0.1:PORT"
-        models = "models: [sim_perfect]" if args.target == "sim" else http_models(url, args)
+        sim = args.target == "sim"
+        models = sim_models(args.models) if sim else http_models(url, args.concurrency)
         write_project(base / "arena", args.cases, models)
-        print(f"wrote {base}/bare and {base}/arena")
+        items = args.cases * (len(args.models.split(",")) if sim else 1)
+        write_bare(base / "bare", items, args.bare_failures, DEFAULT_MESSAGE)
+        if not sim:
+            write_client(base / "client", args.cases)
+        print(
+            f"wrote {base}/arena, {base}/bare"
+            + (
+                ""
+                if sim
+                else f" and {base}/client (python client.py {url}/v1/chat/completions"
+                f" {args.concurrency})"
+            )
+        )
         return
     if not any(
         ep.value.startswith("pytest_arena")
         for ep in importlib.metadata.entry_points(group="pytest11")
     ):
-        sys.exit("pytest-arena is not installed in this Python: run `pip install -e .` first")
+        sys.exit("pytest-arena is not installed in this Python: run `pip install .` first")
     env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-secret"}
-    xdist = ["-n", str(args.xdist)] if args.xdist else ["-p", "no:xdist"]
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        base = Path(tmp)
-        write_bare(base / "bare", args.cases)
-        bare = timed([*PYTEST, *xdist, "test_bare.py"], base / "bare", args.runs, env)
         if args.target == "sim":
-            write_project(base / "arena", args.cases, "models: [sim_perfect]")
-            arena = timed([*PYTEST, *xdist, "projects"], base / "arena", args.runs, env)
-            report(args, bare, arena, statistics.median(bare), "bare pytest")
+            measure(args, Path(tmp), "", env)
             return
         with nullcontext(args.url) if args.url else fake_server(args.latency_ms) as url:
-            write_project(base / "arena", args.cases, http_models(url, args))
-            arena = timed([*PYTEST, *xdist, "projects"], base / "arena", args.runs, env)
-        ideal = args.cases * args.latency_ms / 1000 / args.concurrency
-        what = f"ideal N*L/C ({ideal:.2f} s) + bare pytest" if ideal else "bare pytest"
-        report(args, bare, arena, ideal + statistics.median(bare), what)
-
-
-def report(
-    args: argparse.Namespace, bare: list[float], arena: list[float], target: float, what: str
-) -> None:
-    def line(name: str, times: list[float]) -> str:
-        spread = f"min {min(times):.2f}, max {max(times):.2f}, {len(times)} runs"
-        return f"{name:<12} median {statistics.median(times):7.2f} s   ({spread})"
-
-    print(
-        f"{args.target}: {args.cases} cases, latency {args.latency_ms:g} ms, "
-        f"concurrency {args.concurrency}, xdist {args.xdist or 'off'}"
-    )
-    print(line("bare pytest", bare))
-    print(line("arena", arena))
-    print(f"ratio        {statistics.median(arena) / target:.2f} x ({what} = {target:.2f} s)")
+            measure(args, Path(tmp), url, env)
 
 
 if __name__ == "__main__":
