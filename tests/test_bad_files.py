@@ -157,3 +157,59 @@ def test_a_misspelt_hook_is_an_error_suggesting_the_hook(
     result.stdout.fnmatch_lines(
         ["*projects/hooked/hooks.py:5: 'post_proces' is not a hook*did you mean 'post_process'?*"]
     )
+
+
+@pytest.mark.parametrize(
+    ("scorers", "expected"),
+    [
+        (
+            "scorers:\n  default: llm_judge\n  options:\n    llm_judge: {rubric_file: rubric.md}\n",
+            "projects/judged/arena.yaml:5: scorers.options.llm_judge: rubric_file 'rubric.md'"
+            " does not exist*",
+        ),
+        (
+            "scorers:\n  default: json_schema\n  options:\n"
+            "    json_schema: {schema_file: schemas/x.json}\n",
+            "projects/judged/arena.yaml:5: scorers.options.json_schema: schema_file"
+            " 'schemas/x.json' does not exist*",
+        ),
+    ],
+    ids=["rubric_file", "schema_file"],
+)
+def test_a_missing_options_file_is_a_setup_error_naming_the_line_not_a_traceback(
+    pytester: pytest.Pytester, make_project: MakeProject, scorers: str, expected: str
+) -> None:
+    make_project("good", GOOD)
+    make_project(
+        "judged",
+        "models: [sim_perfect]\n" + scorers + 'tests:\n  - {id: a, input: "1", reference: "1"}\n',
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines([expected])
+
+
+def test_a_named_scorer_class_without_score_is_an_error_naming_its_file_and_line(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "probe",
+        "models: [sim_perfect]\nscorers: {default: probe}\n"
+        'tests:\n  - {id: a, input: "1", reference: "1"}\n',
+        {
+            "scorers/probe.py": """
+            from pytest_arena.scorers import Scorer
+
+
+            class Probe(Scorer):
+                name = "probe"
+
+                def scores(self, output, reference, context):
+                    return None
+            """
+        },
+    )
+    result = run(pytester)
+    result.stdout.fnmatch_lines(
+        ["projects/probe/scorers/probe.py:4: scorer class Probe (name 'probe') lacks score()*"]
+    )

@@ -194,7 +194,9 @@ class Project:
             return None
         try:
             if isinstance(entry.scorer, TypedScorer):
-                return entry.scorer.bind(options)
+                bound = entry.scorer.bind(options)
+                self._check_files(name, bound.options, shared, where)
+                return bound
             model.model_validate(options)  # a custom scorer reads them from context.options
             return None
         except ValidationError as exc:
@@ -205,6 +207,25 @@ class Project:
             else:
                 at = where()
             raise PlanError(f"{at}: {_options_problem(name, model, exc)}") from None
+
+    def _check_files(
+        self, name: str, opts: Any, shared: dict[str, Any], where: Callable[[], str]
+    ) -> None:
+        """The files an option names (`rubric_file`, `schema_file`: `*_file`) exist in the
+        project, so a missing one is said here, once per case, not as a traceback per item."""
+        for key, value in vars(opts).items():
+            if not key.endswith("_file") or not isinstance(value, str):
+                continue
+            if (self.file.root / value).is_file():
+                continue
+            if shared.get(key) == value:
+                at = f"{self._at(('scorers', 'options', name, key))}: scorers.options.{name}"
+            else:
+                at = where()
+            raise PlanError(
+                f"{at}: {key} '{value}' does not exist (looked in {self.file.root});"
+                " paths are relative to the folder holding arena.yaml"
+            )
 
     def _at(self, loc: tuple[str | int, ...]) -> str:
         return location(self.file.path, self.file.lines.line(loc))

@@ -98,6 +98,18 @@ def _load_module(found: ScorerSet, path: Path, package: str) -> None:
         return
     for cls in _scorer_classes(module.__dict__.values(), module.__name__):
         _register(found, cls, path)
+    for cls in _unfinished(module.__dict__.values(), module.__name__):
+        missing = ", ".join(f"{m}()" for m in sorted(cls.__abstractmethods__))
+        found.problems.append(
+            Problem(
+                path,
+                _line_of(cls),
+                f"scorer class {cls.__name__} (name '{cls.name}') lacks {missing}, so it"
+                " cannot be used",
+                hint="define 'def score(self, output, reference, context):' returning a"
+                " ScoreResult",
+            )
+        )
 
 
 def _add_script(found: ScorerSet, path: Path) -> None:
@@ -162,11 +174,28 @@ def _scorer_classes(values: Iterable[object], module: str) -> list[type[Scorer]]
     ]
 
 
-def _register(found: ScorerSet, cls: type[Scorer], path: Path) -> None:
+def _unfinished(values: Iterable[object], module: str) -> list[type[Scorer]]:
+    """Abstract scorer classes that give themselves a name: meant to be used, not a base."""
+    return [
+        v
+        for v in values
+        if inspect.isclass(v)
+        and issubclass(v, Scorer)
+        and v.__module__ == module
+        and inspect.isabstract(v)
+        and "name" in vars(v)
+    ]
+
+
+def _line_of(cls: type) -> int | None:
     try:
-        line = inspect.getsourcelines(cls)[1]
+        return inspect.getsourcelines(cls)[1]
     except (OSError, TypeError):
-        line = None
+        return None
+
+
+def _register(found: ScorerSet, cls: type[Scorer], path: Path) -> None:
+    line = _line_of(cls)
     other = found.entries.get(cls.name)
     if other is not None:
         found.problems.append(
