@@ -92,9 +92,11 @@ class Scorer(ABC):
 
     name: ClassVar[str] = ""
     options_model: ClassVar[type[BaseModel] | None] = None
+    _named: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls._named = bool(cls.__dict__.get("name"))  # by its author: meant to be used
         if not cls.__dict__.get("name"):
             cls.name = _snake(cls.__name__.removesuffix("Scorer")) or _snake(cls.__name__)
 

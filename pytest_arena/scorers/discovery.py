@@ -183,7 +183,7 @@ def _unfinished(values: Iterable[object], module: str) -> list[type[Scorer]]:
         and issubclass(v, Scorer)
         and v.__module__ == module
         and inspect.isabstract(v)
-        and "name" in vars(v)
+        and vars(v).get("_named", False)
     ]
 
 
