@@ -19,9 +19,8 @@ from pathlib import Path
 import pytest
 
 from pytest_arena.spec import load_project
-from tests.conftest import XDIST
+from tests.conftest import ROOT, XDIST
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
 BLOCK = re.compile(
     r"(?:<!--\s*(?P<directive>[^>]*?)\s*-->\s*\n)?^(?P<fence>`{3,})(?P<lang>[\w-]*)\n(?P<body>.*?)^(?P=fence)\s*$",

@@ -10,6 +10,7 @@ import pytest
 
 from pytest_arena.engine.calls import THREAD_NAME
 from tests.conftest import XDIST, MakeProject
+from tests.projects import BUDGET_PROJECT
 
 # A connector whose behaviour each case asks for in its input, and which logs what happened
 # to a file that the test reads afterwards: calls, the most calls in flight at once,
@@ -218,15 +219,6 @@ def test_tokens_per_minute_space_the_calls_out_by_the_tokens_they_used(
     times = [float(str(e["t"])) for e in events(pytester) if e["event"] == "start"]
     gaps = [b - a for a, b in itertools.pairwise(times)]
     assert len(gaps) == 3 and min(gaps) >= 0.09
-
-
-BUDGET_PROJECT = """
-models: [sim_large]
-tests:
-""" + "".join(
-    f"  - {{id: c{i}, input: '{'a long question ' * 40}', reference: 'an answer'}}\n"
-    for i in range(6)
-)
 
 
 def test_a_spent_budget_skips_the_calls_not_yet_started_and_says_how_much_went(

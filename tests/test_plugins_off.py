@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import ROOT
+
 PROJECTS = sorted(p.parent.name for p in (ROOT / "projects").glob("*/arena.yaml"))
 
 

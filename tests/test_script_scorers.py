@@ -12,9 +12,7 @@ import pytest
 
 from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.testing import scoring_context
-from tests.conftest import MakeProject
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import ROOT, MakeProject
 
 # The bash scorer from Runloop's custom-scorer guide (shared/seeds/001_...), character for
 # character as the guide passes it in `bash_script`: it starts with a newline and is indented.
