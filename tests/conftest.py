@@ -12,6 +12,7 @@ import yaml  # noqa: F401  # see below
 
 from tests.fake_llm_server import FakeLLMServer
 
+ROOT = Path(__file__).resolve().parent.parent  # the repository
 MakeProject = Callable[..., Path]
 XDIST = ("-p", "xdist.plugin")  # inner runs load no plugin by itself (see `pytester`)
 ARENA = (sys.executable, "-m", "pytest_arena")  # the `arena` command, found without PATH

@@ -18,7 +18,8 @@ and Anthropic's `system`), so a test project can ask for a behaviour per case:
                                        (504 if they do not come within the hang limit)
 
 Any number works as a fault status (400, 401, 500, 529, ...). The server counts requests,
-in total and per prompt, and keeps the headers and bodies of the last ones.
+in total and per prompt, and the most it was answering at once (`peak`), and keeps the
+headers, bodies and arrival times of the last ones.
 
 As a script: `python tests/fake_llm_server.py --port 0 --latency-ms 100` prints
 `listening on 127.0.0.1:PORT` and serves until killed.
@@ -35,12 +36,14 @@ import json
 import re
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
 MARKER = re.compile(r"\[\[(\w+)=([^\]]*)\]\]")
 HOST = "127.0.0.1"
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def markers(text: str) -> dict[str, str]:
@@ -69,6 +72,9 @@ class FakeLLMServer:
         self.per_prompt: collections.Counter[str] = collections.Counter()
         self.headers: collections.deque[dict[str, str]] = collections.deque(maxlen=keep)
         self.bodies: collections.deque[dict[str, Any]] = collections.deque(maxlen=keep)
+        self.arrivals: collections.deque[float] = collections.deque(maxlen=keep)  # monotonic
+        self.in_flight = 0  # requests received and not yet answered
+        self.peak = 0  # the most requests in flight at once
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -91,12 +97,14 @@ class FakeLLMServer:
         return self.headers[-1] if self.headers else {}
 
     def reset(self) -> None:
-        """Forget the requests seen so far (counts, headers, bodies)."""
+        """Forget the requests seen so far (counts, headers, bodies, arrivals, the peak)."""
         with self._lock:
             self.total = 0
             self.per_prompt.clear()
             self.headers.clear()
             self.bodies.clear()
+            self.arrivals.clear()
+            self.peak = self.in_flight
 
     def count(self, prompt_part: str) -> int:
         """Requests whose prompt contains `prompt_part`."""
@@ -105,9 +113,25 @@ class FakeLLMServer:
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=16 * 1024 * 1024)
-        app.router.add_post("/v1/chat/completions", self._openai)
-        app.router.add_post("/v1/messages", self._anthropic)
+        app.router.add_post("/v1/chat/completions", self._counted(self._openai))
+        app.router.add_post("/v1/messages", self._counted(self._anthropic))
         return app
+
+    def _counted(self, handler: Handler) -> Handler:
+        """`handler`, counting the requests in flight: from arrival until the reply is made."""
+
+        async def counted(request: web.Request) -> web.StreamResponse:
+            with self._lock:
+                self.arrivals.append(time.monotonic())
+                self.in_flight += 1
+                self.peak = max(self.peak, self.in_flight)
+            try:
+                return await handler(request)
+            finally:
+                with self._lock:
+                    self.in_flight -= 1
+
+        return counted
 
     async def serve(self) -> None:
         """Start listening on the running loop (the port is known once this returns)."""

@@ -4,13 +4,11 @@ path, so tools that rebuild an id from the path (VS Code's test explorer) select
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import XDIST, MakeProject
+from tests.conftest import ROOT, XDIST, MakeProject
 
-ROOT = Path(__file__).resolve().parent.parent
 QUIZ = """
 models: [sim_perfect, sim_echo]
 tests:

@@ -8,8 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from pytest_arena.engine.calls import THREAD_NAME
+from pytest_arena.connectors import Request, build_connector
+from pytest_arena.engine.calls import THREAD_NAME, Engine
+from pytest_arena.engine.limits import Limits
+from pytest_arena.spec import Case
+from pytest_arena.spec.schema import ModelDef
 from tests.conftest import XDIST, MakeProject
+from tests.fake_llm_server import FakeLLMServer
+from tests.projects import BUDGET_PROJECT
 
 # A connector whose behaviour each case asks for in its input, and which logs what happened
 # to a file that the test reads afterwards: calls, the most calls in flight at once,
@@ -220,15 +226,6 @@ def test_tokens_per_minute_space_the_calls_out_by_the_tokens_they_used(
     assert len(gaps) == 3 and min(gaps) >= 0.09
 
 
-BUDGET_PROJECT = """
-models: [sim_large]
-tests:
-""" + "".join(
-    f"  - {{id: c{i}, input: '{'a long question ' * 40}', reference: 'an answer'}}\n"
-    for i in range(6)
-)
-
-
 def test_a_spent_budget_skips_the_calls_not_yet_started_and_says_how_much_went(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
@@ -276,19 +273,60 @@ def test_xdist_workers_start_the_calls_of_their_queued_items_ahead(
     assert len(peaks) == 2 and set(peaks.values()) == {4}
 
 
-def test_each_of_the_runs_processes_takes_a_share_of_the_models_limits() -> None:
-    from pytest_arena.connectors import build_connector
-    from pytest_arena.engine.calls import Engine
-    from pytest_arena.engine.limits import Limits
+def through_the_engine(
+    processes: int, server: FakeLLMServer, limits: Limits, n: int, latency_ms: int = 0
+) -> None:
+    """Send `n` calls at once to the fake server's openai API, through an engine of a run of
+    `processes` processes, and wait for them."""
+    defined = {"m": ModelDef.model_validate({"connector": "openai", "base_url": server.base_url})}
+    connector = build_connector("m", defined, Path("arena.yaml"))
+    engine = Engine(processes=processes)
+    try:
+        # 40 characters: 10 tokens
+        prompts = [f"[[latency={latency_ms}]] question {i}".ljust(40, ".") for i in range(n)]
+        calls = [
+            engine.submit(
+                connector,
+                Request("m", [{"role": "user", "content": p}], Case(id=f"c{i}", input=p)),
+                limits,
+            )
+            for i, p in enumerate(prompts)
+        ]
+        answers = [engine.wait(call).response for call in calls]
+    finally:
+        engine.close()
+    assert [a.text if a else None for a in answers] == prompts  # the fake server echoes
 
-    connector = build_connector("sim_small", {}, Path("arena.yaml"))
-    limits = Limits(concurrency=5, rpm=600, tpm=12000)
-    lane = Engine(processes=2)._lane(connector, limits)
-    assert lane.semaphore._value == 3  # 5 / 2, rounded up: never 0
-    assert lane.rpm is not None and lane.rpm.interval == 0.2  # 300 a minute each
-    assert lane.tpm is not None and lane.tpm.interval == 0.01  # 6000 tokens a minute each
-    alone = Engine()._lane(connector, limits)
-    assert alone.semaphore._value == 5 and alone.rpm is not None and alone.rpm.interval == 0.1
+
+@pytest.mark.parametrize(
+    ("processes", "peak"),
+    [pytest.param(1, 5, id="alone"), pytest.param(2, 3, id="2-processes")],  # 5 / 2, rounded up
+)
+def test_each_of_the_runs_processes_takes_a_share_of_the_models_concurrency(
+    fake_llm: FakeLLMServer, processes: int, peak: int
+) -> None:
+    through_the_engine(processes, fake_llm, Limits(concurrency=5), n=2 * peak, latency_ms=300)
+    assert fake_llm.peak == peak
+
+
+@pytest.mark.parametrize(
+    ("processes", "limits", "spacing"),
+    [
+        pytest.param(1, Limits(rpm=300), 0.2, id="rpm-alone"),
+        pytest.param(2, Limits(rpm=300), 0.4, id="rpm-2-processes"),  # 150 a minute each
+        # a call of 10 tokens in, and before any answer one guessed as long: 20 tokens a call
+        pytest.param(1, Limits(tpm=6000), 0.2, id="tpm-alone"),
+        pytest.param(2, Limits(tpm=6000), 0.4, id="tpm-2-processes"),  # 3000 a minute each
+    ],
+)
+def test_each_of_the_runs_processes_takes_a_share_of_the_models_pace(
+    fake_llm: FakeLLMServer, processes: int, limits: Limits, spacing: float
+) -> None:
+    through_the_engine(processes, fake_llm, limits, n=3)
+    first, _, last = fake_llm.arrivals
+    # two spacings from the first call to the third; not the pace of the other row (twice or
+    # half this one)
+    assert 1.9 * spacing <= last - first < 3 * spacing
 
 
 @pytest.mark.parametrize("cap", ["--arena-max-cost", "project"])

@@ -15,8 +15,8 @@ import pytest
 from pytest_arena.evaluation.project import Plan, load
 from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.script import ScriptScorer
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = sorted((ROOT / "projects").glob("*/arena.yaml"))
 
 

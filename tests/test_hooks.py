@@ -68,68 +68,57 @@ def test_a_failure_shows_the_raw_output_when_post_process_changed_it(
     )
 
 
-def test_post_process_sees_the_case_and_the_scoring_context(
-    pytester: pytest.Pytester, make_project: MakeProject
-) -> None:
-    make_project(
-        "ctx",
-        """
-        models: [sim_echo]
-        scorers:
-          options:
-            exact_match: {ignore_case: true}
-        tests:
-          - {id: first, input: "ignored", reference: "FIRST|SIM_ECHO|TRUE"}
-        """,
-        files={
-            "hooks.py": """
+@pytest.mark.parametrize(
+    ("arena_yaml", "hooks"),
+    [
+        pytest.param(
+            """
+            models: [sim_echo]
+            scorers:
+              options:
+                exact_match: {ignore_case: true}
+            tests:
+              - {id: first, input: "ignored", reference: "FIRST|SIM_ECHO|TRUE"}
+            """,
+            """
             def post_process(output, case, context):
                 return f"{case.id}|{context.model_key}|{context.options['ignore_case']}"
+            """,
+            id="post_process-sees-the-case-and-the-scoring-context",
+        ),
+        pytest.param(
             """
-        },
-    )
-    pytester.runpytest().assert_outcomes(passed=1)
-
-
-def test_pre_request_can_change_the_messages_sent(
-    pytester: pytest.Pytester, make_project: MakeProject
-) -> None:
-    make_project(
-        "pre",
-        """
-        models: [sim_echo]
-        tests:
-          - {id: greet, input: "hello", reference: "hello (from pre_request)"}
-        """,
-        files={
-            "hooks.py": """
+            models: [sim_echo]
+            tests:
+              - {id: greet, input: "hello", reference: "hello (from pre_request)"}
+            """,
+            """
             def pre_request(request, case, context):
                 request.messages[-1]["content"] += " (from pre_request)"
+            """,
+            id="pre_request-changes-the-messages-sent",
+        ),
+        pytest.param(
             """
-        },
-    )
-    pytester.runpytest().assert_outcomes(passed=1)
-
-
-def test_pre_request_may_return_a_new_request(
-    pytester: pytest.Pytester, make_project: MakeProject
-) -> None:
-    make_project(
-        "pre",
-        """
-        models: [sim_echo]
-        tests:
-          - {id: greet, input: "hello", reference: "replaced"}
-        """,
-        files={
-            "hooks.py": """
+            models: [sim_echo]
+            tests:
+              - {id: greet, input: "hello", reference: "replaced"}
+            """,
+            """
             import dataclasses
 
             def pre_request(request, case, context):
                 return dataclasses.replace(request, messages=[{"role": "user", "content": "replaced"}])
-            """
-        },
-    )
+            """,
+            id="pre_request-returns-a-new-request",
+        ),
+    ],
+)
+def test_a_hook_changes_what_the_model_is_sent_or_what_is_scored(
+    pytester: pytest.Pytester, make_project: MakeProject, arena_yaml: str, hooks: str
+) -> None:
+    # sim_echo answers with the prompt it was sent: each case passes only through its hook
+    make_project("hooked", arena_yaml, files={"hooks.py": hooks})
     pytester.runpytest().assert_outcomes(passed=1)
 
 

@@ -334,8 +334,10 @@ def test_the_fake_server_runs_as_a_script_for_benchmarks() -> None:
 def test_the_fake_server_forgets_what_it_saw_on_reset(fake_llm: FakeLLMServer) -> None:
     call(make("openai", fake_llm), request("once"))
     assert (fake_llm.total, fake_llm.count("once")) == (1, 1)
+    assert (len(fake_llm.arrivals), fake_llm.in_flight, fake_llm.peak) == (1, 0, 1)
     fake_llm.reset()
     assert (fake_llm.total, fake_llm.count("once"), fake_llm.last_headers) == (0, 0, {})
+    assert (len(fake_llm.arrivals), fake_llm.peak) == (0, 0)
 
 
 def test_a_base_url_without_a_scheme_is_an_error_at_its_line(tmp_path: Path) -> None:

@@ -14,9 +14,9 @@ from pytest_arena.record import PASSED, Record
 from pytest_arena.reports.json_report import build_report, schema, unique
 from pytest_arena.reports.leaderboard import build_boards
 from tests.conftest import XDIST, MakeProject
-from tests.test_leaderboard_run import BY_MODEL_SCORER, PROJECT
+from tests.projects import TABLE_PROJECT, TABLE_SCORER
 
-GATED = PROJECT.replace("tests:", "gate: {models: {pricey: {cost: {max: 10}}}}\ntests:", 1)
+GATED = TABLE_PROJECT.replace("tests:", "gate: {models: {pricey: {cost: {max: 10}}}}\ntests:", 1)
 
 
 def run_report(pytester: pytest.Pytester, *args: str) -> dict[str, Any]:
@@ -28,7 +28,7 @@ def run_report(pytester: pytest.Pytester, *args: str) -> dict[str, Any]:
 def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
-    make_project("table", GATED, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", GATED, files={"scorers/table.py": TABLE_SCORER})
     report = run_report(pytester)
     jsonschema.validate(report, schema())
     assert report["version"] == 1
@@ -76,7 +76,7 @@ def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
 def test_the_report_is_the_same_under_xdist(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
-    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     alone, spread = run_report(pytester, *XDIST, "-n", "0"), run_report(pytester, *XDIST, "-n", "2")
     for part in ("records", "leaderboards", "gates", "exit_status"):
         assert spread[part] == alone[part], part

@@ -3,53 +3,15 @@ message; pytest's default family validates against pytest's own schema."""
 
 from __future__ import annotations
 
-import itertools
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
-import xmlschema
 
 from pytest_arena.record import Record
 from pytest_arena.reports.junit import OUTPUT_HEADER, output_text, properties, set_properties
 from tests.conftest import XDIST, MakeProject
-from tests.test_engine import BUDGET_PROJECT
-from tests.test_leaderboard_run import BY_MODEL_SCORER, PROJECT
-
-SCHEMA = Path(__file__).with_name("junit-10.xsd")  # from pytest's repository: see its header
-
-
-def cases(path: str | Path) -> dict[str, ET.Element]:
-    return {tc.attrib["name"]: tc for tc in ET.parse(path).getroot().iter("testcase")}
-
-
-def props(case: ET.Element) -> dict[str, str]:
-    return {p.attrib["name"]: p.attrib["value"] for p in case.iter("property")}
-
-
-def output(case: ET.Element) -> dict[str, str]:
-    """The record in a testcase's `<system-out>` (xunit2), as `props` gives it for xunit1."""
-    outs = case.findall("system-out")
-    if not outs:
-        return {}
-    assert len(outs) == 1  # GitLab's parser fails on a failed case with two
-    text = outs[0].text or ""
-    assert OUTPUT_HEADER in text
-    lines = text.split(OUTPUT_HEADER + "\n", 1)[1].split("\n")
-    ours = itertools.takewhile(lambda line: line and not line.startswith("---"), lines)
-    return dict(line.split(": ", 1) for line in ours)
-
-
-def record_of(case: ET.Element, family: str) -> dict[str, str]:
-    if family == "xunit1":
-        assert case.find("system-out") is None
-        return props(case)
-    assert case.find("properties") is None
-    return output(case)
-
-
-def assert_valid(path: Path) -> None:
-    xmlschema.XMLSchema(SCHEMA).validate(path)
+from tests.projects import BUDGET_PROJECT, TABLE_PROJECT, TABLE_SCORER
+from tests.reports import assert_valid, cases, output, props, record_of
 
 
 @pytest.mark.parametrize("family", ["xunit1", "xunit2"])
@@ -57,7 +19,7 @@ def assert_valid(path: Path) -> None:
 def test_each_case_carries_its_record_and_the_reason_is_the_message(
     pytester: pytest.Pytester, make_project: MakeProject, workers: str, family: str
 ) -> None:
-    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     result = pytester.runpytest(
         *XDIST, "-n", workers, "--junitxml=out.xml", "-o", f"junit_family={family}"
     )
@@ -149,7 +111,7 @@ def test_properties_replace_those_of_an_earlier_phase() -> None:
 
 def mixed_run(make_project: MakeProject) -> None:
     """Passes, failures, unscored cases, an error, budget skips and a dataset case."""
-    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     make_project(
         "odd",
         """
@@ -190,7 +152,7 @@ def test_the_default_report_is_valid_against_pytests_schema(
 def test_the_record_shares_system_out_with_captured_output(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
-    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     pytester.runpytest("--junitxml=out.xml", "-o", "junit_logging=all")
     assert_valid(pytester.path / "out.xml")
     (case,) = [c for name, c in cases(pytester.path / "out.xml").items() if name == "c1[pricey]"]
@@ -221,7 +183,7 @@ junitxml.LogXML.node_reporter = node_reporter
 def test_without_pytests_junit_internals_the_report_stays_valid_and_says_so(
     pytester: pytest.Pytester, make_project: MakeProject, family: str
 ) -> None:
-    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     pytester.makeconftest(BREAK_NODE_REPORTER)  # as if a pytest release renamed it
     # in a subprocess: the conftest patches pytest's own module
     result = pytester.runpytest_subprocess("--junitxml=out.xml", "-o", f"junit_family={family}")
@@ -245,7 +207,7 @@ def test_without_pytests_junit_internals_the_report_stays_valid_and_says_so(
 def test_a_closed_testcase_pytest_rebuilds_is_left_alone(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
-    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     pytester.makeconftest(
         """
         import copy
@@ -272,7 +234,7 @@ def test_a_closed_testcase_pytest_rebuilds_is_left_alone(
 def test_without_pytests_junitxml_plugin_the_run_goes_on(
     pytester: pytest.Pytester, make_project: MakeProject, workers: str
 ) -> None:
-    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     result = pytester.runpytest(*XDIST, "-p", "no:junitxml", "-n", workers)
     result.assert_outcomes(passed=2, failed=2)
     assert "INTERNALERROR" not in result.stdout.str()

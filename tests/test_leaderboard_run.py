@@ -5,61 +5,13 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import MakeProject
-
-BY_MODEL_SCORER = """
-from pytest_arena.scorers import Scorer, ScoreResult
-
-
-class TableScorer(Scorer):
-    '''Reads each model's verdict from the case's metadata.'''
-
-    name = "table"
-
-    def score(self, output, reference, context):
-        row = context.test_case.metadata[context.model_key]
-        metrics = {"citation_rate": row["cr"]} if "cr" in row else {}
-        return ScoreResult(row["score"], row["passed"], "from the table", metrics=metrics)
-"""
-
-PROJECT = """
-models:
-  default: [sim_perfect, pricey]
-  define:
-    pricey:
-      profile: sim_perfect
-      latency_ms: 20
-      price: {input_per_mtok: 1000000, output_per_mtok: 2000000}
-scorers:
-  default: table
-metrics:
-  weights: {accuracy: 0.4, citation_rate: 0.4, cost: 0.2}
-tests:
-  - id: c1
-    input: abcd
-    reference: abcdefgh
-    metadata:
-      sim_perfect: {score: 1.0, passed: true, cr: 1.0}
-      pricey: {score: 0.5, passed: false, cr: 0.5}
-  - id: c2
-    input: abcd
-    reference: abcdefgh
-    weight: 3
-    metadata:
-      sim_perfect: {score: 0.5, passed: false, cr: 0.0}
-      pricey: {score: 1.0, passed: true, cr: 1.0}
-  - id: c3
-    input: abcd
-    reference: abcdefgh
-    metadata:
-      sim_perfect: {score: 0.0, passed: null}
-      pricey: {score: 0.0, passed: null}
-"""
+from tests.projects import TABLE_PROJECT, TABLE_SCORER
 
 
 def test_the_leaderboard_matches_numbers_computed_by_hand(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
-    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     result = pytester.runpytest()
     result.assert_outcomes(passed=2, failed=2)
     # accuracy is the case-weighted mean score over scored cases:
@@ -88,8 +40,8 @@ def test_a_weight_on_a_metric_nobody_emits_is_a_warning_with_a_suggestion(
 ) -> None:
     make_project(
         "table",
-        PROJECT.replace("citation_rate: 0.4", "citaton_rate: 0.4"),
-        files={"scorers/table.py": BY_MODEL_SCORER},
+        TABLE_PROJECT.replace("citation_rate: 0.4", "citaton_rate: 0.4"),
+        files={"scorers/table.py": TABLE_SCORER},
     )
     result = pytester.runpytest()
     result.stdout.fnmatch_lines(

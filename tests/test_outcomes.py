@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from tests.conftest import MakeProject
@@ -81,98 +83,74 @@ def test_a_long_output_is_cut_to_an_excerpt(
     assert len(output_line) < 230
 
 
-def test_an_exception_in_a_scorer_fails_the_case_naming_the_scorer_with_its_traceback(
-    pytester: pytest.Pytester, make_project: MakeProject
-) -> None:
-    make_project(
-        "support",
-        SUPPORT,
-        files={
-            "scorers/tone.py": """
-            from pytest_arena.scorers import Scorer
+# the tone scorer's `score` with a body that goes wrong in one of the ways below
+BROKEN_TONE = """
+from pytest_arena.scorers import Scorer, ScoreResult
 
 
-            class ToneScorer(Scorer):
-                name = "tone"
+class ToneScorer(Scorer):
+    name = "tone"
 
-                def score(self, output, reference, context):
-                    words = output.split()
-                    return words[99]
+    def score(self, output, reference, context):
+{body}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param(
             """
-        },
-    )
+            words = output.split()
+            return words[99]
+            """,
+            [
+                [
+                    "scorer 'tone' raised IndexError: list index out of range",
+                    "",
+                    "Traceback (most recent call last):",
+                    '*File "*projects/support/scorers/tone.py", line 9, in score',
+                    "*return words[[]99]*",
+                    "IndexError: list index out of range",
+                ]
+            ],
+            id="raises",
+        ),
+        pytest.param(
+            """
+            if "please" in output:
+                return ScoreResult(score=1.5, passed=True)
+            return ScoreResult(score=0.0, passed=False, metrics={"politeness": "low"})
+            """,
+            [
+                [
+                    "*scorer 'tone' raised ScoreResultError: ScoreResult.score must be between 0 and 1, got 1.5"
+                ],
+                [
+                    "*scorer 'tone' raised ScoreResultError: metric 'politeness' must be a number, got str 'low'"
+                ],
+            ],
+            id="invalid-score-result",
+        ),
+        pytest.param(
+            """
+            return 1.0
+            """,
+            [["scorer 'tone' returned float; it must return a ScoreResult"]],
+            id="returns-something-else",
+        ),
+    ],
+)
+def test_a_scorer_that_goes_wrong_fails_the_case_naming_the_scorer(
+    pytester: pytest.Pytester, make_project: MakeProject, body: str, expected: list[list[str]]
+) -> None:
+    scorer = BROKEN_TONE.format(body=textwrap.indent(textwrap.dedent(body).strip(), " " * 8))
+    make_project("support", SUPPORT, files={"scorers/tone.py": scorer})
     result = pytester.runpytest()
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(
-        [
-            "scorer 'tone' raised IndexError: list index out of range",
-            "",
-            "Traceback (most recent call last):",
-            '*File "*projects/support/scorers/tone.py", line 9, in score',
-            "*return words[[]99]*",
-            "IndexError: list index out of range",
-        ]
-    )
-    result.stdout.no_fnmatch_line("*pytest_arena/evaluation.py*")
-
-
-def test_an_invalid_score_result_is_an_error_in_the_scorer(
-    pytester: pytest.Pytester, make_project: MakeProject
-) -> None:
-    make_project(
-        "support",
-        SUPPORT,
-        files={
-            "scorers/tone.py": """
-            from pytest_arena.scorers import Scorer, ScoreResult
-
-
-            class ToneScorer(Scorer):
-                name = "tone"
-
-                def score(self, output, reference, context):
-                    if "please" in output:
-                        return ScoreResult(score=1.5, passed=True)
-                    return ScoreResult(score=0.0, passed=False, metrics={"politeness": "low"})
-            """
-        },
-    )
-    result = pytester.runpytest()
-    result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(
-        [
-            "*scorer 'tone' raised ScoreResultError: ScoreResult.score must be between 0 and 1, got 1.5"
-        ]
-    )
-    result.stdout.fnmatch_lines(
-        [
-            "*scorer 'tone' raised ScoreResultError: metric 'politeness' must be a number, got str 'low'"
-        ]
-    )
-
-
-def test_a_scorer_that_returns_something_else_is_named(
-    pytester: pytest.Pytester, make_project: MakeProject
-) -> None:
-    make_project(
-        "support",
-        SUPPORT,
-        files={
-            "scorers/tone.py": """
-            from pytest_arena.scorers import Scorer
-
-
-            class ToneScorer(Scorer):
-                name = "tone"
-
-                def score(self, output, reference, context):
-                    return 1.0
-            """
-        },
-    )
-    result = pytester.runpytest()
-    result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(["scorer 'tone' returned float; it must return a ScoreResult"])
+    for lines in expected:
+        result.stdout.fnmatch_lines(lines)
+    result.stdout.no_fnmatch_line("*pytest_arena/evaluation*")  # the scorer's frames only
 
 
 def test_unscored_cases_are_their_own_category_and_never_fail(

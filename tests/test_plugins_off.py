@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeProject
+from tests.conftest import ROOT, MakeProject
 
-ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = sorted(p.parent.name for p in (ROOT / "projects").glob("*/arena.yaml"))
 
 

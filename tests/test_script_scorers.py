@@ -12,9 +12,7 @@ import pytest
 
 from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.testing import scoring_context
-from tests.conftest import MakeProject
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import ROOT, MakeProject
 
 # The bash scorer from Runloop's custom-scorer guide (shared/seeds/001_...), character for
 # character as the guide passes it in `bash_script`: it starts with a newline and is indented.
@@ -122,7 +120,7 @@ def test_the_example_project_ships_the_runloop_script() -> None:
 
 
 def test_the_script_sees_the_case_output_and_params_in_its_context(
-    pytester: pytest.Pytester, make_project: MakeProject
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = make_project(
         "ctx",
@@ -150,7 +148,7 @@ def test_the_script_sees_the_case_output_and_params_in_its_context(
         """,
     )
     dump = pytester.path / "context.json"
-    pytester._monkeypatch.setenv("DUMP", str(dump))  # type: ignore[attr-defined]
+    monkeypatch.setenv("DUMP", str(dump))
     result = pytester.runpytest()
     result.assert_outcomes(passed=1)
     ctx = json.loads(dump.read_text())

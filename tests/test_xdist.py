@@ -17,8 +17,8 @@ import pytest
 
 from pytest_arena.plugin.xdist_controller import ItemKey, key_of, without_group
 from tests.conftest import XDIST, MakeProject
-from tests.test_junit import assert_valid, record_of
-from tests.test_leaderboard_run import BY_MODEL_SCORER, PROJECT
+from tests.projects import TABLE_PROJECT, TABLE_SCORER
+from tests.reports import assert_valid, record_of
 
 MANY = """
 models: [sim_small, sim_large, sim_echo]
@@ -61,7 +61,7 @@ def test_two_workers_print_the_same_leaderboard_as_one_process(
     pytester: pytest.Pytester, make_project: MakeProject, dist: str
 ) -> None:
     make_project("many", MANY)
-    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     if dist == "loadgroup":  # one group per model: xdist's scheduler sees 'ID@sim_small' ids
         pytester.makeconftest(
             """
@@ -95,7 +95,7 @@ def test_two_workers_print_the_same_leaderboard_as_one_process(
 def test_dist_each_counts_every_case_once(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
-    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     alone = pytester.runpytest(*XDIST, "-n", "0")
     each = pytester.runpytest(*XDIST, "-n", "2", "--dist", "each")
     each.assert_outcomes(passed=4, failed=4)  # every item ran on both workers
@@ -193,7 +193,7 @@ def test_dataset_cases_lost_with_a_worker_are_error_rows_of_their_project(
 def test_no_xdist_keeps_working_with_xdist_installed(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
-    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     result = pytester.runpytest("-p", "no:xdist", "--junitxml=out.xml", "--arena-json=out.json")
     result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines(["*= arena leaderboard: table =*"])
@@ -251,7 +251,7 @@ def test_workers_on_another_host_through_tx_socket_give_the_same_board(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
     """The scale-out path: execnet's socket server stands in for a second machine."""
-    make_project("table", PROJECT, files={"scorers/table.py": BY_MODEL_SCORER})
+    make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "execnet.script.socketserver", f"127.0.0.1:{port}"],

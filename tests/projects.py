@@ -1,0 +1,64 @@
+"""Project texts that more than one test module runs."""
+
+from __future__ import annotations
+
+# A scorer that reads each model's verdict from the case's metadata, and a project whose
+# numbers test_leaderboard_run computes by hand: per case and model, the score, whether it
+# passed and a citation_rate metric.
+TABLE_SCORER = """
+from pytest_arena.scorers import Scorer, ScoreResult
+
+
+class TableScorer(Scorer):
+    '''Reads each model's verdict from the case's metadata.'''
+
+    name = "table"
+
+    def score(self, output, reference, context):
+        row = context.test_case.metadata[context.model_key]
+        metrics = {"citation_rate": row["cr"]} if "cr" in row else {}
+        return ScoreResult(row["score"], row["passed"], "from the table", metrics=metrics)
+"""
+
+TABLE_PROJECT = """
+models:
+  default: [sim_perfect, pricey]
+  define:
+    pricey:
+      profile: sim_perfect
+      latency_ms: 20
+      price: {input_per_mtok: 1000000, output_per_mtok: 2000000}
+scorers:
+  default: table
+metrics:
+  weights: {accuracy: 0.4, citation_rate: 0.4, cost: 0.2}
+tests:
+  - id: c1
+    input: abcd
+    reference: abcdefgh
+    metadata:
+      sim_perfect: {score: 1.0, passed: true, cr: 1.0}
+      pricey: {score: 0.5, passed: false, cr: 0.5}
+  - id: c2
+    input: abcd
+    reference: abcdefgh
+    weight: 3
+    metadata:
+      sim_perfect: {score: 0.5, passed: false, cr: 0.0}
+      pricey: {score: 1.0, passed: true, cr: 1.0}
+  - id: c3
+    input: abcd
+    reference: abcdefgh
+    metadata:
+      sim_perfect: {score: 0.0, passed: null}
+      pricey: {score: 0.0, passed: null}
+"""
+
+# Six long questions to sim_large, which charges for them: a small budget runs out within it.
+BUDGET_PROJECT = """
+models: [sim_large]
+tests:
+""" + "".join(
+    f"  - {{id: c{i}, input: '{'a long question ' * 40}', reference: 'an answer'}}\n"
+    for i in range(6)
+)
