@@ -14,9 +14,10 @@ import pytest
 from pytest_arena.engine.calls import Call, CallResult
 from pytest_arena.evaluation.case_run import Outcome, Prepared, finish, prepare
 from pytest_arena.evaluation.project import Plan, PlanError, Project, load
+from pytest_arena.plugin.outputs import where_whole
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import ERROR, FAILED, Record
-from pytest_arena.scorers.text import excerpt
+from pytest_arena.reports.failures import error_text, failure_text
 from pytest_arena.spec import Case, SpecError
 from pytest_arena.spec.errors import location
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
@@ -354,12 +355,9 @@ class ArenaItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         record = self.record
         if isinstance(excinfo.value, CaseFailed) and record is not None:
-            return failure_text(record)
+            return failure_text(record, where_whole(self.config))
         if isinstance(excinfo.value, CaseError) and record is not None:
-            text = record.reason or "error"
-            if self.user_traceback:
-                text += "\n\n" + self.user_traceback.rstrip()
-            return text
+            return error_text(record, self.user_traceback, where_whole(self.config))
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
@@ -368,24 +366,6 @@ class ArenaItem(pytest.Item):
             self.case.line - 1,
             f"{self.project.name}::{self.case.id}[{self.model}]",
         )
-
-
-def failure_text(record: Record) -> str:
-    """The reason first (pytest's one-line summaries show that line), then the evidence."""
-    lines = [
-        record.reason or f"scorer '{record.scorer}' failed the output without a reason",
-        f"  scorer:    {record.scorer} (score {record.score:.2f})"
-        if record.score is not None
-        else f"  scorer:    {record.scorer}",
-        f"  output:    {excerpt(record.output or '', 200)}",
-    ]
-    if record.raw_output is not None:
-        lines.append(
-            f"  raw:       {excerpt(record.raw_output, 200)} (before hooks.py post_process)"
-        )
-    if record.reference is not None:
-        lines.append(f"  reference: {excerpt(record.reference, 200)}")
-    return "\n".join(lines)
 
 
 class ProblemItem(pytest.Item):

@@ -45,6 +45,12 @@ def add_options(group: pytest.OptionGroup) -> None:
     )
 
 
+def where_whole(config: pytest.Config) -> str:
+    """Where the whole of a text cut for the terminal is: the `--arena-json` report."""
+    path = config.getoption("arena_json", None)
+    return f"whole in {path} (--arena-json)" if path else "--arena-json PATH keeps the whole text"
+
+
 def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None:
     """Register the end-of-run plugins; nothing on an xdist worker."""
     if hasattr(config, "workerinput"):
@@ -94,7 +100,10 @@ class ArenaOutputs:
             self.failures_outside_gates += 1
         if record:
             path, line = report.location[0], report.location[1]
-            report.longrepr = junit.with_reason(report.longrepr, record["reason"], path, line)
+            line_only = self.config.getoption("tbstyle", "auto") == "line"
+            report.longrepr = junit.with_reason(
+                report.longrepr, record["reason"], path, line, line_only=line_only
+            )
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
