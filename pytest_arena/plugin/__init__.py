@@ -17,7 +17,7 @@ import pytest
 
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
-from pytest_arena.plugin import outputs
+from pytest_arena.plugin import options, outputs
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.plugin.terminal import RECORD_ATTR, ArenaReporter
 from pytest_arena.plugin.xdist_controller import LEDGERS
@@ -43,7 +43,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--arena-models",
         action="store",
-        default="",
+        default=None,
         metavar="KEYS",
         help="comma-separated model keys to run every project on (default: each project's models)",
     )
@@ -79,9 +79,8 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{MARKER}(project, model, tag): an arena case; select with"
         f" -m \"{MARKER}(model='sim_small')\" or -m \"{MARKER}(tag='math')\"",
     )
-    raw: str = config.getoption("arena_models") or ""
-    models = [m.strip() for m in raw.split(",") if m.strip()]
-    state = ArenaState.install(config, models, lambda: _engine(config))
+    state = ArenaState.install(config, options.model_keys(config), lambda: _engine(config))
+    options.check(config)  # before any plugin of ours is registered: a usage error stops here
     if hasattr(config, "workerinput"):  # an xdist worker: its reports go to the controller
         from pytest_arena.plugin.xdist_worker import WorkerLookahead
 

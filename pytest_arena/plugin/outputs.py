@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_arena import __version__
-from pytest_arena.plugin import junit_xml
+from pytest_arena.plugin import junit_xml, options
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.plugin.xdist_controller import ArenaXdist
 from pytest_arena.record import Record
@@ -47,8 +47,8 @@ def add_options(group: pytest.OptionGroup) -> None:
 
 def where_whole(config: pytest.Config) -> str:
     """Where the whole of a text cut for the terminal is: the `--arena-json` report."""
-    path = config.getoption("arena_json", None)
-    return f"whole in {path} (--arena-json)" if path else "--arena-json PATH keeps the whole text"
+    raw = config.getoption("arena_json", None)
+    return f"whole in {raw} (--arena-json)" if raw else "--arena-json PATH keeps the whole text"
 
 
 def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None:
@@ -111,7 +111,7 @@ class ArenaOutputs:
         if self.xdist is not None:
             self.lost = self.xdist.lost_records()
             records.extend(self.lost)
-        path = self.config.getoption("arena_json")
+        path = options.report_path(self.config)
         if not records and not path:
             return
         _fill_crashed(records)
@@ -138,7 +138,7 @@ class ArenaOutputs:
                 gates_decide=enabled and bool(self.results),
                 generator=f"pytest-arena {__version__}",
             )
-            json_report.write_report(Path(self.config.invocation_params.dir, path), report)
+            json_report.write_report(path, report)
         summary = os.environ.get(github_summary.STEP_SUMMARY)
         if summary and boards:
             github_summary.append_step_summary(

@@ -1,0 +1,132 @@
+"""Nothing green by accident: a command-line value that cannot work is a usage error before
+anything runs, an output that cannot be written is said (not a traceback in place of the
+leaderboard), and a run where no case ran, or no case counts, says so."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tests.conftest import XDIST, MakeProject
+
+QUIZ = """
+models: [sim_perfect]
+tests:
+  - {id: capital, input: "Capital of France?", reference: Paris}
+  - {id: sum, input: "2+2?", reference: "4"}
+"""
+
+
+@pytest.fixture
+def quiz(make_project: MakeProject) -> None:
+    make_project("quiz", QUIZ)
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf", "-0.01"])
+def test_a_budget_that_is_no_amount_is_a_usage_error(
+    pytester: pytest.Pytester, quiz: None, value: str
+) -> None:
+    result = pytester.runpytest(f"--arena-max-cost={value}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"ERROR: --arena-max-cost {value}: give the most the run may spend as a finite number*"]
+    )
+    result.stdout.no_fnmatch_line("*collected*")
+
+
+def test_a_budget_of_nothing_is_an_amount(pytester: pytest.Pytester, quiz: None) -> None:
+    result = pytester.runpytest("--arena-max-cost=0", "-rs")
+    assert result.ret == pytest.ExitCode.OK
+    result.assert_outcomes(skipped=2)  # no call starts; answers in the cache would still count
+    result.stdout.fnmatch_lines(["SKIPPED * budget spent: $0.00 of $0.00 (--arena-max-cost)*"])
+
+
+@pytest.mark.parametrize("value", ["", " , "])
+def test_arena_models_that_names_no_model_is_a_usage_error(
+    pytester: pytest.Pytester, quiz: None, value: str
+) -> None:
+    result = pytester.runpytest(f"--arena-models={value}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            f"ERROR: --arena-models {value!r} names no model: give model keys, comma separated"
+            " (--arena-models sim_small,sim_large), or leave the option out*"
+        ]
+    )
+
+
+def test_a_model_named_twice_runs_once(pytester: pytest.Pytester, quiz: None) -> None:
+    result = pytester.runpytest("--arena-models", "sim_perfect, sim_perfect,")
+    result.assert_outcomes(passed=2)
+
+
+def test_a_report_path_that_is_a_folder_is_a_usage_error_before_any_call(
+    pytester: pytest.Pytester, quiz: None
+) -> None:
+    pytester.mkdir("reports")
+    result = pytester.runpytest("--arena-json", "reports")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --arena-json reports is a folder: give the path of a file,"
+            " such as --arena-json reports/arena.json"
+        ]
+    )
+    result.stdout.no_fnmatch_line("*passed*")
+
+
+def test_a_report_path_under_a_file_is_a_usage_error(pytester: pytest.Pytester, quiz: None) -> None:
+    pytester.makefile(".txt", notes="x")
+    result = pytester.runpytest("--arena-json=notes.txt/arena.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --arena-json notes.txt/arena.json: *notes.txt is a file*"])
+
+
+def test_an_empty_report_path_is_a_usage_error(pytester: pytest.Pytester, quiz: None) -> None:
+    result = pytester.runpytest("--arena-json=")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --arena-json is empty: give the path of a file*"])
+
+
+def test_a_report_folder_that_cannot_be_written_is_a_usage_error(
+    pytester: pytest.Pytester, quiz: None
+) -> None:
+    locked = pytester.mkdir("locked")
+    locked.chmod(0o555)
+    try:
+        if os.access(locked, os.W_OK):
+            pytest.skip("this user writes anywhere (root)")
+        result = pytester.runpytest("--arena-json=locked/new/arena.json")
+    finally:
+        locked.chmod(0o755)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --arena-json locked/new/arena.json: cannot write in *"])
+
+
+def test_missing_folders_of_a_report_path_are_made_as_for_junitxml(
+    pytester: pytest.Pytester, quiz: None
+) -> None:
+    result = pytester.runpytest("--arena-json=out/deeper/arena.json", "--junitxml=out/j/r.xml")
+    assert result.ret == pytest.ExitCode.OK
+    assert json.loads((pytester.path / "out/deeper/arena.json").read_text())["records"]
+
+
+def test_a_cache_path_that_is_a_folder_is_a_usage_error_unless_the_cache_is_off(
+    pytester: pytest.Pytester, quiz: None
+) -> None:
+    pytester.mkdir("cache")
+    result = pytester.runpytest("--arena-cache-path=cache")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --arena-cache-path cache is a folder*"])
+    result = pytester.runpytest("--arena-cache-path=cache", "--arena-cache=off")
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_a_usage_error_is_raised_on_the_controller_under_xdist(
+    pytester: pytest.Pytester, quiz: None
+) -> None:
+    result = pytester.runpytest(*XDIST, "-n", "2", "--arena-max-cost=-1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --arena-max-cost -1: *"])
