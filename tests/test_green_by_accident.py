@@ -130,3 +130,37 @@ def test_a_usage_error_is_raised_on_the_controller_under_xdist(
     result = pytester.runpytest(*XDIST, "-n", "2", "--arena-max-cost=-1")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --arena-max-cost -1: *"])
+
+
+def test_a_report_that_fails_to_be_written_at_the_end_is_said_under_the_board(
+    pytester: pytest.Pytester, quiz: None
+) -> None:
+    # the folder is fine when the run starts, and a file by the time the report is written
+    pytester.makeconftest(
+        """
+        def pytest_collection_finish(session):
+            (session.config.rootpath / "out").write_text("in the way")
+        """
+    )
+    result = pytester.runpytest("--arena-json=out/arena.json")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*= arena leaderboard: quiz =*",
+            "*sim_perfect*1.000*",
+            "arena: the --arena-json report was not written: *out*",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*Traceback*")
+    result.stdout.no_fnmatch_line("*INTERNALERROR*")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # asked for and not delivered
+
+
+def test_a_job_summary_that_cannot_be_written_is_said_and_changes_nothing(
+    pytester: pytest.Pytester, quiz: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(pytester.mkdir("summary")))
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["arena: the GitHub job summary was not written: *summary*"])

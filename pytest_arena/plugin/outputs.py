@@ -89,6 +89,7 @@ class ArenaOutputs:
         self.results: list[gates.GateResult] = []
         self.changed: tuple[int, int] | None = None  # exit status before and after the gates
         self.lost: list[Record] = []
+        self.unwritten: list[str] = []  # outputs that could not be written, and why
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -138,16 +139,26 @@ class ArenaOutputs:
                 gates_decide=enabled and bool(self.results),
                 generator=f"pytest-arena {__version__}",
             )
-            json_report.write_report(path, report)
+            try:
+                json_report.write_report(path, report)
+            except OSError as error:  # checked before the run: the disk, or the folder, changed
+                self.unwritten.append(f"the --arena-json report was not written: {error}")
+                if session.exitstatus == pytest.ExitCode.OK:
+                    session.exitstatus = pytest.ExitCode.TESTS_FAILED  # asked for, not delivered
         summary = os.environ.get(github_summary.STEP_SUMMARY)
         if summary and boards:
-            github_summary.append_step_summary(
-                Path(summary), github_summary.markdown(boards, self.results)
-            )
+            try:
+                github_summary.append_step_summary(
+                    Path(summary), github_summary.markdown(boards, self.results)
+                )
+            except OSError as error:
+                self.unwritten.append(f"the GitHub job summary was not written: {error}")
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         enabled = bool(self.config.getoption("arena_gate"))
+        for problem in self.unwritten:
+            terminalreporter.write_line(f"arena: {problem}", red=True)
         if self.lost:
             terminalreporter.write_sep("-", "arena cases lost with crashed workers")
             terminalreporter.write_line(
