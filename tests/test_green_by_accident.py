@@ -164,3 +164,112 @@ def test_a_job_summary_that_cannot_be_written_is_said_and_changes_nothing(
     result.assert_outcomes(passed=2)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["arena: the GitHub job summary was not written: *summary*"])
+
+
+# projects without cases
+
+
+def test_a_project_without_cases_is_a_warning_at_its_line_and_the_run_says_none_ran(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("empty", "models: [sim_perfect]\ntests: []\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(
+        [
+            "*= warnings summary =*",
+            "projects/empty/arena.yaml:2",
+            "*ArenaWarning: project 'empty' has no cases, so nothing of it runs:"
+            " write cases under 'tests:', or rows in a dataset file named under 'datasets:'",
+            "arena: no case ran: the projects of this run hold no cases"
+            " (exit status 5, as when no tests ran)",
+            "  projects/empty/arena.yaml:2: project 'empty' has no cases*",
+        ]
+    )
+
+
+def test_empty_dataset_files_are_warnings_naming_each_and_the_other_cases_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "data",
+        """
+        models: [sim_perfect]
+        datasets: [rows.jsonl, table.csv]
+        tests:
+          - {id: inline, input: x, reference: x}
+        """,
+        files={"rows.jsonl": "", "table.csv": "id,input,reference\n"},
+    )
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.OK
+    result.assert_outcomes(passed=1, warnings=2)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/data/rows.jsonl:1",
+            "*ArenaWarning: dataset file rows.jsonl holds no cases (arena.yaml line 2 names it):"
+            " add rows to it, or take it out of 'datasets:'",
+            "projects/data/table.csv:1",
+            "*ArenaWarning: dataset file table.csv holds no cases*",
+            "*= arena leaderboard: data =*",
+        ]
+    )
+    result.stdout.no_fnmatch_line("arena: no case ran*")
+
+
+def test_a_project_whose_only_dataset_is_empty_runs_nothing_and_says_why(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("data", "models: [sim_perfect]\ndatasets: [rows.jsonl]\n", {"rows.jsonl": ""})
+    result = pytester.runpytest("projects/data/rows.jsonl")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(
+        [
+            "arena: no case ran*",
+            "  projects/data/rows.jsonl:1: dataset file rows.jsonl holds no cases*",
+            "  projects/data/arena.yaml:1: project 'data' has no cases*",
+        ]
+    )
+
+
+def test_passing_python_tests_do_not_make_a_run_without_cases_green(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("empty", "models: [sim_perfect]\ntests: []\n")
+    pytester.makepyfile(test_other="def test_fine():\n    pass\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, warnings=1)
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["arena: no case ran*"])
+
+
+def test_under_xdist_the_controller_learns_that_no_case_was_collected(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("empty", "models: [sim_perfect]\ntests: []\n")
+    pytester.makepyfile(test_other="def test_fine():\n    pass\n")
+    result = pytester.runpytest(*XDIST, "-n", "2")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["arena: no case ran*", "  projects/empty/arena.yaml:2: *"])
+
+
+def test_one_empty_project_beside_others_is_a_warning_only(
+    pytester: pytest.Pytester, make_project: MakeProject, quiz: None
+) -> None:
+    make_project("empty", "models: [sim_perfect]\ntests: []\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, warnings=1)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*project 'empty' has no cases*", "*= arena leaderboard: quiz =*"])
+    result.stdout.no_fnmatch_line("arena: no case ran*")
+
+
+def test_cases_the_user_deselects_were_collected_and_the_run_is_as_pytest_says(
+    pytester: pytest.Pytester, quiz: None
+) -> None:
+    pytester.makepyfile(test_other="def test_fine():\n    pass\n")
+    result = pytester.runpytest("-k", "not quiz")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.no_fnmatch_line("arena: no case ran*")

@@ -20,7 +20,7 @@ from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import options, outputs
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.plugin.terminal import RECORD_ATTR, ArenaReporter
-from pytest_arena.plugin.xdist_controller import LEDGERS
+from pytest_arena.plugin.xdist_controller import COLLECTED, LEDGERS
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
 if TYPE_CHECKING:
@@ -135,6 +135,12 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    collect = sys.modules.get(_COLLECT)
+    if collect is not None and isinstance(item, (collect.ArenaItem, collect.ProblemItem)):
+        ArenaState.of(item.config).items += 1  # before -k and -m deselect any
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
     config = session.config
@@ -177,6 +183,14 @@ def pytest_runtest_makereport(
     if record is not None and phase_done:
         setattr(report, RECORD_ATTR, record.to_dict())
     return report
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:  # an xdist worker: the controller collects nothing of its own
+        state = ArenaState.of(session.config)
+        found = {"projects": state.collected, "items": state.items, "empty": state.empty}
+        output[COLLECTED] = found
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

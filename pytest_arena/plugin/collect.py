@@ -4,6 +4,8 @@ case and model, each in the node ids of the file that holds its case."""
 from __future__ import annotations
 
 import functools
+import os
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +23,10 @@ from pytest_arena.reports.failures import error_text, failure_text
 from pytest_arena.spec import Case, SpecError
 from pytest_arena.spec.errors import location
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
+
+
+class ArenaWarning(pytest.PytestWarning):
+    """Input that runs, but perhaps not as meant: a project or dataset file without cases."""
 
 
 class CaseFailed(Exception):
@@ -44,6 +50,7 @@ class RunProject:
     collectors: dict[Path, pytest.Collector] = field(default_factory=dict)  # who collects each
     idle: bool = False  # no models to run: its cases are not collected
     shown: bool = False  # a dataset file carries the problems (arena.yaml is not in the run)
+    collected: bool = False  # a file of it is collected: its empty files have been warned of
 
     def claim(self, source: Path, collector: pytest.Collector) -> bool:
         """Whether `collector` collects the dataset file `source`: the first to ask does."""
@@ -88,6 +95,44 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
             run.models.append(model)
     run.problems += [(f"scorers/{p.path.name}", p.format()) for p in project.scorers.problems]
     return run
+
+
+def mark_collected(config: pytest.Config, run: RunProject) -> None:
+    """Count `run` as collected by this run and, the first time, warn of its files that hold
+    no case (with their file and line, in pytest's warnings summary)."""
+    if run.collected:
+        return
+    run.collected = True
+    state = ArenaState.of(config)
+    state.collected += 1
+    for path, line, message in _without_cases(run):
+        where = f"{Path(os.path.relpath(path, config.rootpath)).as_posix()}:{line}"
+        state.empty.append(f"{where}: {message}")
+        warnings.warn_explicit(ArenaWarning(message), ArenaWarning, str(path), line)
+
+
+def _without_cases(run: RunProject) -> list[tuple[Path, int, str]]:
+    """The project's files that hold no case (and no broken one): (file, line, what to do)."""
+    if run.project is None:
+        return []
+    loaded = run.project.file
+    found: list[tuple[Path, int, str]] = []
+    used = {c.dataset for c in loaded.cases} | {p.dataset for p in loaded.problems}
+    for i, dataset in enumerate(loaded.spec.datasets):
+        if dataset.path not in used:
+            named = loaded.lines.line(("datasets", i)) or 1
+            message = (
+                f"dataset file {dataset.path} holds no cases (arena.yaml line {named} names it):"
+                " add rows to it, or take it out of 'datasets:'"
+            )
+            found.append(((loaded.root / dataset.path), 1, message))
+    if not loaded.cases and not loaded.problems:
+        message = (
+            f"project '{loaded.name}' has no cases, so nothing of it runs: write cases under"
+            " 'tests:', or rows in a dataset file named under 'datasets:'"
+        )
+        found.append((loaded.path, loaded.lines.line(("tests",)) or 1, message))
+    return found
 
 
 def _own_file(root: Path, source: Path) -> bool:
@@ -144,6 +189,7 @@ class ArenaFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         run = run_project(self.config, self.path)
+        mark_collected(self.config, run)
         for name, message in run.problems:
             yield ProblemItem.from_parent(self, name=name, message=message)
         project = run.project
@@ -185,6 +231,7 @@ class DatasetFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         run, project = self.run, self.run.project
+        mark_collected(self.config, run)
         if project is None:
             raise self.CollectError(run.problems[0][1])
         folder = run.arena.parent.name

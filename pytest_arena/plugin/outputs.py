@@ -90,6 +90,7 @@ class ArenaOutputs:
         self.changed: tuple[int, int] | None = None  # exit status before and after the gates
         self.lost: list[Record] = []
         self.unwritten: list[str] = []  # outputs that could not be written, and why
+        self.no_case: list[str] | None = None  # the run collected projects, but not one case
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -112,6 +113,7 @@ class ArenaOutputs:
         if self.xdist is not None:
             self.lost = self.xdist.lost_records()
             records.extend(self.lost)
+        self._no_case(session)
         path = options.report_path(self.config)
         if not records and not path:
             return
@@ -154,11 +156,33 @@ class ArenaOutputs:
             except OSError as error:
                 self.unwritten.append(f"the GitHub job summary was not written: {error}")
 
+    def _no_case(self, session: pytest.Session) -> None:
+        """A run that collected projects and not one case of them fails as pytest's "no
+        tests ran" does (exit status 5), rather than passing on the strength of other tests.
+        Cases that -k or -m deselect were collected: the user chose."""
+        found = {"projects": self.state.collected, "items": self.state.items}
+        empty = self.state.empty
+        if self.xdist is not None and self.xdist.collected:
+            found, empty = self.xdist.collected, self.xdist.collected.get("empty") or []
+        if not found["projects"] or found["items"] or self.config.getoption("collectonly", False):
+            return
+        self.no_case = list(empty)
+        if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
+
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         enabled = bool(self.config.getoption("arena_gate"))
         for problem in self.unwritten:
             terminalreporter.write_line(f"arena: {problem}", red=True)
+        if self.no_case is not None:
+            terminalreporter.write_line(
+                "arena: no case ran: the projects of this run hold no cases"
+                " (exit status 5, as when no tests ran)",
+                red=True,
+            )
+            for where in self.no_case:
+                terminalreporter.write_line(f"  {where}")
         if self.lost:
             terminalreporter.write_sep("-", "arena cases lost with crashed workers")
             terminalreporter.write_line(
