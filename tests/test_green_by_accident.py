@@ -9,6 +9,8 @@ import os
 
 import pytest
 
+from pytest_arena.record import PASSED, Record
+from pytest_arena.reports.leaderboard import build_board
 from tests.conftest import XDIST, MakeProject
 
 QUIZ = """
@@ -273,3 +275,56 @@ def test_cases_the_user_deselects_were_collected_and_the_run_is_as_pytest_says(
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.no_fnmatch_line("arena: no case ran*")
+
+
+# cases that all weigh nothing
+
+
+def test_a_board_whose_cases_all_weigh_nothing_says_so(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "light",
+        """
+        models: [sim_perfect]
+        tests:
+          - {id: a, input: x, reference: x, weight: 0}
+          - {id: b, input: y, reference: y, weight: 0}
+        """,
+    )
+    result = pytester.runpytest("--arena-json=arena.json")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*= arena leaderboard: light =*",
+            "*1  sim_perfect        0.000           -       100.0%        2*",
+            "composite = 1.00·accuracy",
+            "warning: every graded case of every model has weight 0, so there is no accuracy (-)"
+            " and the composite counts it as 0; the pass rate counts cases, whatever their"
+            " weight. Give the cases that should count a weight above 0",
+        ]
+    )
+    (board,) = json.loads((pytester.path / "arena.json").read_text())["leaderboards"]
+    assert board["rows"][0]["accuracy"] is None
+    assert any("weight 0" in w for w in board["warnings"])
+
+
+def test_only_the_models_whose_cases_all_weigh_nothing_are_named() -> None:
+    def rec(model: str, case: str, weight: float) -> Record:
+        return Record("p", case, model, PASSED, score=1.0, passed=True, weight=weight)
+
+    board = build_board("p", [rec("heavy", "a", 1.0), rec("light", "a", 0.0)])
+    assert board.warnings == [
+        "every graded case of light has weight 0, so there is no accuracy (-) and the"
+        " composite counts it as 0; the pass rate counts cases, whatever their weight."
+        " Give the cases that should count a weight above 0"
+    ]
+    assert build_board("p", [rec("m", "a", 0.0), rec("m", "b", 2.0)]).warnings == []
+
+
+def test_a_metric_of_cases_that_all_weigh_nothing_has_no_value_not_zero() -> None:
+    light = Record("p", "a", "m", PASSED, score=1.0, passed=True, weight=0.0)
+    light.metrics = {"recall": 0.9}
+    board = build_board("p", [light])
+    assert board.metric_names == ["recall"]
+    assert board.rows[0].metrics == {}
