@@ -189,8 +189,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     output = getattr(session.config, "workeroutput", None)
     if output is not None:  # an xdist worker: the controller collects nothing of its own
         state = ArenaState.of(session.config)
-        found = {"projects": state.collected, "items": state.items, "empty": state.empty}
-        output[COLLECTED] = found
+        output[COLLECTED] = {"items": state.items, "empty": state.empty}
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -98,16 +98,18 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
 
 
 def mark_collected(config: pytest.Config, run: RunProject) -> None:
-    """Count `run` as collected by this run and, the first time, warn of its files that hold
-    no case (with their file and line, in pytest's warnings summary)."""
+    """The first time a file of `run` is collected, warn of its files that hold no case
+    (with their file and line, in pytest's warnings summary)."""
     if run.collected:
         return
     run.collected = True
     state = ArenaState.of(config)
-    state.collected += 1
     for path, line, message in _without_cases(run):
-        where = f"{Path(os.path.relpath(path, config.rootpath)).as_posix()}:{line}"
-        state.empty.append(f"{where}: {message}")
+        try:
+            shown = Path(os.path.relpath(path, config.rootpath)).as_posix()
+        except ValueError:  # on another drive than the rootdir
+            shown = str(path)
+        state.empty.append(f"{shown}:{line}: {message}")
         warnings.warn_explicit(ArenaWarning(message), ArenaWarning, str(path), line)
 
 

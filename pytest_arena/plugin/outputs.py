@@ -160,12 +160,11 @@ class ArenaOutputs:
         """A run that collected projects and not one case of them fails as pytest's "no
         tests ran" does (exit status 5), rather than passing on the strength of other tests.
         Cases that -k or -m deselect were collected: the user chose."""
-        found = {"projects": self.state.collected, "items": self.state.items}
-        empty = self.state.empty
+        items, empty = self.state.items, self.state.empty
         if self.xdist is not None and self.xdist.collected:
-            found, empty = self.xdist.collected, self.xdist.collected.get("empty") or []
-        if not found["projects"] or found["items"] or self.config.getoption("collectonly", False):
-            return
+            items, empty = self.xdist.collected["items"], self.xdist.collected["empty"]
+        if items or not empty or self.config.getoption("collectonly", False):
+            return  # (no items and nothing empty: a collection error, which pytest reports)
         self.no_case = list(empty)
         if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED

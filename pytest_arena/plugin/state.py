@@ -35,8 +35,7 @@ class ArenaState:
     projects: dict[Path, RunProject] = field(default_factory=dict)  # by resolved arena.yaml
     _project_files: dict[Path, Path | None] = field(default_factory=dict)
     # what this process collected (an xdist worker sends it to the controller at its end):
-    collected: int = 0  # projects whose files the run collected
-    items: int = 0  # their items (cases and problems), before -k, -m and --deselect
+    items: int = 0  # arena items (cases and problems), before -k, -m and --deselect
     empty: list[str] = field(default_factory=list)  # "file:line: ..." where no case is
 
     @property

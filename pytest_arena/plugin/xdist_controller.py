@@ -22,7 +22,7 @@ _NODE_ID = re.compile(
     r"^(?P<file>[^:]+)(?:::.+)?::(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\](?:@.*)?$"
 )
 LEDGERS = "arena_ledgers"  # the workers' input naming the folder of the run's budget ledgers
-COLLECTED = "arena_collected"  # a worker's output: the projects it collected, their items
+COLLECTED = "arena_collected"  # a worker's output: its arena items, and files without cases
 _DOMAIN = re.compile(r"^(?P<project>.+)::(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\]$")
 
 
@@ -141,10 +141,8 @@ class ArenaXdist:
         if error is not None:
             self.crashes.append(f"worker {node.gateway.id} crashed: {error}")
         collected = (getattr(node, "workeroutput", None) or {}).get(COLLECTED)
-        if isinstance(collected, dict) and collected.get("items", 0) >= self.collected.get(
-            "items", -1
-        ):
-            self.collected = collected
+        if isinstance(collected, dict) and not self.collected:
+            self.collected = collected  # every worker collects the same
 
     def lost_records(self) -> list[Record]:
         """Error records for arena items that never reported because a worker crashed."""
