@@ -191,10 +191,17 @@ def _override(
 
 
 def _call_user(what: str, function: Any, *args: Any) -> Any:
+    """Call user code; what it raises becomes the case's error, naming `what`.
+
+    `sys.exit()` and `GeneratorExit` are user code's mistakes like any other exception. A
+    KeyboardInterrupt (Ctrl-C) and pytest's own outcomes (`pytest.skip()` and the like, not
+    `Exception`s either) go on up: they are meant for the run, not for this case.
+    """
     try:
         return function(*args)
-    except Exception as exc:
-        raise _Stop(f"{what} raised {type(exc).__name__}: {exc}", exc) from exc
+    except (Exception, SystemExit, GeneratorExit) as exc:
+        said = f": {exc}" if str(exc) else ""  # `sys.exit()` says nothing
+        raise _Stop(f"{what} raised {type(exc).__name__}{said}", exc) from exc
 
 
 def _user_traceback(exc: BaseException | None) -> str | None:

@@ -17,10 +17,10 @@ import pytest
 
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
-from pytest_arena.plugin import outputs
+from pytest_arena.plugin import options, outputs
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.plugin.terminal import RECORD_ATTR, ArenaReporter
-from pytest_arena.plugin.xdist_controller import LEDGERS
+from pytest_arena.plugin.xdist_controller import COLLECTED, LEDGERS
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--arena-models",
         action="store",
-        default="",
+        default=None,
         metavar="KEYS",
         help="comma-separated model keys to run every project on (default: each project's models)",
     )
@@ -79,9 +79,8 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{MARKER}(project, model, tag): an arena case; select with"
         f" -m \"{MARKER}(model='sim_small')\" or -m \"{MARKER}(tag='math')\"",
     )
-    raw: str = config.getoption("arena_models") or ""
-    models = [m.strip() for m in raw.split(",") if m.strip()]
-    state = ArenaState.install(config, models, lambda: _engine(config))
+    state = ArenaState.install(config, options.model_keys(config), lambda: _engine(config))
+    options.check(config)  # before any plugin of ours is registered: a usage error stops here
     if hasattr(config, "workerinput"):  # an xdist worker: its reports go to the controller
         from pytest_arena.plugin.xdist_worker import WorkerLookahead
 
@@ -136,6 +135,12 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    collect = sys.modules.get(_COLLECT)
+    if collect is not None and isinstance(item, (collect.ArenaItem, collect.ProblemItem)):
+        ArenaState.of(item.config).items += 1  # before -k and -m deselect any
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
     config = session.config
@@ -178,6 +183,13 @@ def pytest_runtest_makereport(
     if record is not None and phase_done:
         setattr(report, RECORD_ATTR, record.to_dict())
     return report
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:  # an xdist worker: the controller collects nothing of its own
+        state = ArenaState.of(session.config)
+        output[COLLECTED] = {"items": state.items, "empty": state.empty}
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

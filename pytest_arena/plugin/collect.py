@@ -4,6 +4,8 @@ case and model, each in the node ids of the file that holds its case."""
 from __future__ import annotations
 
 import functools
+import os
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,12 +16,17 @@ import pytest
 from pytest_arena.engine.calls import Call, CallResult
 from pytest_arena.evaluation.case_run import Outcome, Prepared, finish, prepare
 from pytest_arena.evaluation.project import Plan, PlanError, Project, load
+from pytest_arena.plugin.outputs import where_whole
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import ERROR, FAILED, Record
-from pytest_arena.scorers.text import excerpt
+from pytest_arena.reports.failures import error_text, failure_text
 from pytest_arena.spec import Case, SpecError
 from pytest_arena.spec.errors import location
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
+
+
+class ArenaWarning(pytest.PytestWarning):
+    """Input that runs, but perhaps not as meant: a project or dataset file without cases."""
 
 
 class CaseFailed(Exception):
@@ -43,6 +50,7 @@ class RunProject:
     collectors: dict[Path, pytest.Collector] = field(default_factory=dict)  # who collects each
     idle: bool = False  # no models to run: its cases are not collected
     shown: bool = False  # a dataset file carries the problems (arena.yaml is not in the run)
+    collected: bool = False  # a file of it is collected: its empty files have been warned of
 
     def claim(self, source: Path, collector: pytest.Collector) -> bool:
         """Whether `collector` collects the dataset file `source`: the first to ask does."""
@@ -87,6 +95,46 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
             run.models.append(model)
     run.problems += [(f"scorers/{p.path.name}", p.format()) for p in project.scorers.problems]
     return run
+
+
+def mark_collected(config: pytest.Config, run: RunProject) -> None:
+    """The first time a file of `run` is collected, warn of its files that hold no case
+    (with their file and line, in pytest's warnings summary)."""
+    if run.collected:
+        return
+    run.collected = True
+    state = ArenaState.of(config)
+    for path, line, message in _without_cases(run):
+        try:
+            shown = Path(os.path.relpath(path, config.rootpath)).as_posix()
+        except ValueError:  # on another drive than the rootdir
+            shown = str(path)
+        state.empty.append(f"{shown}:{line}: {message}")
+        warnings.warn_explicit(ArenaWarning(message), ArenaWarning, str(path), line)
+
+
+def _without_cases(run: RunProject) -> list[tuple[Path, int, str]]:
+    """The project's files that hold no case (and no broken one): (file, line, what to do)."""
+    if run.project is None:
+        return []
+    loaded = run.project.file
+    found: list[tuple[Path, int, str]] = []
+    used = {c.dataset for c in loaded.cases} | {p.dataset for p in loaded.problems}
+    for i, dataset in enumerate(loaded.spec.datasets):
+        if dataset.path not in used:
+            named = loaded.lines.line(("datasets", i)) or 1
+            message = (
+                f"dataset file {dataset.path} holds no cases (arena.yaml line {named} names it):"
+                " add rows to it, or take it out of 'datasets:'"
+            )
+            found.append(((loaded.root / dataset.path), 1, message))
+    if not loaded.cases and not loaded.problems:
+        message = (
+            f"project '{loaded.name}' has no cases, so nothing of it runs: write cases under"
+            " 'tests:', or rows in a dataset file named under 'datasets:'"
+        )
+        found.append((loaded.path, loaded.lines.line(("tests",)) or 1, message))
+    return found
 
 
 def _own_file(root: Path, source: Path) -> bool:
@@ -143,6 +191,7 @@ class ArenaFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         run = run_project(self.config, self.path)
+        mark_collected(self.config, run)
         for name, message in run.problems:
             yield ProblemItem.from_parent(self, name=name, message=message)
         project = run.project
@@ -184,6 +233,7 @@ class DatasetFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         run, project = self.run, self.run.project
+        mark_collected(self.config, run)
         if project is None:
             raise self.CollectError(run.problems[0][1])
         folder = run.arena.parent.name
@@ -354,12 +404,9 @@ class ArenaItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         record = self.record
         if isinstance(excinfo.value, CaseFailed) and record is not None:
-            return failure_text(record)
+            return failure_text(record, where_whole(self.config))
         if isinstance(excinfo.value, CaseError) and record is not None:
-            text = record.reason or "error"
-            if self.user_traceback:
-                text += "\n\n" + self.user_traceback.rstrip()
-            return text
+            return error_text(record, self.user_traceback, where_whole(self.config))
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
@@ -368,24 +415,6 @@ class ArenaItem(pytest.Item):
             self.case.line - 1,
             f"{self.project.name}::{self.case.id}[{self.model}]",
         )
-
-
-def failure_text(record: Record) -> str:
-    """The reason first (pytest's one-line summaries show that line), then the evidence."""
-    lines = [
-        record.reason or f"scorer '{record.scorer}' failed the output without a reason",
-        f"  scorer:    {record.scorer} (score {record.score:.2f})"
-        if record.score is not None
-        else f"  scorer:    {record.scorer}",
-        f"  output:    {excerpt(record.output or '', 200)}",
-    ]
-    if record.raw_output is not None:
-        lines.append(
-            f"  raw:       {excerpt(record.raw_output, 200)} (before hooks.py post_process)"
-        )
-    if record.reference is not None:
-        lines.append(f"  reference: {excerpt(record.reference, 200)}")
-    return "\n".join(lines)
 
 
 class ProblemItem(pytest.Item):

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_arena import __version__
-from pytest_arena.plugin import junit_xml
+from pytest_arena.plugin import junit_xml, options
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.plugin.xdist_controller import ArenaXdist
 from pytest_arena.record import Record
@@ -43,6 +43,12 @@ def add_options(group: pytest.OptionGroup) -> None:
         dest="arena_gate",
         help="check gates and print them, but let failed cases fail the run as usual",
     )
+
+
+def where_whole(config: pytest.Config) -> str:
+    """Where the whole of a text cut for the terminal is: the `--arena-json` report."""
+    raw = config.getoption("arena_json", None)
+    return f"whole in {raw} (--arena-json)" if raw else "--arena-json PATH keeps the whole text"
 
 
 def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None:
@@ -83,6 +89,8 @@ class ArenaOutputs:
         self.results: list[gates.GateResult] = []
         self.changed: tuple[int, int] | None = None  # exit status before and after the gates
         self.lost: list[Record] = []
+        self.unwritten: list[str] = []  # outputs that could not be written, and why
+        self.no_case: list[str] | None = None  # the run collected projects, but not one case
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -94,7 +102,10 @@ class ArenaOutputs:
             self.failures_outside_gates += 1
         if record:
             path, line = report.location[0], report.location[1]
-            report.longrepr = junit.with_reason(report.longrepr, record["reason"], path, line)
+            line_only = self.config.getoption("tbstyle", "auto") == "line"
+            report.longrepr = junit.with_reason(
+                report.longrepr, record["reason"], path, line, line_only=line_only
+            )
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -102,7 +113,8 @@ class ArenaOutputs:
         if self.xdist is not None:
             self.lost = self.xdist.lost_records()
             records.extend(self.lost)
-        path = self.config.getoption("arena_json")
+        self._no_case(session)
+        path = options.report_path(self.config)
         if not records and not path:
             return
         _fill_crashed(records)
@@ -129,16 +141,47 @@ class ArenaOutputs:
                 gates_decide=enabled and bool(self.results),
                 generator=f"pytest-arena {__version__}",
             )
-            json_report.write_report(Path(self.config.invocation_params.dir, path), report)
+            try:
+                json_report.write_report(path, report)
+            except OSError as error:  # checked before the run: the disk, or the folder, changed
+                self.unwritten.append(f"the --arena-json report was not written: {error}")
+                if session.exitstatus == pytest.ExitCode.OK:
+                    session.exitstatus = pytest.ExitCode.TESTS_FAILED  # asked for, not delivered
         summary = os.environ.get(github_summary.STEP_SUMMARY)
         if summary and boards:
-            github_summary.append_step_summary(
-                Path(summary), github_summary.markdown(boards, self.results)
-            )
+            try:
+                github_summary.append_step_summary(
+                    Path(summary), github_summary.markdown(boards, self.results)
+                )
+            except OSError as error:
+                self.unwritten.append(f"the GitHub job summary was not written: {error}")
+
+    def _no_case(self, session: pytest.Session) -> None:
+        """A run that collected projects and not one case of them fails as pytest's "no
+        tests ran" does (exit status 5), rather than passing on the strength of other tests.
+        Cases that -k or -m deselect were collected: the user chose."""
+        items, empty = self.state.items, self.state.empty
+        if self.xdist is not None and self.xdist.collected:
+            items, empty = self.xdist.collected["items"], self.xdist.collected["empty"]
+        if items or not empty or self.config.getoption("collectonly", False):
+            return  # (no items and nothing empty: a collection error, which pytest reports)
+        self.no_case = list(empty)
+        if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         enabled = bool(self.config.getoption("arena_gate"))
+        for problem in self.unwritten:
+            terminalreporter.write_line(f"arena: {problem}", red=True)
+        if self.no_case is not None:
+            terminalreporter.write_line(
+                "arena: no case ran: the projects of this run hold no cases"
+                " (exit status 5, as when no tests ran)",
+                red=True,
+            )
+            for where in self.no_case:
+                terminalreporter.write_line(f"  {where}")
         if self.lost:
             terminalreporter.write_sep("-", "arena cases lost with crashed workers")
             terminalreporter.write_line(

@@ -34,6 +34,9 @@ class ArenaState:
     _extensions: tuple[list[tuple[str, type[Scorer]]], Mapping[str, type[Connector]]] | None = None
     projects: dict[Path, RunProject] = field(default_factory=dict)  # by resolved arena.yaml
     _project_files: dict[Path, Path | None] = field(default_factory=dict)
+    # what this process collected (an xdist worker sends it to the controller at its end):
+    items: int = 0  # arena items (cases and problems), before -k, -m and --deselect
+    empty: list[str] = field(default_factory=list)  # "file:line: ..." where no case is
 
     @property
     def engine(self) -> Engine:

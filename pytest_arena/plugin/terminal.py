@@ -9,6 +9,7 @@ import pytest
 from pytest_arena.engine.money import BUDGET_SPENT
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import UNSCORED, Record
+from pytest_arena.reports.failures import message
 from pytest_arena.reports.leaderboard import build_boards
 from pytest_arena.reports.tables import render_board, spending
 
@@ -48,7 +49,7 @@ class ArenaReporter:
             terminalreporter.write_sep("-", "verdicts changed by hooks.py override_verdict")
             for r in changed:
                 was = _VERDICT[r.detail["override"].get("passed")]
-                why = r.detail["override"].get("because", "")
+                why = message(str(r.detail["override"].get("because", "")))
                 terminalreporter.write_line(
                     f"{r.project}::{r.case_id}[{r.model}]: {was} -> {_VERDICT[r.passed]}: {why}"
                 )

@@ -22,6 +22,7 @@ _NODE_ID = re.compile(
     r"^(?P<file>[^:]+)(?:::.+)?::(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\](?:@.*)?$"
 )
 LEDGERS = "arena_ledgers"  # the workers' input naming the folder of the run's budget ledgers
+COLLECTED = "arena_collected"  # a worker's output: its arena items, and files without cases
 _DOMAIN = re.compile(r"^(?P<project>.+)::(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\]$")
 
 
@@ -98,6 +99,7 @@ class ArenaXdist:
         self.reported: set[str] = set()
         self.crashes: list[str] = []
         self.ledgers: Path | None = None
+        self.collected: dict[str, Any] = {}  # what a worker collected (each collects it all)
 
     @pytest.hookimpl
     def pytest_configure_node(self, node: Any) -> None:
@@ -138,6 +140,9 @@ class ArenaXdist:
     def pytest_testnodedown(self, node: Any, error: object | None) -> None:
         if error is not None:
             self.crashes.append(f"worker {node.gateway.id} crashed: {error}")
+        collected = (getattr(node, "workeroutput", None) or {}).get(COLLECTED)
+        if isinstance(collected, dict) and not self.collected:
+            self.collected = collected  # every worker collects the same
 
     def lost_records(self) -> list[Record]:
         """Error records for arena items that never reported because a worker crashed."""

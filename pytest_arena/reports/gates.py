@@ -145,7 +145,10 @@ def _check(
         return Check(board.project, scope, model, metric, low, high, None, FAILED, note)
     value = value_of(row, metric)
     if value is None:
-        note = f"no value for '{metric}' (no scored case, or no latency measured)"
+        note = (
+            f"no value for '{metric}' (no scored case, cases of weight 0 only,"
+            " or no latency measured)"
+        )
         return Check(board.project, scope, model, metric, low, high, None, FAILED, note)
     inside = (low is None or value >= low) and (high is None or value <= high)
     return Check(board.project, scope, model, metric, low, high, value, HELD if inside else FAILED)

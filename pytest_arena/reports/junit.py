@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_arena.record import Record
+from pytest_arena.reports.failures import message
 
 METRIC_PREFIX = "metric."
 PER_CASE_FAMILIES = ("xunit1", "legacy")  # the junit_family values whose testcases hold properties
@@ -69,11 +70,16 @@ class ReasonRepr:
     the short test summary its one line; a plain string longrepr would give them all of it.
     """
 
-    def __init__(self, text: str, reason: str, path: str, lineno: int) -> None:
+    def __init__(
+        self, text: str, reason: str, path: str, lineno: int, *, line_only: bool = False
+    ) -> None:
         self.text = text
         self.reprcrash = ReasonLocation(path, lineno, reason)
+        self.line_only = line_only  # --tb=line: the terminal shows the message's line alone
 
     def toterminal(self, tw: Any) -> None:
+        if self.line_only:
+            return
         for line in self.text.split("\n"):
             tw.line(line)
 
@@ -81,11 +87,15 @@ class ReasonRepr:
         return self.text
 
 
-def with_reason(longrepr: Any, reason: str, path: str, lineno: int | None) -> Any:
-    """`longrepr` carrying `reason` as its message, when it is text and there is a reason."""
+def with_reason(
+    longrepr: Any, reason: str, path: str, lineno: int | None, *, line_only: bool = False
+) -> Any:
+    """`longrepr` carrying `reason` as its message (cut to a line's length: the text has
+    more), when it is text and there is a reason. `line_only` (pytest's `--tb=line`): the
+    terminal shows the message's line, not the text as well."""
     if not isinstance(longrepr, str) or not reason.strip():
         return longrepr
-    return ReasonRepr(longrepr, reason.strip(), path, (lineno or 0) + 1)
+    return ReasonRepr(longrepr, message(reason), path, (lineno or 0) + 1, line_only=line_only)
 
 
 def set_properties(user_properties: list[tuple[str, object]], record: Record) -> None:

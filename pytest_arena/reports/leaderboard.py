@@ -62,8 +62,16 @@ def build_board(project: str, records: list[Record]) -> Board:
     for record in records:
         by_model.setdefault(record.model, []).append(record)
     rows = [_row(model, found) for model, found in by_model.items()]
-    metric_names = sorted({name for row in rows for name in row.metrics})
+    metric_names = sorted({name for r in records for name in r.metrics})
     warnings: list[str] = []
+    weightless = [row.model for row in rows if row.accuracy is None and _graded(row)]
+    if weightless:
+        whose = "every model" if len(weightless) == len(rows) else ", ".join(weightless)
+        warnings.append(
+            f"every graded case of {whose} has weight 0, so there is no accuracy (-) and the"
+            " composite counts it as 0; the pass rate counts cases, whatever their weight."
+            " Give the cases that should count a weight above 0"
+        )
     known = [*BUILTIN_DIMENSIONS, *metric_names]
     for name in list(weights):
         if name not in known:
@@ -108,12 +116,16 @@ def _row(model: str, records: list[Record]) -> Row:
             sums = metric_sums.setdefault(name, [0.0, 0.0])
             sums[0] += r.weight * value
             sums[1] += r.weight
-    graded = row.passed + row.failed + row.errors
-    row.accuracy = score_sum / weight_sum if weight_sum else None
+    graded = _graded(row)
+    row.accuracy = score_sum / weight_sum if weight_sum else None  # None: nothing weighs
     row.pass_rate = row.passed / graded if graded else None
     row.latency = sum(latencies) / len(latencies) if latencies else None
-    row.metrics = {n: s / w if w else 0.0 for n, (s, w) in metric_sums.items()}
+    row.metrics = {n: s / w for n, (s, w) in metric_sums.items() if w}  # weight 0: no value
     return row
+
+
+def _graded(row: Row) -> int:
+    return row.passed + row.failed + row.errors
 
 
 def normalised(

@@ -1,0 +1,90 @@
+"""The command line's arena values, checked before anything is collected or called: a bad
+one is a pytest usage error (exit status 4) that names the option and the fix, rather than
+a run that skips everything, runs nothing or fails once it has paid for every call."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from pytest_arena.cache.modes import CacheMode
+
+
+def check(config: pytest.Config) -> None:
+    """Raise `pytest.UsageError` for the first arena option whose value cannot work."""
+    if hasattr(config, "workerinput"):
+        return  # the controller has checked the same values
+    problems = [_max_cost(config.getoption("arena_max_cost", None))]
+    problems.append(_models(config.getoption("arena_models", None)))
+    raw_json = config.getoption("arena_json", None)
+    if raw_json is not None:
+        problems.append(_file("--arena-json", raw_json, report_path(config), "arena.json"))
+    raw_cache = config.getoption("arena_cache_path", None)
+    if raw_cache is not None and config.getoption("arena_cache", None) != CacheMode.OFF.value:
+        cache = Path(config.invocation_params.dir, raw_cache) if raw_cache else None
+        problems.append(_file("--arena-cache-path", raw_cache, cache, "responses.sqlite3"))
+    found = [p for p in problems if p]
+    if found:
+        raise pytest.UsageError(found[0])
+
+
+def model_keys(config: pytest.Config) -> list[str]:
+    """The keys `--arena-models` names, each once, in their order; empty when not given."""
+    raw: str = config.getoption("arena_models", None) or ""
+    return list(dict.fromkeys(m.strip() for m in raw.split(",") if m.strip()))
+
+
+def report_path(config: pytest.Config) -> Path | None:
+    """Where `--arena-json` writes; like `--junitxml`, `~` and `$VARS` are expanded and a
+    relative path is taken from the folder pytest was started in."""
+    raw = config.getoption("arena_json", None)
+    if not raw:
+        return None
+    return Path(config.invocation_params.dir, os.path.expanduser(os.path.expandvars(raw)))
+
+
+def _max_cost(value: float | None) -> str:
+    if value is None or (math.isfinite(value) and value >= 0):
+        return ""
+    return (
+        f"--arena-max-cost {value:g}: give the most the run may spend as a finite number of"
+        " dollars, 0 or more (leave the option out for no limit)"
+    )
+
+
+def _models(raw: str | None) -> str:
+    if raw is None or raw.replace(",", "").strip():
+        return ""
+    return (
+        f"--arena-models {raw!r} names no model: give model keys, comma separated"
+        " (--arena-models sim_small,sim_large), or leave the option out to run each"
+        " project's own models"
+    )
+
+
+def _file(option: str, raw: str, path: Path | None, example: str) -> str:
+    """Why a file cannot be written at `path` (its missing folders are made, as pytest
+    does for --junitxml), or "" when it can."""
+    if path is None:
+        return f"{option} is empty: give the path of a file, such as {option} {example}"
+    if path.is_dir():
+        return (
+            f"{option} {raw} is a folder: give the path of a file,"
+            f" such as {option} {Path(raw, example).as_posix()}"
+        )
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{option} {raw}: {folder} is a file, not a folder; give a path in a folder"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"{option} {raw}: the file cannot be written (permission denied)"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return (
+            f"{option} {raw}: cannot write in {folder} (permission denied);"
+            " give a path in a folder you can write to"
+        )
+    return ""
