@@ -8,6 +8,7 @@ import time
 import pytest
 
 from pytest_arena.evaluation import user_code
+from tests.conftest import MakeProject
 
 
 def test_a_call_returns_its_value_from_the_worker_thread() -> None:
@@ -49,3 +50,96 @@ def test_without_a_limit_the_call_stays_on_this_thread() -> None:
     assert (
         user_code.call(lambda: threading.current_thread(), (), None) is threading.current_thread()
     )
+
+
+HANGING_SCORER = """
+import time
+
+from pytest_arena.scorers import Scorer, ScoreResult
+
+
+class Stuck(Scorer):
+    name = "stuck"
+
+    def score(self, output, reference, context):
+        if output == "2":
+            time.sleep(300)  # never returns in any sane time
+        return ScoreResult(1.0, True, "fine")
+"""
+
+
+def test_a_scorer_that_never_returns_fails_its_case_and_the_run_goes_on(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "p",
+        """
+        models: [sim_perfect]
+        scoring:
+          - {scorer: stuck, timeout: 1}
+        tests:
+          - {id: one, input: "1", reference: "1"}
+          - {id: two, input: "2", reference: "2"}
+          - {id: three, input: "3", reference: "3"}
+        """,
+        {"scorers/stuck.py": HANGING_SCORER},
+    )
+    started = time.monotonic()
+    result = pytester.runpytest("-q", "-rf")
+    assert time.monotonic() - started < 30
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        ["*scorer 'stuck' did not return within 1 s; its thread is left to finish*"]
+    )
+    result.stdout.fnmatch_lines(["*arena leaderboard: p*"])
+
+
+def test_a_scorer_class_may_run_unbounded_on_pytests_thread(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "p",
+        """
+        models: [sim_perfect]
+        scorers: {default: here}
+        tests:
+          - {id: one, input: "1", reference: "1"}
+        """,
+        {
+            "scorers/here.py": """
+            import threading
+
+            from pytest_arena.scorers import Scorer, ScoreResult
+
+
+            class Here(Scorer):
+                name = "here"
+                timeout = None
+
+                def score(self, output, reference, context):
+                    main = threading.current_thread() is threading.main_thread()
+                    return ScoreResult(1.0 if main else 0.0, main, "on pytest's thread")
+            """
+        },
+    )
+    pytester.runpytest("-q").assert_outcomes(passed=1)
+
+
+def test_a_hook_that_never_returns_fails_its_case(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(user_code, "DEFAULT_TIMEOUT", 1.0)  # hooks use the default
+    make_project(
+        "p",
+        """
+        models: [sim_perfect]
+        tests:
+          - {id: one, input: "1", reference: "1"}
+        """,
+        {
+            "hooks.py": "import time\n\ndef post_process(output, case, context):\n    time.sleep(300)\n"
+        },
+    )
+    result = pytester.runpytest("-q", "-rf")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*hooks.py post_process did not return within 1 s*"])

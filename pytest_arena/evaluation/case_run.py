@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 from pytest_arena.connectors import Request
 from pytest_arena.engine.calls import CallResult
+from pytest_arena.evaluation import user_code
 from pytest_arena.evaluation.judge import Judge
 from pytest_arena.evaluation.project import Component, Plan, Project
 from pytest_arena.evaluation.project_hooks import ProjectHooks
@@ -77,7 +79,14 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
     try:
         request = build_request(project, case, model, sample)
         if hooks.pre_request is not None:
-            changed = _call_user("hooks.py pre_request", hooks.pre_request, request, case, context)
+            changed = _call_user(
+                "hooks.py pre_request",
+                hooks.pre_request,
+                request,
+                case,
+                context,
+                limit=user_code.DEFAULT_TIMEOUT,
+            )
             if changed is not None:
                 if not isinstance(changed, Request):
                     raise _Stop(
@@ -117,7 +126,14 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
         output = response.text
         record.output = output
         if hooks.post_process is not None:
-            output = _call_user("hooks.py post_process", hooks.post_process, output, case, context)
+            output = _call_user(
+                "hooks.py post_process",
+                hooks.post_process,
+                output,
+                case,
+                context,
+                limit=user_code.DEFAULT_TIMEOUT,
+            )
             if not isinstance(output, str):
                 raise _Stop(
                     f"hooks.py post_process returned {type(output).__name__};"
@@ -160,7 +176,8 @@ def _grade(plan: Plan, output: str, case: Case, context: ScoringContext) -> Scor
 
 def _score(component: Component, output: str, case: Case, context: ScoringContext) -> ScoreResult:
     what = f"scorer '{component.name}'"
-    result = _call_user(what, component.grader.score, output, case.reference, context)
+    score = component.grader.score
+    result = _call_user(what, score, output, case.reference, context, limit=component.time_limit)
     if not isinstance(result, ScoreResult):
         raise _Stop(f"{what} returned {type(result).__name__}; it must return a ScoreResult")
     return result
@@ -170,7 +187,15 @@ def _override(
     hook: Any, result: ScoreResult, output: str, case: Case, context: ScoringContext
 ) -> ScoreResult:
     """Let hooks.py change the verdict, and say so in the reason."""
-    new = _call_user("hooks.py override_verdict", hook, result, output, case, context)
+    new = _call_user(
+        "hooks.py override_verdict",
+        hook,
+        result,
+        output,
+        case,
+        context,
+        limit=user_code.DEFAULT_TIMEOUT,
+    )
     if new is None or new is result:
         return result
     if not isinstance(new, ScoreResult):
@@ -190,15 +215,18 @@ def _override(
     return ScoreResult(new.score, new.passed, reason, detail, {**result.metrics, **new.metrics})
 
 
-def _call_user(what: str, function: Any, *args: Any) -> Any:
-    """Call user code; what it raises becomes the case's error, naming `what`.
+def _call_user(what: str, function: Any, *args: Any, limit: float | None) -> Any:
+    """Call user code, at most `limit` seconds (None: no limit; see user_code); what it
+    raises becomes the case's error, naming `what`.
 
     `sys.exit()` and `GeneratorExit` are user code's mistakes like any other exception. A
     KeyboardInterrupt (Ctrl-C) and pytest's own outcomes (`pytest.skip()` and the like, not
     `Exception`s either) go on up: they are meant for the run, not for this case.
     """
     try:
-        return function(*args)
+        return user_code.call(function, args, limit)
+    except user_code.Overran as exc:
+        raise _Stop(f"{what} {exc}; its thread is left to finish") from None
     except (Exception, SystemExit, GeneratorExit) as exc:
         said = f": {exc}" if str(exc) else ""  # `sys.exit()` says nothing
         raise _Stop(f"{what} raised {type(exc).__name__}{said}", exc) from exc
@@ -209,6 +237,14 @@ def _user_traceback(exc: BaseException | None) -> str | None:
     if exc is None:
         return None
     tb = exc.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+    while tb is not None and _ours(tb.tb_frame.f_code.co_filename):
         tb = tb.tb_next
     return "".join(traceback.format_exception(type(exc), exc, tb))
+
+
+_FUTURES = str(Path(concurrent.futures.__file__).parent)
+
+
+def _ours(filename: str) -> bool:
+    """A frame of this module, of user_code's worker, or of the future it hands results by."""
+    return filename in (__file__, user_code.__file__) or filename.startswith(_FUTURES)

@@ -14,6 +14,7 @@ from pytest_arena.connectors.registry import known_models
 from pytest_arena.engine.budget import Budget
 from pytest_arena.engine.calls import Call, CallResult, Engine
 from pytest_arena.engine.limits import Limits
+from pytest_arena.evaluation import user_code
 from pytest_arena.evaluation.judge import Judge
 from pytest_arena.evaluation.project_hooks import ProjectHooks, load_hooks
 from pytest_arena.scorers.base import Scorer, ScoresOutputs
@@ -45,6 +46,18 @@ class Component:
     def grader(self) -> ScoresOutputs:
         """What grades the outputs: the bound scorer, else the entry's (reading context.options)."""
         return self.bound if self.bound is not None else self.entry.scorer
+
+    @property
+    def time_limit(self) -> float | None:
+        """Seconds one call of the scorer may take: the entry's `timeout:`, else the scorer
+        class's `timeout`. None for a script, which its own `timeout` bounds."""
+        if isinstance(self.entry.scorer, ScriptScorer):
+            return None
+        given = self.options.get("timeout")
+        if isinstance(given, int | float) and not isinstance(given, bool):
+            return float(given)
+        limit = getattr(self.entry.scorer, "timeout", user_code.DEFAULT_TIMEOUT)
+        return None if limit is None else float(limit)
 
 
 @dataclass(frozen=True)

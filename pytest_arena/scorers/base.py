@@ -87,11 +87,14 @@ class Scorer(ABC):
     """Base class for scorers. Subclass it, set `name`, implement `score`.
 
     `options_model`, when set, is a pydantic model that checks the options a
-    project gives this scorer; misspelt options then fail at load time.
+    project gives this scorer; misspelt options then fail at load time. `timeout` is how
+    many seconds a call of `score` may take (a scoring entry's `timeout:` overrides it);
+    None runs it on pytest's own thread with no limit.
     """
 
     name: ClassVar[str] = ""
     options_model: ClassVar[type[BaseModel] | None] = None
+    timeout: ClassVar[float | None] = 60.0
     _named: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
