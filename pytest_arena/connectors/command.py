@@ -125,7 +125,7 @@ class CommandConnector(Connector):
             )
         except OSError as exc:
             raise ConnectorError(
-                f"model '{self.key}': {self.shown} could not be started: {exc.strerror or exc}"
+                f"{self.shown} could not be started: {exc.strerror or exc}"
             ) from None
         try:
             stdout, stderr = await process.communicate(request.prompt.encode())
@@ -141,7 +141,7 @@ class CommandConnector(Connector):
                 for name, size in too_big
             )
             raise ConnectorError(
-                f"model '{self.key}': {self.shown} {what}"
+                f"{self.shown} {what}"
                 + (f"; end of stderr:\n{tail}" if tail else " and wrote nothing to stderr")
                 + hint
             )
