@@ -18,7 +18,8 @@ and Anthropic's `system`), so a test project can ask for a behaviour per case:
                                        (504 if they do not come within the hang limit)
 
 Any number works as a fault status (400, 401, 500, 529, ...). The server counts requests,
-in total and per prompt, and keeps the headers and bodies of the last ones.
+in total and per prompt, and the most it was answering at once (`peak`); it keeps the
+headers and bodies of the last ones.
 
 As a script: `python tests/fake_llm_server.py --port 0 --latency-ms 100` prints
 `listening on 127.0.0.1:PORT` and serves until killed.
@@ -67,6 +68,8 @@ class FakeLLMServer:
         self.port = port
         self.total = 0
         self.per_prompt: collections.Counter[str] = collections.Counter()
+        self.in_flight = 0  # requests being answered now, and the most at once so far
+        self.peak = 0
         self.headers: collections.deque[dict[str, str]] = collections.deque(maxlen=keep)
         self.bodies: collections.deque[dict[str, Any]] = collections.deque(maxlen=keep)
         self._lock = threading.Lock()
@@ -95,6 +98,7 @@ class FakeLLMServer:
         with self._lock:
             self.total = 0
             self.per_prompt.clear()
+            self.peak = self.in_flight
             self.headers.clear()
             self.bodies.clear()
 
@@ -254,6 +258,23 @@ class FakeLLMServer:
         with self._lock:
             self.per_prompt[prompt] += 1
             seen = self.per_prompt[prompt]
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+        try:
+            return await self._answer(request, prompt, last_user, answer, error, seen)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    async def _answer(
+        self,
+        request: web.Request,
+        prompt: str,
+        last_user: str,
+        answer: Any,
+        error: Any,
+        seen: int,
+    ) -> web.StreamResponse:
         marks = markers(prompt)
         if "together" in marks and not await self._together(int(marks["together"])):
             return web.json_response(error(504, "too few requests came together"), status=504)

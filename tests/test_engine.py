@@ -284,11 +284,11 @@ def test_each_of_the_runs_processes_takes_a_share_of_the_models_limits() -> None
     connector = build_connector("sim_small", {}, Path("arena.yaml"))
     limits = Limits(concurrency=5, rpm=600, tpm=12000)
     lane = Engine(processes=2)._lane(connector, limits)
-    assert lane.semaphore._value == 3  # 5 / 2, rounded up: never 0
+    assert lane.gate.capacity == 3  # 5 / 2, rounded up: never 0
     assert lane.rpm is not None and lane.rpm.interval == 0.2  # 300 a minute each
     assert lane.tpm is not None and lane.tpm.interval == 0.01  # 6000 tokens a minute each
     alone = Engine()._lane(connector, limits)
-    assert alone.semaphore._value == 5 and alone.rpm is not None and alone.rpm.interval == 0.1
+    assert alone.gate.capacity == 5 and alone.rpm is not None and alone.rpm.interval == 0.1
 
 
 @pytest.mark.parametrize("cap", ["--arena-max-cost", "project"])

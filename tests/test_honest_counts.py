@@ -3,6 +3,7 @@ and a model's limits are its provider's, across every project of the run."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -47,3 +48,80 @@ def test_a_call_that_failed_after_retrying_records_its_retries(
     retries = {r["case"]: r["retries"] for r in records(pytester.path / "out.json")}
     assert retries == {"down": 2, "dropped": 2, "bad": 0}
     assert [fake_llm.count(text) for _, text in cases] == [3, 3, 1]
+
+
+def test_two_projects_with_one_provider_share_its_concurrency(
+    fake_llm: FakeLLMServer, pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    # two projects, each with its own key for one model at one server: the provider's
+    # limits are the run's, so 2 calls in flight at most, not 2 a project
+    for name, key in (("first", "gpt"), ("second", "gpt-again")):
+        model = openai_model(key, fake_llm, model="gpt", concurrency=2, cache=False)
+        cases = [(f"c{i}", f"[[latency=100]] {name} {i}") for i in range(6)]
+        make_project(name, arena_yaml(model, [key], cases))
+    # another project gives the same provider a lower limit: the lowest holds, from the
+    # first call that brings it (here the first call of the run: its project comes first)
+    model = openai_model("slow", fake_llm, model="gpt", concurrency=1, cache=False)
+    make_project("a-low", arena_yaml(model, ["slow"], [("c", "[[latency=100]] low")]))
+    result = pytester.runpytest("-p", "no:cacheprovider", "projects/first", "projects/second")
+    result.assert_outcomes(failed=12)  # the echoed prompt is not the reference
+    assert (fake_llm.total, fake_llm.peak) == (12, 2)
+    fake_llm.reset()
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=13)
+    assert (fake_llm.total, fake_llm.peak) == (13, 1)
+
+
+def test_a_providers_lane_keeps_the_lowest_limits_and_each_process_its_share() -> None:
+    from pytest_arena.connectors import build_connector
+    from pytest_arena.engine.calls import Engine
+    from pytest_arena.engine.limits import Limits
+    from pytest_arena.spec.schema import ModelDef
+
+    def connector(key: str, root: str, **settings: Any) -> Any:
+        settings = {"connector": "openai", "base_url": "http://127.0.0.1:9/v1", **settings}
+        defined = {key: ModelDef.model_validate(settings)}
+        return build_connector(key, defined, Path(root) / "arena.yaml")
+
+    engine = Engine(processes=2)
+    gpt = connector("gpt", "a")
+    same = connector("other-key", "b", model="gpt", params={"temperature": 1})
+    lane = engine._lane(gpt, Limits(concurrency=8, rpm=600))
+    assert engine._lane(same, Limits(concurrency=4, tpm=6000)) is lane
+    assert lane.gate.capacity == 2  # 4 / 2 workers
+    assert lane.rpm is not None and lane.rpm.interval == 0.2  # 300 a minute each
+    assert lane.tpm is not None and lane.tpm.interval == 0.02  # 3000 tokens a minute each
+    engine._lane(gpt, Limits(concurrency=16))
+    assert lane.gate.capacity == 2  # a higher limit loosens nothing
+    # another model, server or key variable is another provider
+    for other in (
+        connector("gpt-mini", "a"),
+        connector("gpt", "a", base_url="http://127.0.0.1:10/v1"),
+        connector("gpt", "a", api_key_env="OTHER_KEY"),
+    ):
+        assert engine._lane(other, Limits()) is not lane
+
+
+def test_a_gate_lets_in_up_to_its_capacity_first_come_first_served() -> None:
+    from pytest_arena.engine.limits import Gate
+
+    async def scenario() -> list[str]:
+        gate, order = Gate(2), []
+
+        async def call(name: str, hold: float) -> None:
+            async with gate:
+                order.append(name)
+                await asyncio.sleep(hold)
+
+        tasks = [asyncio.create_task(call(n, 0.05)) for n in "abcde"]
+        await asyncio.sleep(0.01)
+        assert (gate.held, order) == (2, ["a", "b"])
+        gate.lower(1)  # those in flight finish; then one at a time
+        tasks[2].cancel()  # a waiting call that is cancelled takes no place
+        await asyncio.sleep(0.07)
+        assert (gate.held, order) == (1, ["a", "b", "d"])
+        await asyncio.gather(*tasks, return_exceptions=True)
+        assert gate.held == 0
+        return order
+
+    assert asyncio.run(scenario()) == ["a", "b", "d", "e"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -117,6 +118,12 @@ class Connector(ABC):
         """Raise SettingProblem (or ValueError), with the fix, if the validated settings cannot
         work; called once when the connector is built, and reported at the setting's line."""
         return None
+
+    def provider(self) -> Hashable:
+        """Whom the calls go to, as far as limits go: the engine keeps the `concurrency`,
+        `rpm` and `tpm` of all model keys with one provider together, across the run's
+        projects. By default: the connector kind, the model key and the project's folder."""
+        return (self.name, self.key, str(self.root))
 
     def preflight(self) -> str | None:
         """Why no call can work, such as an API key variable that is not set, or None. The

@@ -11,6 +11,7 @@ import socket
 import time
 import urllib.request
 from abc import abstractmethod
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -119,6 +120,10 @@ class HttpConnector(Connector):
             "model": s.model,
             "params": s.params,
         }
+
+    def provider(self) -> Hashable:
+        s = self.settings
+        return (self.name, s.base_url.rstrip("/"), s.model, s.api_key_env)
 
     @property
     @abstractmethod

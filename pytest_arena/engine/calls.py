@@ -16,7 +16,7 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,7 +25,7 @@ from pytest_arena.cache import CacheError, ReplayMiss, ResponseCache, key_parts
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
 from pytest_arena.engine.budget import Budget, refusal_of
 from pytest_arena.engine.ledger import Ledger
-from pytest_arena.engine.limits import Lane, Limits, Pacer
+from pytest_arena.engine.limits import Lane, Limits
 from pytest_arena.engine.workspaces import SAFE, new_run_folder
 
 T = TypeVar("T")
@@ -67,7 +67,7 @@ class Engine:
     processes: int = 1  # the run's processes (xdist workers); each takes a share of limits
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
-    _lanes: dict[int, Lane] = field(default_factory=dict)
+    _lanes: dict[Hashable, Lane] = field(default_factory=dict)  # by provider
     _connectors: dict[int, Connector] = field(default_factory=dict)
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
     _workspaces: int = 0
@@ -205,17 +205,15 @@ class Engine:
                 await asyncio.wait_for(connector.aclose(), timeout=5)
 
     def _lane(self, connector: Connector, limits: Limits) -> Lane:
-        lane = self._lanes.get(id(connector))
+        """The lane of the connector's provider, shared by every project's model keys that
+        reach it, under the lowest limits any of them gives."""
+        provider = connector.provider()
+        lane = self._lanes.get(provider)
         if lane is None:
-            n = self.processes
-            lane = Lane(
-                limits,
-                asyncio.Semaphore(max(1, -(-limits.concurrency // n))),  # a share, rounded up
-                Pacer(limits.rpm / n) if limits.rpm else None,
-                Pacer(limits.tpm / n) if limits.tpm else None,
-            )
-            self._lanes[id(connector)] = lane
-            self._connectors[id(connector)] = connector
+            lane = self._lanes[provider] = Lane.of(limits, self.processes)
+        else:
+            lane.tighten(limits, self.processes)
+        self._connectors.setdefault(id(connector), connector)
         return lane
 
     async def _guarded(self, attempts: Callable[[], Awaitable[CallResult]]) -> CallResult:
@@ -254,7 +252,7 @@ class Engine:
         lane = self._lane(connector, limits)
         retries = 0
         while True:
-            async with lane.semaphore:
+            async with lane.gate:
                 refusal = refusal_of(budgets)
                 if refusal is not None:
                     return CallResult(skipped=refusal, retries=retries)
