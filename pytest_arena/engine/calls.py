@@ -211,6 +211,7 @@ class Engine:
         lane = self._lanes.get(provider)
         if lane is None:
             lane = self._lanes[provider] = Lane.of(limits, self.processes)
+            lane.breaker.reason = connector.preflight()  # before its first call
         else:
             lane.tighten(limits, self.processes)
         self._connectors.setdefault(id(connector), connector)
@@ -250,9 +251,15 @@ class Engine:
                     cost=connector.cost_of(hit),
                 )
         lane = self._lane(connector, limits)
-        retries = 0
+        breaker = lane.breaker
+        retries = 0  # tries repeated so far: a retry that is never made is not counted
+        again = False
         while True:
+            if breaker.reason is not None:
+                return CallResult(error=breaker.reason, retries=retries)
             async with lane.gate:
+                if breaker.reason is not None:  # opened while this call waited its turn
+                    return CallResult(error=breaker.reason, retries=retries)
                 refusal = refusal_of(budgets)
                 if refusal is not None:
                     return CallResult(skipped=refusal, retries=retries)
@@ -263,17 +270,23 @@ class Engine:
                     await lane.tpm.take(estimate)
                 if connector.wants_workspace and request.workspace is None:
                     request.workspace = self._workspace(request)
+                retries += again
                 started = time.perf_counter()
+                unreachable = False
                 try:
                     response = await _within(connector.acomplete(request), limits.timeout)
                 except ConnectorError as exc:
                     failure, retryable, wait = str(exc), exc.retryable, exc.retry_after
+                    unreachable = exc.unreachable
+                    if not unreachable:
+                        breaker.replied()
                 except asyncio.TimeoutError:
                     failure = f"no answer within {limits.timeout:g} s (the model's timeout)"
                     retryable, wait = True, None
                 except Exception as exc:
                     failure, retryable, wait = _describe(exc), False, None
                 else:
+                    breaker.replied()
                     if lane.tpm is not None:
                         lane.tokens_out += response.tokens_out
                         lane.answers += 1
@@ -285,11 +298,16 @@ class Engine:
                         except CacheError as exc:
                             result.warning = str(exc)
                     return result
-            if not retryable or retries >= limits.max_retries:
+            last_try = not retryable or retries >= limits.max_retries
+            if unreachable:
+                breaker.cannot_connect(failure, retries, last_try)
+                if breaker.reason is not None:
+                    return CallResult(error=breaker.reason, retries=retries)
+            if last_try:
                 tries = f" after {retries + 1} tries" if retries else ""
                 return CallResult(error=f"{failure}{tries}", retries=retries)
             delay = wait if wait is not None else _backoff(limits.backoff, retries)
-            retries += 1
+            again = True
             await asyncio.sleep(delay)
 
     def _account(

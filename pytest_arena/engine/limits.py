@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pytest_arena.connectors.base import Connector, Request
 from pytest_arena.connectors.base import estimate_tokens as _estimate
+from pytest_arena.engine.breaker import Breaker
 from pytest_arena.spec.schema import ModelDef
 
 DEFAULT_CONCURRENCY = 16
@@ -115,12 +116,13 @@ def _slowest(pacer: Pacer | None, per_minute: float | None) -> Pacer | None:
 @dataclass
 class Lane:
     """The calls in this process to one provider (connector kind, base URL, model, key):
-    the pacing of its requests, under the lowest limits any project gave it. Each of the
-    run's `processes` takes its share of them."""
+    the pacing of its requests, under the lowest limits any project gave it (each of the
+    run's `processes` takes its share of them), and whether they are made at all."""
 
     gate: Gate
     rpm: Pacer | None = None
     tpm: Pacer | None = None
+    breaker: Breaker = field(default_factory=Breaker)
     tokens_out: float = 0.0  # answers' tokens seen so far, to guess the next answer's
     answers: int = 0
 
