@@ -70,6 +70,10 @@ class Engine:
     _lanes: dict[Hashable, Lane] = field(default_factory=dict)  # by provider
     _connectors: dict[int, Connector] = field(default_factory=dict)
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
+    # the cache's reads and writes, each on a thread of its own: off the loop, so a file
+    # locked by another process holds up the calls that wait for it and no others
+    _cache_reads: concurrent.futures.ThreadPoolExecutor | None = None
+    _cache_writes: concurrent.futures.ThreadPoolExecutor | None = None
     _workspaces: int = 0
     _ledgers: list[Ledger] = field(default_factory=list)
     closed: bool = False
@@ -139,6 +143,9 @@ class Engine:
         thread.join(timeout=30)
         loop.close()
         self._loop = self._thread = None
+        for pool in (self._cache_reads, self._cache_writes):
+            if pool is not None:  # a write under way finishes: its answer was paid for
+                pool.shutdown(wait=True, cancel_futures=True)
         if self.store is not None:
             self.store.close()
 
@@ -237,7 +244,7 @@ class Engine:
         parts = key_parts(connector, request) if store is not None else {}
         if store is not None:
             try:
-                hit = store.get(parts)
+                hit = await self._on_cache_thread(False, store.get, parts)
             except ReplayMiss as miss:
                 return CallResult(error=str(miss))
             except CacheError as exc:
@@ -272,6 +279,7 @@ class Engine:
                     request.workspace = self._workspace(request)
                 retries += again
                 started = time.perf_counter()
+                answered: CallResult | None = None
                 unreachable = False
                 try:
                     response = await _within(connector.acomplete(request), limits.timeout)
@@ -291,13 +299,14 @@ class Engine:
                         lane.tokens_out += response.tokens_out
                         lane.answers += 1
                         lane.tpm.owe(response.tokens_in + response.tokens_out - estimate)
-                    result = self._account(connector, response, started, retries, budgets)
-                    if store is not None:
-                        try:
-                            store.put(parts, response)
-                        except CacheError as exc:
-                            result.warning = str(exc)
-                    return result
+                    answered = self._account(connector, response, started, retries, budgets)
+            if answered is not None:  # stored with the model's place in flight given back
+                if store is not None:
+                    try:
+                        await self._on_cache_thread(True, store.put, parts, answered.response)
+                    except CacheError as exc:
+                        answered.warning = str(exc)
+                return answered
             last_try = not retryable or retries >= limits.max_retries
             if unreachable:
                 breaker.cannot_connect(failure, retries, last_try)
@@ -309,6 +318,18 @@ class Engine:
             delay = wait if wait is not None else _backoff(limits.backoff, retries)
             again = True
             await asyncio.sleep(delay)
+
+    async def _on_cache_thread(self, writes: bool, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)` on the cache's thread for reads or for writes."""
+        pool = self._cache_writes if writes else self._cache_reads
+        if pool is None:
+            name = "arena-cache-writes" if writes else "arena-cache-reads"
+            pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=name)
+            if writes:
+                self._cache_writes = pool
+            else:
+                self._cache_reads = pool
+        return await asyncio.get_running_loop().run_in_executor(pool, work, *args)
 
     def _account(
         self,
