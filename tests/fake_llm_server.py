@@ -12,6 +12,7 @@ and Anthropic's `system`), so a test project can ask for a behaviour per case:
     [[fault=hang]]                     answer nothing until the hang limit (30 s), then drop
     [[fault=reset]]                    drop the connection without a reply
     [[fault=malformed]]                reply 200 with a body that is not JSON
+    [[fault=truncated]]                reply 200 and drop the connection halfway through the body
     [[fault=missing]]                  reply 200 with JSON lacking the expected fields
     [[fault=401 echo_headers=1]]       an error whose message quotes the request's headers
     [[together=20]]                    hold each such request until 20 are held at once
@@ -321,6 +322,15 @@ class FakeLLMServer:
             assert request.transport is not None
             request.transport.abort()
             return web.Response(status=200)
+        if kind == "truncated":
+            body = json.dumps(error(200, "never read to its end")).encode()
+            cut = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+            cut.content_length = len(body)
+            await cut.prepare(request)
+            await cut.write(body[: len(body) // 2])
+            assert request.transport is not None
+            request.transport.abort()
+            return cut
         if kind == "malformed":
             return web.Response(
                 status=200,

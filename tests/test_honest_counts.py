@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -125,3 +126,52 @@ def test_a_gate_lets_in_up_to_its_capacity_first_come_first_served() -> None:
         return order
 
     assert asyncio.run(scenario()) == ["a", "b", "d", "e"]
+
+
+# Faults a case asks the fake server for, with the share of cases that ask: each either
+# passes after its retries or fails with the reason of its last try.
+FAULT_MIX = [
+    ("", 55),
+    ("[[fault=429 retry_after=0 times=1]]", 6),
+    ("[[fault=429 times=3]]", 4),
+    ("[[fault=500 times=1]]", 5),
+    ("[[fault=503 times=2]]", 4),
+    ("[[fault=529]]", 3),  # never answers: fails after its last retry
+    ("[[fault=reset times=1]]", 5),
+    ("[[fault=reset times=2]]", 3),
+    ("[[fault=truncated times=1]]", 4),
+    ("[[fault=hang times=1]]", 2),  # answers its retry, after the model's timeout
+    ("[[fault=malformed]]", 3),  # not retried
+    ("[[fault=missing]]", 2),
+    ("[[fault=400]]", 4),
+]
+FAULT_CALLS = 1200
+
+
+def test_under_faults_the_records_count_every_request_the_server_saw_again(
+    fake_llm: FakeLLMServer, pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    import random
+
+    from tests.conftest import XDIST
+
+    rng = random.Random(12)
+    faults = rng.choices([f for f, _ in FAULT_MIX], [w for _, w in FAULT_MIX], k=FAULT_CALLS)
+    cases = [(f"c{i}", f"{fault} [[answer=ok]] case {i}") for i, fault in enumerate(faults)]
+    settings = {"max_retries": 3, "backoff": 0.01, "timeout": 1, "concurrency": 32}
+    make_project("faults", arena_yaml(openai_model("m", fake_llm, **settings), ["m"], cases))
+    started = time.monotonic()
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", *XDIST, "-n", "2", "--arena-json=out.json"
+    )
+    took = time.monotonic() - started
+    found = records(pytester.path / "out.json")
+    assert len(found) == FAULT_CALLS  # no record lost
+    failing = ("[[fault=529]]", "[[fault=malformed]]", "[[fault=missing]]", "[[fault=400]]")
+    expected_failures = sum(f in failing for f in faults)
+    result.assert_outcomes(passed=FAULT_CALLS - expected_failures, failed=expected_failures)
+    seen_again = sum(n - 1 for n in fake_llm.per_prompt.values())
+    recorded = sum(r["retries"] for r in found)
+    assert (len(fake_llm.per_prompt), recorded) == (FAULT_CALLS, seen_again)
+    print(f"{FAULT_CALLS} calls, {fake_llm.total} requests in {took:.1f} s: {seen_again} retries")
+    assert seen_again > FAULT_CALLS // 4  # the faults were there

@@ -130,6 +130,7 @@ FAULTS = [
     ("400", False, None, "HTTP 400: fake failure 400"),
     ("404 retry_after=5", False, None, "HTTP 404: fake failure 404"),
     ("reset", True, None, "the server closed the connection without a reply"),
+    ("truncated", True, None, "the reply was cut off before its end"),
     ("malformed", False, None, "the reply is not JSON (HTTP 200): '<html><body>502 Bad Gateway"),
     ("missing", False, None, 'the reply lacks the expected fields (HTTP 200): \'{"id"'),
 ]

@@ -310,7 +310,7 @@ def _dropped(exc: BaseException) -> tuple[str, bool]:
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the server closed the connection without a reply", False
     if isinstance(exc, aiohttp.ClientPayloadError):
-        return f"the reply was cut off ({_describe(exc)})", False
+        return "the reply was cut off before its end", False
     if type(exc).__name__ == "ConnectionTimeoutError" or (
         isinstance(exc, aiohttp.ServerTimeoutError) and "connect" in str(exc).lower()
     ):
