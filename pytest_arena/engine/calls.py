@@ -259,8 +259,8 @@ class Engine:
                 )
         lane = self._lane(connector, limits)
         breaker = lane.breaker
-        retries = 0  # tries repeated so far: a retry that is never made is not counted
-        again = False
+        retries = 0  # tries repeated so far: a retry counts once it is made
+        again = False  # the next try repeats a failed one
         while True:
             if breaker.reason is not None:
                 return CallResult(error=breaker.reason, retries=retries)
@@ -277,7 +277,8 @@ class Engine:
                     await lane.tpm.take(estimate)
                 if connector.wants_workspace and request.workspace is None:
                     request.workspace = self._workspace(request)
-                retries += again
+                if again:
+                    retries += 1
                 started = time.perf_counter()
                 answered: CallResult | None = None
                 unreachable = False
