@@ -12,6 +12,7 @@ and Anthropic's `system`), so a test project can ask for a behaviour per case:
     [[fault=hang]]                     answer nothing until the hang limit (30 s), then drop
     [[fault=reset]]                    drop the connection without a reply
     [[fault=malformed]]                reply 200 with a body that is not JSON
+    [[fault=truncated]]                reply 200 and drop the connection halfway through the body
     [[fault=missing]]                  reply 200 with JSON lacking the expected fields
     [[fault=401 echo_headers=1]]       an error whose message quotes the request's headers
     [[together=20]]                    hold each such request until 20 are held at once
@@ -70,11 +71,11 @@ class FakeLLMServer:
         self.port = port
         self.total = 0
         self.per_prompt: collections.Counter[str] = collections.Counter()
+        self.in_flight = 0  # requests being answered now, and the most at once so far
+        self.peak = 0
         self.headers: collections.deque[dict[str, str]] = collections.deque(maxlen=keep)
         self.bodies: collections.deque[dict[str, Any]] = collections.deque(maxlen=keep)
         self.arrivals: collections.deque[float] = collections.deque(maxlen=keep)  # monotonic
-        self.in_flight = 0  # requests received and not yet answered
-        self.peak = 0  # the most requests in flight at once
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -101,10 +102,10 @@ class FakeLLMServer:
         with self._lock:
             self.total = 0
             self.per_prompt.clear()
+            self.peak = self.in_flight
             self.headers.clear()
             self.bodies.clear()
             self.arrivals.clear()
-            self.peak = self.in_flight
 
     def count(self, prompt_part: str) -> int:
         """Requests whose prompt contains `prompt_part`."""
@@ -278,6 +279,17 @@ class FakeLLMServer:
         with self._lock:
             self.per_prompt[prompt] += 1
             seen = self.per_prompt[prompt]
+        return await self._answer(request, prompt, last_user, answer, error, seen)
+
+    async def _answer(
+        self,
+        request: web.Request,
+        prompt: str,
+        last_user: str,
+        answer: Any,
+        error: Any,
+        seen: int,
+    ) -> web.StreamResponse:
         marks = markers(prompt)
         if "together" in marks and not await self._together(int(marks["together"])):
             return web.json_response(error(504, "too few requests came together"), status=504)
@@ -324,6 +336,15 @@ class FakeLLMServer:
             assert request.transport is not None
             request.transport.abort()
             return web.Response(status=200)
+        if kind == "truncated":
+            body = json.dumps(error(200, "never read to its end")).encode()
+            cut = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+            cut.content_length = len(body)
+            await cut.prepare(request)
+            await cut.write(body[: len(body) // 2])
+            assert request.transport is not None
+            request.transport.abort()
+            return cut
         if kind == "malformed":
             return web.Response(
                 status=200,

@@ -124,7 +124,7 @@ def test_a_failing_agent_is_an_error_with_its_status_and_stderr(tmp_path: Path) 
         call(connector, request(tmp_path / "work"))
     assert not caught.value.retryable
     message = str(caught.value)
-    assert message.startswith("model 'agent': command '")
+    assert message.startswith("command '")
     assert "agent.py' exited with status 1; end of stderr:\nworking\nno plan found" in message
 
 

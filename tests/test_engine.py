@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import threading
 from pathlib import Path
 
@@ -210,8 +209,10 @@ def test_requests_per_minute_space_the_calls_out(
     make_project("p", project([(f"c{i}", "work") for i in range(4)], ", rpm: 600, delay: 0"))
     pytester.runpytest("-p", "arena_scripted").assert_outcomes(passed=4)
     times = [float(str(e["t"])) for e in events(pytester) if e["event"] == "start"]
-    gaps = [b - a for a, b in itertools.pairwise(times)]
-    assert len(gaps) == 3 and min(gaps) >= 0.09  # 600 a minute: one every 0.1 s
+    # 600 a minute: the n-th call starts n times 0.1 s after the first, or later (a call
+    # that wakes late on a busy machine leaves a shorter gap to the next one, on time)
+    assert len(times) == 4
+    assert all(t - times[0] >= 0.099 * n for n, t in enumerate(times))
 
 
 def test_tokens_per_minute_space_the_calls_out_by_the_tokens_they_used(
@@ -222,8 +223,8 @@ def test_tokens_per_minute_space_the_calls_out_by_the_tokens_they_used(
     make_project("p", project([(f"c{i}", "word " * 8) for i in range(4)], ", tpm: 12000, delay: 0"))
     pytester.runpytest("-p", "arena_scripted").assert_outcomes(passed=4)
     times = [float(str(e["t"])) for e in events(pytester) if e["event"] == "start"]
-    gaps = [b - a for a, b in itertools.pairwise(times)]
-    assert len(gaps) == 3 and min(gaps) >= 0.09
+    assert len(times) == 4
+    assert all(t - times[0] >= 0.099 * n for n, t in enumerate(times))
 
 
 def test_a_spent_budget_skips_the_calls_not_yet_started_and_says_how_much_went(

@@ -148,7 +148,7 @@ def test_an_exception_names_the_callable_type_message_and_line(tmp_path: Path) -
         call(connector, request())
     text = str(caught.value)
     assert not caught.value.retryable
-    assert text.startswith("model 'mine': agent:run raised ValueError: no tool for What is 2 + 2?")
+    assert text.startswith("agent:run raised ValueError: no tool for What is 2 + 2?")
     assert f'File "{tmp_path / "agent.py"}", line 2, in run' in text
     assert "asyncio" not in text and "connectors" not in text
 

@@ -68,9 +68,9 @@ def test_every_fault_ends_as_a_right_result_or_a_clear_failure(
             "*_ geo::hangs[[]remote] _*",
             "model 'remote' call failed: no answer within 0.5 s (the model's timeout) after 3 tries",
             "*_ geo::garbled[[]remote] _*",
-            f"model 'remote' call failed: model 'remote' at 127.0.0.1:{port}: * not *JSON*",
+            f"model 'remote' call failed: 127.0.0.1:{port}: * not *JSON*",
             "*_ geo::refused[[]remote] _*",
-            f"model 'remote' call failed: model 'remote' at 127.0.0.1:{port}: HTTP 400*",
+            f"model 'remote' call failed: 127.0.0.1:{port}: HTTP 400*",
         ]
     )
     result.stdout.no_fnmatch_line(f"*{SECRET}*")

@@ -80,17 +80,18 @@ class ResponseCache:
     """Successful model responses by the key of their call (see `key_parts`).
 
     The engine calls `get` before a call and `put` after a successful one; it must never
-    store a failed call. Opens its SQLite connection lazily on first use, so it may be
-    made on one thread and used on another; the file is created on the first write.
+    store a failed call. Opens its SQLite connections lazily on first use, so it may be
+    made on one thread and used on others; the file is created on the first write.
     Safe for several processes at once (WAL journal, busy timeout, one statement a write).
+    Reads and writes have a connection each, so a read never waits behind a write that
+    waits for another process to let go of the file.
     """
 
     def __init__(self, path: Path | str, mode: CacheMode | str = CacheMode.USE) -> None:
         self.path = Path(path)
         self.mode = CacheMode(mode)
-        self._lock = threading.Lock()
-        self._conn: sqlite3.Connection | None = None
-        self._pid = 0
+        self._reads = _Line()
+        self._writes = _Line()
 
     def __enter__(self) -> ResponseCache:
         return self
@@ -106,8 +107,8 @@ class ResponseCache:
         if self.mode in (CacheMode.OFF, CacheMode.REFRESH):
             return None
         canonical = canonical_json(parts)
-        with self._lock:
-            conn = self._connect(create=False)
+        with self._reads.lock:
+            conn = self._connect(self._reads, create=False)
             row = None
             if conn is not None:
                 row = self._execute(
@@ -149,8 +150,8 @@ class ResponseCache:
             meta,
             time.time(),
         )
-        with self._lock:
-            conn = self._connect(create=True)
+        with self._writes.lock:
+            conn = self._connect(self._writes, create=True)
             assert conn is not None
             self._execute(
                 conn,
@@ -160,10 +161,10 @@ class ResponseCache:
 
     def stats(self) -> CacheStats | None:
         """What the cache holds; None when there is no cache file."""
-        with self._lock:
+        with self._reads.lock:
             if not self.path.exists():
                 return None
-            conn = self._connect(create=False)
+            conn = self._connect(self._reads, create=False)
             per_model: dict[tuple[str, str], int] = {}
             entries, oldest, newest = 0, None, None
             if conn is not None:
@@ -185,8 +186,8 @@ class ResponseCache:
 
     def clear(self, model: str | None = None) -> int:
         """Remove every entry, or those of one model key; returns how many were removed."""
-        with self._lock:
-            conn = self._connect(create=False)
+        with self._writes.lock:
+            conn = self._connect(self._writes, create=False)
             if conn is None:
                 return 0
             if model is None:
@@ -211,18 +212,19 @@ class ResponseCache:
             self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
 
     def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        for line in (self._reads, self._writes):
+            with line.lock:
+                if line.conn is not None:
+                    line.conn.close()
+                    line.conn = None
 
     # -- the connection
 
-    def _connect(self, *, create: bool) -> sqlite3.Connection | None:
-        """The open connection; None when reading a cache not there yet (a miss)."""
-        if self._conn is not None and self._pid == os.getpid():
-            return self._conn
-        self._conn = None  # a connection never crosses a fork
+    def _connect(self, line: _Line, *, create: bool) -> sqlite3.Connection | None:
+        """The line's open connection; None when reading a cache not there yet (a miss)."""
+        if line.conn is not None and line.pid == os.getpid():
+            return line.conn
+        line.conn = None  # a connection never crosses a fork
         if self.path.is_dir():
             raise CacheError(
                 f"the response cache {self.path} is a folder; give the path of a cache file"
@@ -247,7 +249,7 @@ class ResponseCache:
         except BaseException:
             conn.close()
             raise
-        self._conn, self._pid = conn, os.getpid()
+        line.conn, line.pid = conn, os.getpid()
         return conn
 
     def _ready(self, conn: sqlite3.Connection, *, create: bool) -> bool:
@@ -350,6 +352,15 @@ class ResponseCache:
             key=lambda t: (t[0], t[1]),
         )
         return head + "the nearest cached entry differs in " + describe(nearest[2])
+
+
+@dataclass
+class _Line:
+    """A connection to the cache file, and the lock its users take turns with."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    conn: sqlite3.Connection | None = None
+    pid: int = 0  # the process that opened it
 
 
 def _into_wal(conn: sqlite3.Connection) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -49,14 +50,25 @@ class Response:
 
 class ConnectorError(Exception):
     """A call failed. `retryable` calls (429, 5xx, dropped connections, timeouts) are tried
-    again by the engine, after `retry_after` seconds when the server said so."""
+    again by the engine, after `retry_after` seconds when the server said so. `unreachable`
+    says no connection could be made at all (refused, unknown host, TLS): a run of those
+    stops the model's calls (see the engine's breaker).
+
+    The message says what went wrong, not which model: whoever reports it names the model.
+    """
 
     def __init__(
-        self, message: str, *, retryable: bool = False, retry_after: float | None = None
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        unreachable: bool = False,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.retry_after = retry_after
+        self.unreachable = unreachable
 
 
 class SettingProblem(ValueError):
@@ -105,6 +117,18 @@ class Connector(ABC):
     def check(self) -> None:
         """Raise SettingProblem (or ValueError), with the fix, if the validated settings cannot
         work; called once when the connector is built, and reported at the setting's line."""
+        return None
+
+    def provider(self) -> Hashable:
+        """Whom the calls go to, as far as limits go: the engine keeps the `concurrency`,
+        `rpm` and `tpm` of all model keys with one provider together, across the run's
+        projects. By default: the connector kind, the model key and the project's folder."""
+        return (self.name, self.key, str(self.root))
+
+    def preflight(self) -> str | None:
+        """Why no call can work, such as an API key variable that is not set, or None. The
+        engine asks before the first call to the model's provider; if there is a reason, it
+        fails every call with it and makes none. Never put a secret in it."""
         return None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

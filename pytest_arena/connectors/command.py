@@ -117,7 +117,7 @@ class CommandConnector(Connector):
             )
         except OSError as exc:
             raise ConnectorError(
-                f"model '{self.key}': {self.shown} could not be started: {exc.strerror or exc}"
+                f"{self.shown} could not be started: {exc.strerror or exc}"
             ) from None
         stdout, stderr = done.stdout, done.stderr
         if done.returncode != 0:
@@ -128,7 +128,7 @@ class CommandConnector(Connector):
                 for name, size in too_big
             )
             raise ConnectorError(
-                f"model '{self.key}': {self.shown} {done.how()}"
+                f"{self.shown} {done.how()}"
                 + (f"; end of stderr:\n{tail}" if tail else " and wrote nothing to stderr")
                 + hint
             )

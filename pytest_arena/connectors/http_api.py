@@ -6,9 +6,12 @@ import asyncio
 import email.utils
 import json
 import os
+import re
+import socket
 import time
 import urllib.request
 from abc import abstractmethod
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -118,6 +121,10 @@ class HttpConnector(Connector):
             "params": s.params,
         }
 
+    def provider(self) -> Hashable:
+        s = self.settings
+        return (self.name, s.base_url.rstrip("/"), s.model, s.api_key_env)
+
     @property
     @abstractmethod
     def url(self) -> str:
@@ -157,17 +164,23 @@ class HttpConnector(Connector):
             self._proxy = proxy_for(self.url)
         return self._session
 
+    def preflight(self) -> str | None:
+        env = self.settings.api_key_env
+        if env and not os.environ.get(env, "").strip():
+            return (
+                f"the API key variable {env} is not set; export {env}=... (or set api_key_env"
+                " to the variable that holds it)"
+            )
+        return None
+
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", **self.settings.headers}
+        missing = self.preflight()
+        if missing is not None:
+            raise ConnectorError(missing)
         env = self.settings.api_key_env
         if env:
-            key = os.environ.get(env, "").strip()
-            if not key:
-                raise ConnectorError(
-                    f"model '{self.key}': the API key variable {env} is not set;"
-                    f" export {env}=... (or set api_key_env to the variable that holds it)"
-                )
-            headers.update(self.auth_headers(key))
+            headers.update(self.auth_headers(os.environ[env].strip()))
         return headers
 
     async def _call(self, session: aiohttp.ClientSession, request: Request) -> Response:
@@ -175,15 +188,22 @@ class HttpConnector(Connector):
 
         headers = self._headers()
         payload = json.dumps(self.body(request), ensure_ascii=False).encode()
-        where = f"model '{self.key}' at {_host(self.url)}"
+        where = _host(self.url)
         try:
             post = session.post(self.url, data=payload, headers=headers, proxy=self._proxy)
             async with post as reply:
                 raw = await reply.read()
                 status, reply_headers = reply.status, reply.headers
-        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+        except aiohttp.ClientConnectorError as exc:  # no connection made: refused, DNS, TLS
             raise ConnectorError(
-                f"{where}: connection failed: {_describe(exc)}", retryable=True
+                f"{where}: cannot connect: {_connect_problem(exc)}",
+                retryable=True,
+                unreachable=True,
+            ) from None
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+            problem, unreachable = _dropped(exc)
+            raise ConnectorError(
+                f"{where}: {problem}", retryable=True, unreachable=unreachable
             ) from None
         except asyncio.TimeoutError:
             raise ConnectorError(f"{where}: no reply in time", retryable=True) from None
@@ -260,6 +280,62 @@ def _same_host(url: str, other: str) -> bool:
 def _describe(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     return text if type(exc).__name__ in text else f"{type(exc).__name__}: {text}"
+
+
+def _connect_problem(exc: aiohttp.ClientConnectorError) -> str:
+    """Why no connection was made, in words: what aiohttp's message adds ("ssl:default",
+    the connector's repr) is left out."""
+    import ssl
+
+    import aiohttp
+
+    error = exc.os_error
+    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+        cert = exc.certificate_error
+        return f"the server's TLS certificate is not trusted ({_ssl_text(cert)})"
+    if isinstance(exc, aiohttp.ClientSSLError) or isinstance(error, ssl.SSLError):
+        return f"the TLS handshake failed ({_ssl_text(error)})"
+    if isinstance(error, socket.gaierror):
+        return f"the host name {exc.host!r} is not known ({error.strerror or error})"
+    if isinstance(error, (TimeoutError, asyncio.TimeoutError)):
+        return "no connection in time"
+    return _os_text(error)
+
+
+def _dropped(exc: BaseException) -> tuple[str, bool]:
+    """What happened to a connection that failed after the connector's first step, and
+    whether the server was reached at all (a connect timeout, a fingerprint mismatch)."""
+    import aiohttp
+
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "the server closed the connection without a reply", False
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return "the reply was cut off before its end", False
+    if type(exc).__name__ == "ConnectionTimeoutError" or (
+        isinstance(exc, aiohttp.ServerTimeoutError) and "connect" in str(exc).lower()
+    ):
+        return "cannot connect: no connection in time", True
+    if isinstance(exc, aiohttp.ServerFingerprintMismatch):
+        return "cannot connect: the server's certificate fingerprint does not match", True
+    if isinstance(exc, aiohttp.ClientOSError) and exc.errno:
+        return f"the connection failed: {_os_text(exc)}", False
+    return f"the connection failed: {_describe(exc)}", False
+
+
+def _os_text(error: OSError) -> str:
+    """An OSError as words: "connection refused", not "[Errno 111] Connect call failed
+    ('127.0.0.1', 9)"."""
+    if error.errno:
+        return os.strerror(error.errno).lower()
+    return str(error) or type(error).__name__
+
+
+def _ssl_text(error: BaseException) -> str:
+    """An ssl error's own words, without OpenSSL's source file and line."""
+    text = getattr(error, "verify_message", None) or getattr(error, "reason", None)
+    if not text:
+        text = re.sub(r"\s*\(_ssl\.c:\d+\)", "", str(error))
+    return str(text).replace("_", " ").lower() if str(text).isupper() else str(text)
 
 
 def _retry_after(value: str | None) -> float | None:

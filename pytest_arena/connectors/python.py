@@ -155,7 +155,7 @@ class PythonConnector(Connector):
         ]
         where = "".join(traceback.format_list(frames[-_TRACEBACK_FRAMES:])).rstrip()
         return ConnectorError(
-            f"model '{self.key}': {self.settings.callable} raised {type(exc).__name__}: {exc}"
+            f"{self.settings.callable} raised {type(exc).__name__}: {exc}"
             + (f"\n{where}" if where else "")
         )
 
@@ -179,12 +179,12 @@ class PythonConnector(Connector):
                 except (TypeError, ValueError):
                     pass
             raise ConnectorError(
-                f"model '{self.key}': {self.settings.callable} returned a dict with keys"
+                f"{self.settings.callable} returned a dict with keys"
                 f" {sorted(result)}; return one with 'text' (a string) and optionally"
                 " 'tokens_in', 'tokens_out' (integers), 'cost' (a number) and 'meta'"
             )
         raise ConnectorError(
-            f"model '{self.key}': {self.settings.callable} returned {type(result).__name__};"
+            f"{self.settings.callable} returned {type(result).__name__};"
             " return the output text, a dict with 'text', or a Response"
         )
 

@@ -16,7 +16,7 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,7 +25,7 @@ from pytest_arena.cache import CacheError, ReplayMiss, ResponseCache, key_parts
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
 from pytest_arena.engine.budget import Budget, refusal_of
 from pytest_arena.engine.ledger import Ledger
-from pytest_arena.engine.limits import Lane, Limits, Pacer
+from pytest_arena.engine.limits import Lane, Limits
 from pytest_arena.engine.workspaces import SAFE, new_run_folder
 
 T = TypeVar("T")
@@ -67,9 +67,13 @@ class Engine:
     processes: int = 1  # the run's processes (xdist workers); each takes a share of limits
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
-    _lanes: dict[int, Lane] = field(default_factory=dict)
+    _lanes: dict[Hashable, Lane] = field(default_factory=dict)  # by provider
     _connectors: dict[int, Connector] = field(default_factory=dict)
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
+    # the cache's reads and writes, each on a thread of its own: off the loop, so a file
+    # locked by another process holds up the calls that wait for it and no others
+    _cache_reads: concurrent.futures.ThreadPoolExecutor | None = None
+    _cache_writes: concurrent.futures.ThreadPoolExecutor | None = None
     _workspaces: int = 0
     _ledgers: list[Ledger] = field(default_factory=list)
     closed: bool = False
@@ -139,6 +143,9 @@ class Engine:
         thread.join(timeout=30)
         loop.close()
         self._loop = self._thread = None
+        for pool in (self._cache_reads, self._cache_writes):
+            if pool is not None:  # a write under way finishes: its answer was paid for
+                pool.shutdown(wait=True, cancel_futures=True)
         if self.store is not None:
             self.store.close()
 
@@ -205,17 +212,16 @@ class Engine:
                 await asyncio.wait_for(connector.aclose(), timeout=5)
 
     def _lane(self, connector: Connector, limits: Limits) -> Lane:
-        lane = self._lanes.get(id(connector))
+        """The lane of the connector's provider, shared by every project's model keys that
+        reach it, under the lowest limits any of them gives."""
+        provider = connector.provider()
+        lane = self._lanes.get(provider)
         if lane is None:
-            n = self.processes
-            lane = Lane(
-                limits,
-                asyncio.Semaphore(max(1, -(-limits.concurrency // n))),  # a share, rounded up
-                Pacer(limits.rpm / n) if limits.rpm else None,
-                Pacer(limits.tpm / n) if limits.tpm else None,
-            )
-            self._lanes[id(connector)] = lane
-            self._connectors[id(connector)] = connector
+            lane = self._lanes[provider] = Lane.of(limits, self.processes)
+            lane.breaker.reason = connector.preflight()  # before its first call
+        else:
+            lane.tighten(limits, self.processes)
+        self._connectors.setdefault(id(connector), connector)
         return lane
 
     async def _guarded(self, attempts: Callable[[], Awaitable[CallResult]]) -> CallResult:
@@ -238,7 +244,7 @@ class Engine:
         parts = key_parts(connector, request) if store is not None else {}
         if store is not None:
             try:
-                hit = store.get(parts)
+                hit = await self._on_cache_thread(False, store.get, parts)
             except ReplayMiss as miss:
                 return CallResult(error=str(miss))
             except CacheError as exc:
@@ -252,9 +258,15 @@ class Engine:
                     cost=connector.cost_of(hit),
                 )
         lane = self._lane(connector, limits)
-        retries = 0
+        breaker = lane.breaker
+        retries = 0  # tries repeated so far: a retry counts once it is made
+        again = False  # the next try repeats a failed one
         while True:
-            async with lane.semaphore:
+            if breaker.reason is not None:
+                return CallResult(error=breaker.reason, retries=retries)
+            async with lane.gate:
+                if breaker.reason is not None:  # opened while this call waited its turn
+                    return CallResult(error=breaker.reason, retries=retries)
                 refusal = refusal_of(budgets)
                 if refusal is not None:
                     return CallResult(skipped=refusal, retries=retries)
@@ -265,34 +277,60 @@ class Engine:
                     await lane.tpm.take(estimate)
                 if connector.wants_workspace and request.workspace is None:
                     request.workspace = self._workspace(request)
+                if again:
+                    retries += 1
                 started = time.perf_counter()
+                answered: CallResult | None = None
+                unreachable = False
                 try:
                     response = await _within(connector.acomplete(request), limits.timeout)
                 except ConnectorError as exc:
                     failure, retryable, wait = str(exc), exc.retryable, exc.retry_after
+                    unreachable = exc.unreachable
+                    if not unreachable:
+                        breaker.replied()
                 except asyncio.TimeoutError:
                     failure = f"no answer within {limits.timeout:g} s (the model's timeout)"
                     retryable, wait = True, None
                 except Exception as exc:
                     failure, retryable, wait = _describe(exc), False, None
                 else:
+                    breaker.replied()
                     if lane.tpm is not None:
                         lane.tokens_out += response.tokens_out
                         lane.answers += 1
                         lane.tpm.owe(response.tokens_in + response.tokens_out - estimate)
-                    result = self._account(connector, response, started, retries, budgets)
-                    if store is not None:
-                        try:
-                            store.put(parts, response)
-                        except CacheError as exc:
-                            result.warning = str(exc)
-                    return result
-            if not retryable or retries >= limits.max_retries:
+                    answered = self._account(connector, response, started, retries, budgets)
+            if answered is not None:  # stored with the model's place in flight given back
+                if store is not None:
+                    try:
+                        await self._on_cache_thread(True, store.put, parts, answered.response)
+                    except CacheError as exc:
+                        answered.warning = str(exc)
+                return answered
+            last_try = not retryable or retries >= limits.max_retries
+            if unreachable:
+                breaker.cannot_connect(failure, retries, last_try)
+                if breaker.reason is not None:
+                    return CallResult(error=breaker.reason, retries=retries)
+            if last_try:
                 tries = f" after {retries + 1} tries" if retries else ""
                 return CallResult(error=f"{failure}{tries}", retries=retries)
             delay = wait if wait is not None else _backoff(limits.backoff, retries)
-            retries += 1
+            again = True
             await asyncio.sleep(delay)
+
+    async def _on_cache_thread(self, writes: bool, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)` on the cache's thread for reads or for writes."""
+        pool = self._cache_writes if writes else self._cache_reads
+        if pool is None:
+            name = "arena-cache-writes" if writes else "arena-cache-reads"
+            pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=name)
+            if writes:
+                self._cache_writes = pool
+            else:
+                self._cache_reads = pool
+        return await asyncio.get_running_loop().run_in_executor(pool, work, *args)
 
     def _account(
         self,

@@ -110,13 +110,15 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
     try:
         if prepared.stop is not None:
             raise prepared.stop
+        # a failed call's tries count as much as an answered one's
+        record.retries, record.cached = result.retries, result.cached
         if result.error is not None:
             raise _Stop(f"model '{model}' call failed: {result.error}")
         response = result.response
         assert response is not None
         record.latency_ms = result.latency_ms
         record.tokens_in, record.tokens_out = response.tokens_in, response.tokens_out
-        record.cost, record.retries, record.cached = result.cost, result.retries, result.cached
+        record.cost = result.cost
         if result.warning:
             record.detail["warning"] = result.warning
         workspace = response.meta.get("workspace")
