@@ -7,7 +7,8 @@ A block is preceded by a directive in an HTML comment:
   <!-- readme: main --> / <!-- readme: tests -->  the README's set-up commands (see test_readme)
 
 Each run block is a test of its own, so that xdist spreads a guide over its workers: the test
-writes the guide's file blocks up to that block, in order, in a fresh folder, then runs it.
+writes the guide's file blocks up to that block, in order, in a fresh folder, then runs it. A
+run block of `python` lines only reads what the run before it wrote, and goes with that run.
 """
 
 from __future__ import annotations
