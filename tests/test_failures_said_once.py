@@ -276,6 +276,11 @@ def test_a_server_that_is_down_fails_its_models_cases_fast_with_one_reason(
     result.stdout.no_fnmatch_line("*ssl:*")
     result.stdout.no_fnmatch_line("*model 'mock-t0'*model 'mock-t0'*")
     assert fake_llm.total == 50  # the model that is up was not held back
+    # the first failure says it in full; the 49 others point at it in their one line
+    assert result.stdout.str().count("said there in full") == 49
+    result.stdout.fnmatch_lines(
+        [f"{said} (as for projects/down/arena.yaml::*, said there in full)"]
+    )
 
 
 def test_a_missing_key_is_said_once_with_its_variable_and_nothing_is_sent(

@@ -19,6 +19,7 @@ from pytest_arena.evaluation.project import Plan, PlanError, Project, load
 from pytest_arena.plugin.outputs import where_whole
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import ERROR, FAILED, Record
+from pytest_arena.reports import failures
 from pytest_arena.reports.failures import error_text, failure_text
 from pytest_arena.spec import Case, SpecError
 from pytest_arena.spec.errors import location
@@ -406,6 +407,9 @@ class ArenaItem(pytest.Item):
         if isinstance(excinfo.value, CaseFailed) and record is not None:
             return failure_text(record, where_whole(self.config))
         if isinstance(excinfo.value, CaseError) and record is not None:
+            first = ArenaState.of(self.config).first_with(record.reason, self.nodeid)
+            if first != self.nodeid and not self.user_traceback:  # a model down, a key unset
+                return f"{failures.message(record.reason)} (as for {first}, said there in full)"
             return error_text(record, self.user_traceback, where_whole(self.config))
         return super().repr_failure(excinfo)
 

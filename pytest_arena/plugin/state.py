@@ -33,6 +33,7 @@ class ArenaState:
     _engine: Engine | None = None
     _extensions: tuple[list[tuple[str, type[Scorer]]], Mapping[str, type[Connector]]] | None = None
     projects: dict[Path, RunProject] = field(default_factory=dict)  # by resolved arena.yaml
+    _errors: dict[str, str] = field(default_factory=dict)  # an error's reason -> its first item
     _project_files: dict[Path, Path | None] = field(default_factory=dict)
     # what this process collected (an xdist worker sends it to the controller at its end):
     items: int = 0  # arena items (cases and problems), before -k, -m and --deselect
@@ -49,6 +50,11 @@ class ArenaState:
             else:
                 self._engine = self.make_engine()
         return self._engine
+
+    def first_with(self, reason: str, nodeid: str) -> str:
+        """The node id of the first item whose error had this `reason` (this one if none):
+        an error shared by many cases (a model that cannot be reached) is said in full once."""
+        return self._errors.setdefault(reason, nodeid)
 
     def spent_on_calls(self) -> float | None:
         """What this process's engine paid for answers, recorded or not; None without one."""
