@@ -30,6 +30,9 @@ class TypedScorer(Scorer, Generic[OptionsT]):
     """
 
     needs_reference: ClassVar[bool] = False
+    # the builtins end by themselves (llm_judge's calls have the model's timeout), so they
+    # run on pytest's thread, without a worker thread's hand-off per output
+    timeout: ClassVar[float | None] = None
 
     def __init__(self, options: OptionsT | None = None) -> None:
         self.options = options  # None: read context.options on each call
