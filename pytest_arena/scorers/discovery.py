@@ -97,8 +97,11 @@ def _load_module(found: ScorerSet, path: Path, package: str) -> None:
         found.problems.append(import_problem(path, exc, f"scorer file {SCORERS_DIR}/{path.name}"))
         return
     for cls in _scorer_classes(module.__dict__.values(), module.__name__):
-        _register(found, cls, path)
-    for cls in _unfinished(module.__dict__.values(), module.__name__):
+        if not inspect.isabstract(cls):
+            _register(found, cls, path)
+            continue
+        if not vars(cls).get("_named", False):
+            continue  # an unnamed abstract class is a base for others, not a scorer
         missing = ", ".join(f"{m}()" for m in sorted(cls.__abstractmethods__))
         found.problems.append(
             Problem(
@@ -164,26 +167,9 @@ def _where(entry: ScorerEntry) -> str:
 
 
 def _scorer_classes(values: Iterable[object], module: str) -> list[type[Scorer]]:
+    """The Scorer classes defined in `module` (not those it imports)."""
     return [
-        v
-        for v in values
-        if inspect.isclass(v)
-        and issubclass(v, Scorer)
-        and v.__module__ == module
-        and not inspect.isabstract(v)
-    ]
-
-
-def _unfinished(values: Iterable[object], module: str) -> list[type[Scorer]]:
-    """Abstract scorer classes that give themselves a name: meant to be used, not a base."""
-    return [
-        v
-        for v in values
-        if inspect.isclass(v)
-        and issubclass(v, Scorer)
-        and v.__module__ == module
-        and inspect.isabstract(v)
-        and vars(v).get("_named", False)
+        v for v in values if inspect.isclass(v) and issubclass(v, Scorer) and v.__module__ == module
     ]
 
 
