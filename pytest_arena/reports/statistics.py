@@ -1,0 +1,245 @@
+"""Error bars for eval scores, after Evan Miller, "Adding Error Bars to Evals" (arXiv 2411.00640).
+
+Pure: stdlib only (math, statistics, random), no pytest, no I/O. Intervals use the normal
+quantile z (the CLT), not Student's t: with the hundreds of cases an eval has they agree to
+a few parts in a thousand. A sample too small to say anything (no case, or one) gives None
+where a number would be a guess: the mean of no case, the spread of one.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_NORMAL = statistics.NormalDist()
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate, its standard error and the interval around it; None where n is too small."""
+
+    estimate: float | None
+    se: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A mean paired difference (a - b), its standard error, interval and two-sided p-value."""
+
+    estimate: float | None
+    se: float | None
+    low: float | None
+    high: float | None
+    p_value: float | None
+    n: int
+
+
+def z_value(level: float) -> float:
+    """The two-sided normal quantile for a confidence level: 1.96 for 0.95."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"a confidence level is between 0 and 1, not {level}")
+    return _NORMAL.inv_cdf(0.5 + level / 2)
+
+
+def _around(estimate: float, se: float, level: float, n: int) -> Interval:
+    half = z_value(level) * se
+    return Interval(estimate, se, estimate - half, estimate + half, n)
+
+
+def mean_interval(values: Sequence[float], level: float = 0.95) -> Interval:
+    """The mean, its CLT standard error (sample sd / sqrt(n)) and a normal-z interval.
+
+    No case: every field None. One case: the mean, and None for the rest.
+    """
+    z_value(level)
+    n = len(values)
+    if n == 0:
+        return Interval(None, None, None, None, 0)
+    mean = statistics.fmean(values)
+    if n == 1:
+        return Interval(mean, None, None, None, 1)
+    return _around(mean, statistics.stdev(values) / math.sqrt(n), level, n)
+
+
+def clustered_interval(
+    values: Sequence[float], clusters: Sequence[Hashable], level: float = 0.95
+) -> Interval:
+    """The mean with the clustered standard error, for cases that share a context.
+
+    Miller's eq. 4: SE² = SE_CLT² + (1/n²) Σ_c Σ_i Σ_{j≠i} (s_ic - s̄)(s_jc - s̄), where
+    SE_CLT is the plain one of `mean_interval`; it is that one when every cluster has one case.
+    `clusters[i]` names the cluster of `values[i]`. Fewer than two cases: as `mean_interval`.
+    """
+    if len(values) != len(clusters):
+        raise ValueError(f"{len(values)} values but {len(clusters)} cluster names")
+    plain = mean_interval(values, level)
+    if plain.se is None or plain.estimate is None:
+        return plain
+    mean, n = plain.estimate, plain.n
+    sums: dict[Hashable, float] = {}
+    squares: dict[Hashable, float] = {}
+    for value, cluster in zip(values, clusters, strict=True):
+        residual = value - mean
+        sums[cluster] = sums.get(cluster, 0.0) + residual
+        squares[cluster] = squares.get(cluster, 0.0) + residual * residual
+    # Σ_{i≠j} r_i r_j within a cluster = (Σ r)² - Σ r²
+    cross = math.fsum(sums[c] * sums[c] - squares[c] for c in sums)
+    variance = plain.se * plain.se + cross / (n * n)
+    return _around(mean, math.sqrt(max(variance, 0.0)), level, n)
+
+
+def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval:
+    """The Wilson score interval of a proportion; better than the CLT near 0 and 1 and small n.
+
+    `estimate` is successes / n and `se` its binomial sqrt(p(1 - p) / n). No trial: all None.
+    """
+    z = z_value(level)
+    if not 0 <= successes <= n:
+        raise ValueError(f"{successes} successes out of {n} trials")
+    if n == 0:
+        return Interval(None, None, None, None, 0)
+    p = successes / n
+    z2 = z * z
+    denominator = 1 + z2 / n
+    center = (p + z2 / (2 * n)) / denominator
+    half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return Interval(p, math.sqrt(p * (1 - p) / n), center - half, center + half, n)
+
+
+def paired_difference(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> Difference:
+    """The mean of a[i] - b[i] over the same cases, its SE, interval and two-sided p-value.
+
+    The p-value is the normal approximation 2(1 - Φ(|d̄| / SE)), not Student's t. When every
+    difference is the same (SE 0), it is 1 for no difference and 0 for any other. Fewer than two
+    pairs: the mean (if any) and None for the rest.
+    """
+    if len(a) != len(b):
+        raise ValueError(f"paired scores need as many of each: {len(a)} and {len(b)}")
+    spread = mean_interval([x - y for x, y in zip(a, b, strict=True)], level)
+    if spread.se is None or spread.estimate is None:
+        return Difference(spread.estimate, None, None, None, None, spread.n)
+    mean, se = spread.estimate, spread.se
+    p_value = 2 * _NORMAL.cdf(-abs(mean) / se) if se else float(mean == 0.0)
+    return Difference(mean, se, spread.low, spread.high, p_value, spread.n)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """The exact two-sided McNemar p-value from the discordant counts.
+
+    `b` cases only the first model passed, `c` only the second: under no difference each of
+    the b + c is a fair coin, so p = min(1, 2 · P(Binomial(b + c, 1/2) ≤ min(b, c))). No
+    discordant case: 1.
+    """
+    if b < 0 or c < 0:
+        raise ValueError(f"discordant counts are not negative: {b} and {c}")
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
+    return min(1.0, tail / (1 << (n - 1)))
+
+
+def _power_z(alpha: float, power: float) -> float:
+    if not 0.0 < alpha < 1.0 or not 0.0 < power < 1.0:
+        raise ValueError(f"alpha and power are between 0 and 1, not {alpha} and {power}")
+    return _NORMAL.inv_cdf(1 - alpha / 2) + _NORMAL.inv_cdf(power)
+
+
+def min_detectable_difference(
+    paired_sd: float, n: int, alpha: float = 0.05, power: float = 0.8
+) -> float:
+    """The smallest true mean difference a two-sided paired z-test at `alpha` finds with `power`.
+
+    Miller's power formula: δ = (z_{1-alpha/2} + z_{power}) · sd / sqrt(n), where sd is that of the
+    per-case differences.
+    """
+    if n < 1:
+        raise ValueError(f"the number of cases is at least 1, not {n}")
+    if paired_sd < 0:
+        raise ValueError(f"a standard deviation is not negative: {paired_sd}")
+    return _power_z(alpha, power) * paired_sd / math.sqrt(n)
+
+
+def cases_needed(diff: float, paired_sd: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """How many paired cases find a true mean difference `diff` with `power` (two-sided, alpha).
+
+    The power formula solved for n, rounded up: n = ((z_{1-alpha/2} + z_{power}) · sd / δ)².
+    """
+    if diff == 0:
+        raise ValueError("no number of cases finds a difference of 0")
+    if paired_sd < 0:
+        raise ValueError(f"a standard deviation is not negative: {paired_sd}")
+    n = (_power_z(alpha, power) * paired_sd / diff) ** 2
+    return max(1, math.ceil(n - 1e-9))  # 1e-9: a whole n computed as 16.000000000000004
+
+
+def _check_counts(n: int, c: int, k: int) -> None:
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, not n={n}, c={c}, k={k}")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k of Chen et al. 2021: 1 - C(n-c, k) / C(n, k).
+
+    The chance that at least one of k samples drawn without replacement from the n tries,
+    c of which passed, passes.
+    """
+    _check_counts(n, c, k)
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """pass^k as τ-bench defines it: C(c, k) / C(n, k), the chance that all k samples pass."""
+    _check_counts(n, c, k)
+    return math.comb(c, k) / math.comb(n, k)
+
+
+def _percentile(ordered: Sequence[float], q: float) -> float:
+    """The q-quantile of sorted values, interpolated linearly (numpy's default)."""
+    position = q * (len(ordered) - 1)
+    below = math.floor(position)
+    above = min(below + 1, len(ordered) - 1)
+    return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
+
+
+def bootstrap_interval(
+    rows: Sequence[T],
+    statistic: Callable[[Sequence[T]], float],
+    level: float = 0.95,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> Interval:
+    """A percentile bootstrap of `statistic` over rows (cases), seeded so a report repeats.
+
+    Each resample draws len(rows) rows with replacement; `estimate` is the statistic of all the
+    rows, `se` the sd of the resampled ones, the bounds their (1 ± level)/2 quantiles. No row:
+    all None; one row: the estimate only.
+    """
+    z_value(level)
+    if resamples < 2:
+        raise ValueError(f"a bootstrap needs at least 2 resamples, not {resamples}")
+    n = len(rows)
+    if n == 0:
+        return Interval(None, None, None, None, 0)
+    estimate = statistic(rows)
+    if n == 1:
+        return Interval(estimate, None, None, None, 1)
+    rng = random.Random(seed)
+    draws = sorted(statistic(rng.choices(rows, k=n)) for _ in range(resamples))
+    tail = (1 - level) / 2
+    return Interval(
+        estimate,
+        statistics.stdev(draws),
+        _percentile(draws, tail),
+        _percentile(draws, 1 - tail),
+        n,
+    )

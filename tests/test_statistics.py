@@ -1,0 +1,251 @@
+"""reports/statistics.py against scipy and statsmodels, brute force, and simulated coverage."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import statistics as stdlib_statistics
+
+import numpy as np
+import pytest
+import scipy.stats
+import statsmodels.api as sm
+from statsmodels.stats.power import NormalIndPower
+from statsmodels.stats.proportion import proportion_confint
+
+from pytest_arena.reports.statistics import (
+    bootstrap_interval,
+    cases_needed,
+    clustered_interval,
+    mcnemar_exact,
+    mean_interval,
+    min_detectable_difference,
+    paired_difference,
+    pass_at_k,
+    pass_hat_k,
+    wilson_interval,
+)
+
+SEEDS = range(20)
+
+
+def scores(rng: random.Random, n: int) -> list[float]:
+    """Scores as evals have them: some 0/1, some graded."""
+    if rng.random() < 0.5:
+        return [float(rng.random() < 0.6) for _ in range(n)]
+    return [rng.random() for _ in range(n)]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_mean_interval_is_scipys_normal_interval(seed: int) -> None:
+    rng = random.Random(seed)
+    values = scores(rng, rng.randint(2, 300))
+    level = rng.choice([0.9, 0.95, 0.99])
+    got = mean_interval(values, level)
+    se = scipy.stats.sem(values)
+    low, high = scipy.stats.norm.interval(level, loc=np.mean(values), scale=se)
+    assert got.n == len(values)
+    assert got.estimate == pytest.approx(np.mean(values))
+    assert got.se == pytest.approx(se)
+    assert (got.low, got.high) == pytest.approx((low, high))
+
+
+def test_too_few_values_give_no_interval() -> None:
+    empty, one = mean_interval([]), mean_interval([0.4])
+    assert (empty.estimate, empty.se, empty.low, empty.high, empty.n) == (None,) * 4 + (0,)
+    assert (one.estimate, one.se, one.low, one.high, one.n) == (0.4, None, None, None, 1)
+    assert bootstrap_interval([], stdlib_statistics.fmean).low is None
+    assert bootstrap_interval([1.0], stdlib_statistics.fmean).estimate == 1.0
+    assert paired_difference([1.0], [0.0]).p_value is None
+    assert wilson_interval(0, 0).low is None
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        mean_interval([1.0, 2.0], level=95)
+
+
+def statsmodels_cluster_se(values: list[float], clusters: list[int]) -> float:
+    """The cluster-robust SE of an intercept-only regression, without small-sample correction."""
+    fit = sm.OLS(np.asarray(values), np.ones(len(values))).fit(
+        cov_type="cluster", cov_kwds={"groups": np.asarray(clusters), "use_correction": False}
+    )
+    return float(fit.bse[0])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_clustered_se_is_statsmodels_cluster_robust_one(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(2, 200)
+    clusters = [rng.randrange(max(1, n // 5)) for _ in range(n)]
+    shift = {c: rng.gauss(0, 0.3) for c in set(clusters)}  # cases of a cluster move together
+    values = [rng.random() + shift[c] for c in clusters]
+    got = clustered_interval(values, clusters)
+    # statsmodels' sandwich is (1/n²) Σ_c (Σ_i r_ic)²: Miller's with the population variance in
+    # SE_CLT; his uses the sample one, which adds Σ r² / (n²(n - 1)).
+    mean = sum(values) / n
+    squares = sum((v - mean) ** 2 for v in values)
+    expected = math.sqrt(
+        statsmodels_cluster_se(values, clusters) ** 2 + squares / (n * n * (n - 1))
+    )
+    assert got.se == pytest.approx(expected)
+    assert got.estimate == pytest.approx(mean)
+    assert got.high - got.low == pytest.approx(2 * 1.959963984540054 * expected)  # type: ignore[operator]
+
+
+def test_clustered_se_by_hand_on_millers_formula() -> None:
+    values = [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]  # mean 1/2, residuals ±1/2
+    clusters = ["a", "a", "b", "b", "c", "c"]
+    se_clt2 = stdlib_statistics.variance(values) / 6  # 0.3 / 6
+    cross = (2 * 0.25 + 2 * 0.25 + 2 * -0.25) / 36  # Σ_{i≠j} within a, b, c
+    assert clustered_interval(values, clusters).se == pytest.approx(math.sqrt(se_clt2 + cross))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_clustered_with_one_case_per_cluster_is_the_plain_interval(seed: int) -> None:
+    values = scores(random.Random(seed), 50)
+    assert clustered_interval(values, list(range(50))) == mean_interval(values)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_wilson_is_statsmodels_wilson(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(1, 500)
+    successes = rng.choice([0, n, rng.randint(0, n)])
+    level = rng.choice([0.9, 0.95, 0.99])
+    got = wilson_interval(successes, n, level)
+    low, high = proportion_confint(successes, n, alpha=1 - level, method="wilson")
+    assert (got.low, got.high) == pytest.approx((low, high), abs=1e-12)
+    assert got.estimate == successes / n
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_paired_difference_is_a_paired_z_test(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(2, 300)
+    a = scores(rng, n)
+    b = [min(1.0, max(0.0, x + rng.gauss(0.05, 0.3))) for x in a]
+    got = paired_difference(a, b)
+    d = np.asarray(a) - np.asarray(b)
+    t = scipy.stats.ttest_rel(a, b)
+    if d.std() == 0:
+        pytest.skip("no spread in the differences")
+    # ttest_rel's statistic is d̄ / SE: the same SE; the p-value from the normal, not t
+    assert got.estimate == pytest.approx(d.mean())
+    assert got.se == pytest.approx(d.mean() / t.statistic)
+    assert got.p_value == pytest.approx(2 * scipy.stats.norm.sf(abs(t.statistic)))
+    assert got.low == pytest.approx(d.mean() - 1.959963984540054 * got.se)
+
+
+def test_paired_difference_without_spread() -> None:
+    assert paired_difference([1.0, 1.0], [1.0, 1.0]).p_value == 1.0
+    assert paired_difference([1.0, 1.0], [0.0, 0.0]).p_value == 0.0
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_mcnemar_is_scipys_exact_binomial_test(seed: int) -> None:
+    rng = random.Random(seed)
+    b, c = rng.randint(0, 80), rng.randint(0, 80)
+    if b + c == 0:
+        assert mcnemar_exact(0, 0) == 1.0
+        return
+    expected = scipy.stats.binomtest(b, b + c, 0.5).pvalue
+    assert mcnemar_exact(b, c) == pytest.approx(expected, rel=1e-9)
+
+
+def test_mcnemar_edges() -> None:
+    assert mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(7, 7) == 1.0
+    assert mcnemar_exact(0, 10) == pytest.approx(2 / 1024)
+    assert mcnemar_exact(0, 5000) == 0.0  # too small for a float, not an overflow
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_power_formula_is_statsmodels_normal_power(seed: int) -> None:
+    rng = random.Random(seed)
+    sd, n = rng.uniform(0.1, 1.0), rng.randint(5, 2000)
+    alpha, power = rng.choice([0.01, 0.05, 0.1]), rng.choice([0.8, 0.9])
+    mdd = min_detectable_difference(sd, n, alpha, power)
+    # one-sample (ratio=0): the formula ignores the far tail, i.e. a one-sided test at alpha/2
+    one_sided = NormalIndPower().power(mdd / sd, n, alpha / 2, ratio=0, alternative="larger")
+    assert one_sided == pytest.approx(power)
+    two_sided = NormalIndPower().power(mdd / sd, n, alpha, ratio=0, alternative="two-sided")
+    assert two_sided == pytest.approx(power, abs=1e-3)
+
+    diff = rng.uniform(0.01, 0.2)
+    needed = cases_needed(diff, sd, alpha, power)
+    at = NormalIndPower().power(diff / sd, needed, alpha / 2, ratio=0, alternative="larger")
+    assert at >= power - 1e-12
+    if needed > 1:
+        short = NormalIndPower().power(diff / sd, needed - 1, alpha / 2, 0, "larger")
+        assert short < power
+    assert min_detectable_difference(sd, needed, alpha, power) <= diff + 1e-12
+
+
+def test_cases_needed_of_a_whole_number_is_that_number() -> None:
+    # (z + z) · sd / δ = 4 exactly when sd/δ = 4 / (z + z): 16 cases, not 17
+    z = stdlib_statistics.NormalDist().inv_cdf(0.975) + stdlib_statistics.NormalDist().inv_cdf(0.8)
+    assert cases_needed(z / 4, 1.0) == 16
+
+
+def brute_force(n: int, c: int, k: int) -> tuple[float, float]:
+    tries = [True] * c + [False] * (n - c)
+    draws = list(itertools.combinations(tries, k))
+    return (
+        sum(any(d) for d in draws) / len(draws),
+        sum(all(d) for d in draws) / len(draws),
+    )
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_pass_at_k_and_pass_hat_k_by_enumeration(n: int) -> None:
+    for c in range(n + 1):
+        for k in range(1, n + 1):
+            at, hat = brute_force(n, c, k)
+            assert pass_at_k(n, c, k) == pytest.approx(at)
+            assert pass_hat_k(n, c, k) == pytest.approx(hat)
+
+
+def test_pass_at_k_rejects_impossible_counts() -> None:
+    with pytest.raises(ValueError, match="n=3, c=4"):
+        pass_at_k(3, 4, 1)
+    with pytest.raises(ValueError):
+        pass_hat_k(3, 1, 0)
+
+
+def test_bootstrap_repeats_exactly_and_follows_the_seed() -> None:
+    values = scores(random.Random(1), 100)
+    first = bootstrap_interval(values, stdlib_statistics.fmean, seed=3)
+    assert bootstrap_interval(values, stdlib_statistics.fmean, seed=3) == first
+    assert bootstrap_interval(values, stdlib_statistics.fmean, seed=4) != first
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_bootstrap_agrees_with_scipy_and_the_clt(seed: int) -> None:
+    values = scores(random.Random(seed), 400)
+    got = bootstrap_interval(values, stdlib_statistics.fmean, resamples=4000, seed=seed)
+    reference = scipy.stats.bootstrap(
+        (np.asarray(values),), np.mean, n_resamples=4000, method="percentile", random_state=seed
+    )
+    clt = mean_interval(values)
+    assert got.estimate == clt.estimate
+    assert got.low == pytest.approx(reference.confidence_interval.low, abs=0.006)
+    assert got.high == pytest.approx(reference.confidence_interval.high, abs=0.006)
+    assert got.se == pytest.approx(reference.standard_error, rel=0.08)
+    assert got.low == pytest.approx(clt.low, abs=0.008)
+    assert got.high == pytest.approx(clt.high, abs=0.008)
+
+
+def test_bootstrap_over_rows_of_any_kind() -> None:
+    rows = [("a", 1.0), ("b", 0.0), ("c", 1.0), ("d", 1.0)]
+    got = bootstrap_interval(rows, lambda rs: sum(score for _, score in rs) / len(rs))
+    assert got.estimate == 0.75
+    assert got.low is not None and got.high is not None and 0.0 <= got.low <= got.high <= 1.0
+
+
+def test_the_95_interval_covers_the_true_mean_95_times_in_100() -> None:
+    rng = random.Random(2024)
+    covered = 0
+    for _ in range(1000):
+        interval = mean_interval([float(rng.random() < 0.7) for _ in range(200)])
+        assert interval.low is not None and interval.high is not None
+        covered += interval.low <= 0.7 <= interval.high
+    assert 930 <= covered <= 970
