@@ -49,6 +49,9 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     # module imports yaml for the whole session.
     # a run on GitHub Actions must not write the inner runs' boards into its own job summary
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    # nor print as pytest does on CI (whole short-summary lines): the same output everywhere
+    for name in ("CI", "BUILD_NUMBER"):
+        monkeypatch.delenv(name, raising=False)
     return pytester
 
 

@@ -9,13 +9,16 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "pytest_arena"
+import pytest_arena
+from tests.conftest import ROOT
+
+# the package as it is imported: the source tree, or the installed wheel in CI
+PACKAGE = Path(pytest_arena.__file__).resolve().parent
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
 
 def rel(path: Path) -> str:
-    return path.relative_to(ROOT).as_posix()
+    return path.relative_to(PACKAGE.parent).as_posix()
 
 
 def imports(path: Path) -> set[str]:
