@@ -323,7 +323,9 @@ def test_each_of_the_runs_processes_takes_a_share_of_the_models_concurrency(
 def test_each_of_the_runs_processes_takes_a_share_of_the_models_pace(
     fake_llm: FakeLLMServer, processes: int, limits: Limits, spacing: float
 ) -> None:
-    through_the_engine(processes, fake_llm, limits, n=3)
+    # answers come after the third call has started: a tpm lane paces by its guess alone
+    # (an answer's own count, taken in as it comes, would move the pace)
+    through_the_engine(processes, fake_llm, limits, n=3, latency_ms=1500)
     first, _, last = fake_llm.arrivals
     # two spacings from the first call to the third; not the pace of the other row (twice or
     # half this one)
