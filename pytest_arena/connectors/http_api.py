@@ -289,10 +289,10 @@ def _connect_problem(exc: aiohttp.ClientConnectorError) -> str:
 
     import aiohttp
 
-    error = exc.os_error
     if isinstance(exc, aiohttp.ClientConnectorCertificateError):
         cert = exc.certificate_error
         return f"the server's TLS certificate is not trusted ({_ssl_text(cert)})"
+    error = exc.os_error  # (aiohttp 3.9's certificate error lacks it: asked after)
     if isinstance(exc, aiohttp.ClientSSLError) or isinstance(error, ssl.SSLError):
         return f"the TLS handshake failed ({_ssl_text(error)})"
     if isinstance(error, socket.gaierror):

@@ -74,6 +74,7 @@ def _syntax_hint(problem: str) -> str:
 
 
 MAX_ALIASED_NODES = 100_000  # nodes built again through aliases, in one file
+MAX_DEPTH = 200  # levels of nested mappings and lists; far more than any project needs
 
 
 class _Aliases:
@@ -107,6 +108,17 @@ def _build(
     node: yaml.Node, loc: Loc, lines: LineMap, loader: yaml.SafeLoader, aliases: _Aliases
 ) -> Any:
     aliases.visit(node, lines)
+    if len(loc) > MAX_DEPTH:  # before Python's own recursion limit, which varies
+        raise SpecError(
+            [
+                Problem(
+                    lines.path,
+                    node.start_mark.line + 1,
+                    f"YAML nested more than {MAX_DEPTH} levels deep",
+                    hint="flatten the lists and mappings on this line",
+                )
+            ]
+        )
     lines.set(loc, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         loader.flatten_mapping(node)
