@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
@@ -16,6 +17,18 @@ ROOT = Path(__file__).resolve().parent.parent  # the repository
 MakeProject = Callable[..., Path]
 XDIST = ("-p", "xdist.plugin")  # inner runs load no plugin by itself (see `pytester`)
 ARENA = (sys.executable, "-m", "pytest_arena")  # the `arena` command, found without PATH
+
+
+def alive(pids: Path) -> list[int]:
+    """The processes still running among those whose pid names a file in `pids`."""
+    living = []
+    for entry in pids.iterdir():
+        try:
+            os.kill(int(entry.name), 0)
+        except ProcessLookupError:
+            continue
+        living.append(int(entry.name))
+    return living
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pytest_arena.engine import processes
-from tests.conftest import MakeProject
+from tests.conftest import MakeProject, alive
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
 
@@ -38,17 +38,6 @@ def program(tmp_path: Path, text: str) -> tuple[Path, dict[str, str], Path]:
     pids = tmp_path / "pids"
     pids.mkdir()
     return script, {**os.environ, "PIDS": str(pids)}, pids
-
-
-def alive(pids: Path) -> list[int]:
-    living = []
-    for entry in pids.iterdir():
-        try:
-            os.kill(int(entry.name), 0)
-        except ProcessLookupError:
-            continue
-        living.append(int(entry.name))
-    return living
 
 
 def wait_gone(pids: Path, seconds: float = 5) -> list[int]:

@@ -6,7 +6,6 @@ Every fault ends as a correct result or a clear failure: never a hang, never a l
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeProject
+from tests.conftest import MakeProject, alive
 from tests.fake_llm_server import FakeLLMServer
 
 SECRET = "sk-e2e-secret-4242"
@@ -211,17 +210,6 @@ def agent_project(make_project: MakeProject, pids: Path) -> None:
         + "".join(f"  - {{id: c{i}, input: wait, reference: x}}\n" for i in range(4)),
         {"agent.py": HANGING_AGENT},
     )
-
-
-def alive(pids: Path) -> list[int]:
-    living = []
-    for entry in pids.iterdir():
-        try:
-            os.kill(int(entry.name), 0)
-        except ProcessLookupError:
-            continue
-        living.append(int(entry.name))
-    return living
 
 
 def test_stopping_at_the_first_failure_ends_the_agents_still_running(
