@@ -24,6 +24,7 @@ class Record:
     output: str | None = None  # what was scored
     raw_output: str | None = None  # what the model said, when hooks.py changed it
     reference: Any = None
+    messages: list[dict[str, Any]] = field(default_factory=list)  # the prompt sent, rendered
     detail: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, float] = field(default_factory=dict)
     tokens_in: int = 0
@@ -59,7 +60,15 @@ class Record:
 
 
 _FIELDS = tuple(f.name for f in fields(Record))
-_FREE_FORM = ("reference", "detail", "metrics", "board", "score", "latency_ms")  # may hold anything
+_FREE_FORM = (
+    "reference",
+    "messages",
+    "detail",
+    "metrics",
+    "board",
+    "score",
+    "latency_ms",
+)  # may hold anything
 
 
 def json_safe(value: Any) -> Any:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml  # noqa: F401  # see below
 
+from tests.browser import Browser, find_chromium
 from tests.fake_llm_server import FakeLLMServer
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository
@@ -73,3 +74,12 @@ def fake_llm() -> Iterator[FakeLLMServer]:
     """A fake OpenAI and Anthropic server on a free port of 127.0.0.1 (see fake_llm_server)."""
     with FakeLLMServer(hang_seconds=10) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium for the HTML report's tests (one per process: xdist worker)."""
+    if find_chromium() is None:
+        pytest.skip("no chromium on the PATH: `apt-get install chromium` (CI installs it)")
+    with Browser() as started:
+        yield started

@@ -49,6 +49,7 @@ def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
         "output": "abcdefgh",
         "raw_output": None,
         "reference": "abcdefgh",
+        "messages": [{"role": "user", "content": "abcd"}],
         "detail": {},
         "metrics": {"citation_rate": 0.5},
         "tokens": {"input": 5, "output": 2},

@@ -98,6 +98,7 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
         prepared.stop = stop
     else:
         prepared.request = request
+        record.messages = [dict(m) for m in request.messages]
     return prepared
 
 

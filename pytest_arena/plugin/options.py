@@ -19,9 +19,11 @@ def check(config: pytest.Config) -> None:
         return  # the controller has checked the same values
     problems = [_max_cost(config.getoption("arena_max_cost", None))]
     problems.append(_models(config.getoption("arena_models", None)))
-    raw_json = config.getoption("arena_json", None)
-    if raw_json is not None:
-        problems.append(_file("--arena-json", raw_json, report_path(config), "arena.json"))
+    for name, example in (("arena_json", "arena.json"), ("arena_html", "arena.html")):
+        raw = config.getoption(name, None)
+        if raw is not None:
+            option = "--" + name.replace("_", "-")
+            problems.append(_file(option, raw, report_path(config, name), example))
     raw_cache = config.getoption("arena_cache_path", None)
     if raw_cache is not None and config.getoption("arena_cache", None) != CacheMode.OFF.value:
         cache = Path(config.invocation_params.dir, raw_cache) if raw_cache else None
@@ -37,10 +39,11 @@ def model_keys(config: pytest.Config) -> list[str]:
     return list(dict.fromkeys(m.strip() for m in raw.split(",") if m.strip()))
 
 
-def report_path(config: pytest.Config) -> Path | None:
-    """Where `--arena-json` writes; like `--junitxml`, `~` and `$VARS` are expanded and a
-    relative path is taken from the folder pytest was started in."""
-    raw = config.getoption("arena_json", None)
+def report_path(config: pytest.Config, name: str = "arena_json") -> Path | None:
+    """Where `--arena-json` (or `--arena-html`, name `arena_html`) writes; like `--junitxml`,
+    `~` and `$VARS` are expanded and a relative path is taken from the folder pytest was
+    started in."""
+    raw = config.getoption(name, None)
     if not raw:
         return None
     return Path(config.invocation_params.dir, os.path.expanduser(os.path.expandvars(raw)))

@@ -4,6 +4,7 @@ written, and failures carry their reason for JUnit XML. Runs on the controller o
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,14 @@ def add_options(group: pytest.OptionGroup) -> None:
         default=None,
         metavar="PATH",
         help="write every record, the leaderboards and the gates to PATH as JSON",
+    )
+    group.addoption(
+        "--arena-html",
+        action="store",
+        default=None,
+        metavar="PATH",
+        help="write a self-contained HTML report to PATH: leaderboards, plots, and every case"
+        " with its drill-down, filters and side-by-side comparison",
     )
     group.addoption(
         "--arena-gate",
@@ -90,6 +99,7 @@ class ArenaOutputs:
         self.changed: tuple[int, int] | None = None  # exit status before and after the gates
         self.lost: list[Record] = []
         self.unwritten: list[str] = []  # outputs that could not be written, and why
+        self.html: Path | None = None  # the HTML report, once written
         self.no_case: list[str] | None = None  # the run collected projects, but not one case
 
     @pytest.hookimpl(tryfirst=True)
@@ -115,7 +125,8 @@ class ArenaOutputs:
             records.extend(self.lost)
         self._no_case(session)
         path = options.report_path(self.config)
-        if not records and not path:
+        html_path = options.report_path(self.config, "arena_html")
+        if not records and not path and not html_path:
             return
         _fill_crashed(records)
         boards = build_boards(records)
@@ -132,7 +143,7 @@ class ArenaOutputs:
         if after != before:
             session.exitstatus = after
             self.changed = (before, after)
-        if path:
+        if path or html_path:
             report = json_report.build_report(
                 records,
                 boards,
@@ -141,12 +152,12 @@ class ArenaOutputs:
                 gates_decide=enabled and bool(self.results),
                 generator=f"pytest-arena {__version__}",
             )
-            try:
-                json_report.write_report(path, report)
-            except OSError as error:  # checked before the run: the disk, or the folder, changed
-                self.unwritten.append(f"the --arena-json report was not written: {error}")
-                if session.exitstatus == pytest.ExitCode.OK:
-                    session.exitstatus = pytest.ExitCode.TESTS_FAILED  # asked for, not delivered
+            self._write(session, "--arena-json", path, json_report.write_report, report)
+            if html_path:
+                from pytest_arena.reports.html import write_html  # jinja2 only when asked
+
+                if self._write(session, "--arena-html", html_path, write_html, report):
+                    self.html = html_path
         summary = os.environ.get(github_summary.STEP_SUMMARY)
         if summary and boards:
             try:
@@ -155,6 +166,25 @@ class ArenaOutputs:
                 )
             except OSError as error:
                 self.unwritten.append(f"the GitHub job summary was not written: {error}")
+
+    def _write(
+        self,
+        session: pytest.Session,
+        option: str,
+        path: Path | None,
+        writer: Callable[[Path, dict[str, Any]], None],
+        report: dict[str, Any],
+    ) -> bool:
+        if path is None:
+            return False
+        try:
+            writer(path, report)
+        except OSError as error:  # checked before the run: the disk, or the folder, changed
+            self.unwritten.append(f"the {option} report was not written: {error}")
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED  # asked for, not delivered
+            return False
+        return True
 
     def _no_case(self, session: pytest.Session) -> None:
         """A run that collected projects and not one case of them fails as pytest's "no
@@ -174,6 +204,8 @@ class ArenaOutputs:
         enabled = bool(self.config.getoption("arena_gate"))
         for problem in self.unwritten:
             terminalreporter.write_line(f"arena: {problem}", red=True)
+        if self.html is not None:
+            terminalreporter.write_line(f"arena: HTML report: {self.html}")
         if self.no_case is not None:
             terminalreporter.write_line(
                 "arena: no case ran: the projects of this run hold no cases"

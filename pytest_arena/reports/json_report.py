@@ -80,6 +80,7 @@ def _record(r: Record) -> dict[str, Any]:
         "output": r.output,
         "raw_output": r.raw_output,
         "reference": json_safe(r.reference),
+        "messages": json_safe(r.messages),
         "detail": json_safe(r.detail),
         "metrics": json_safe(r.metrics),
         "tokens": {"input": r.tokens_in, "output": r.tokens_out},

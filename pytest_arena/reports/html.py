@@ -1,0 +1,158 @@
+"""The `--arena-html` report: one self-contained HTML file, made from the data of the JSON
+report (so `arena report RUN.json --html OUT` makes the same page later).
+
+Jinja2 renders the leaderboards and plots with autoescaping on. The case matrix, the
+drill-downs, the filters and the side-by-side comparison are drawn in the browser by
+`templates/report.js` (small, no dependencies) from the records, embedded as JSON in a
+`<script type="application/json">` block with `<`, `>` and `&` escaped, so no text of
+a record can close the block. The script puts record text into the page as text nodes
+only, and a Content-Security-Policy lets no script run but the report's own (by hash)
+and nothing load from the network.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pytest_arena.engine.money import dollars
+from pytest_arena.record import json_safe
+from pytest_arena.reports import plots
+
+TEMPLATES = "templates"
+UNKNOWN = "\u2013"  # an en dash: no value (a missing price is unknown, never $0)
+_JSON_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+
+
+def embed_json(data: Any) -> str:
+    """`data` as JSON that is safe inside an HTML `<script>` element: `</script>` and
+    `<!--` cannot occur in it, nor the line separators old parsers choke on."""
+    text = json.dumps(json_safe(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    for raw, escaped in _JSON_ESCAPES.items():
+        text = text.replace(raw, escaped)  # only ever inside strings: JSON has no <, > or & else
+    return text
+
+
+def _asset(name: str) -> str:
+    folder = resources.files("pytest_arena.reports").joinpath(TEMPLATES)
+    return folder.joinpath(name).read_text("utf-8")
+
+
+def _csp_hash(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def _environment() -> Any:
+    import jinja2  # only runs that write the report pay for the import
+
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(_asset),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["share"] = _share
+    env.filters["percent"] = _percent
+    env.filters["money"] = _money
+    env.filters["ms"] = _ms
+    return env
+
+
+def _share(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, int | float) else UNKNOWN
+
+
+def _percent(value: Any) -> str:
+    return f"{value * 100:.1f}%" if isinstance(value, int | float) else UNKNOWN
+
+
+def _money(value: Any) -> str:
+    return dollars(float(value)) if isinstance(value, int | float) else UNKNOWN
+
+
+def _ms(value: Any) -> str:
+    return f"{value:.0f} ms" if isinstance(value, int | float) else UNKNOWN
+
+
+def _project(board: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """What the template shows of one project: its board, plots and gate."""
+    rows = list(board.get("rows") or [])
+    mine = [r for r in records if r.get("project") == board.get("project")]
+    return {
+        "name": board.get("project", ""),
+        "board": board,
+        "rows": rows,
+        "intervals": {str(r.get("model")): plots.interval(r) for r in rows},
+        "metric_names": list(board.get("metric_names") or []),
+        "weights": dict(board.get("weights") or {}),
+        "warnings": list(board.get("warnings") or []),
+        "show_unscored": any(r.get("unscored") for r in rows),
+        "show_judge": any(r.get("judge_cost") for r in rows),
+        "plots": [
+            plots.scores(rows),
+            plots.cost_accuracy(rows),
+            plots.distribution(rows, mine),
+        ],
+    }
+
+
+def _formula(weights: Mapping[str, float]) -> str:
+    total = sum(weights.values()) or 1.0
+    return " + ".join(f"{w / total:.2f}·{d}" for d, w in weights.items()) or "0"
+
+
+def render(report: Mapping[str, Any], *, title: str = "pytest-arena report") -> str:
+    """The whole page for a report as `json_report.build_report` makes it (or as read back
+    from a `--arena-json` file, of this version or an older one)."""
+    records: list[Mapping[str, Any]] = list(report.get("records") or [])
+    boards = list(report.get("leaderboards") or [])
+    gates = {g.get("project"): g for g in report.get("gates") or []}
+    projects = [_project(b, records) for b in boards]
+    data = {
+        "records": records,
+        "projects": [
+            {"name": p["name"], "models": [str(r.get("model")) for r in p["rows"]]}
+            for p in projects
+        ],
+    }
+    script, style = _asset("report.js"), _asset("report.css")
+    counts: dict[str, int] = {}
+    for record in records:
+        status = str(record.get("status"))
+        counts[status] = counts.get(status, 0) + 1
+    return str(
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            title=title,
+            report=report,
+            projects=projects,
+            gates=gates,
+            counts=counts,
+            formula=_formula,
+            data_json=embed_json(data),
+            script=script,
+            style=style,
+            script_hash=_csp_hash(script),
+        )
+    )
+
+
+def write_html(path: Path, report: Mapping[str, Any]) -> None:
+    """Write the page to `path` whole, or not at all (through a temporary file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(render(report), "utf-8")
+    tmp.replace(path)

@@ -1,0 +1,527 @@
+"""`--arena-html PATH`: one self-contained page from the records of the run, its script
+tried in headless Chromium (the `browser` fixture; skipped only where there is none)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
+from pytest_arena.reports import html, plots
+from pytest_arena.reports.json_report import build_report
+from pytest_arena.reports.leaderboard import build_boards
+from tests.browser import Browser
+from tests.conftest import XDIST, MakeProject
+
+ATTACK = (
+    "<img src=x onerror=\"document.title='pwned'\"></script><script>document.title='pwned'</script>"
+)
+
+
+def records() -> list[Record]:
+    """Two projects; every status, a contract, a judge, samples that disagree, a cache hit."""
+    quiz = [
+        Record(
+            "quiz",
+            "capital",
+            "big",
+            PASSED,
+            1.0,
+            True,
+            "matched",
+            "exact_match",
+            output="Paris",
+            reference="Paris",
+            messages=[{"role": "user", "content": "Capital of France?"}],
+            tags=["geo"],
+            cost=0.002,
+            latency_ms=120.0,
+            tokens_in=12,
+            tokens_out=1,
+        ),
+        Record(
+            "quiz",
+            "capital",
+            "small",
+            FAILED,
+            0.0,
+            False,
+            "expected 'Paris', got 'Lyon'",
+            "exact_match",
+            output="Lyon",
+            reference="Paris",
+            tags=["geo"],
+            cost=0.0001,
+            latency_ms=80.0,
+            cached=True,
+        ),
+        Record(
+            "quiz",
+            "sum",
+            "big",
+            PASSED,
+            1.0,
+            True,
+            "matched",
+            "exact_match",
+            output="4",
+            reference="4",
+            tags=["math"],
+            cost=0.002,
+            retries=2,
+        ),
+        Record(
+            "quiz",
+            "sum",
+            "small",
+            ERROR,
+            None,
+            None,
+            "model 'small' call failed: timed out",
+            "exact_match",
+            error="model 'small' call failed: timed out",
+            tags=["math"],
+        ),
+        Record(
+            "quiz",
+            "essay",
+            "big",
+            UNSCORED,
+            None,
+            None,
+            "no rubric",
+            "tone",
+            output="An essay about the sea and the sky.",
+            tags=["writing"],
+        ),
+        Record(
+            "quiz",
+            "essay",
+            "small",
+            FAILED,
+            0.4,
+            False,
+            "too short",
+            "tone",
+            output="An essay about the sea.",
+            tags=["writing"],
+        ),
+        Record("quiz", "colour", "big", PASSED, 1.0, True, "matched", "exact_match", output="blue"),
+        Record(
+            "quiz", "colour", "small", PASSED, 1.0, True, "matched", "exact_match", output="blue"
+        ),
+    ]
+    support = [
+        Record(
+            "support",
+            "refund",
+            "big",
+            PASSED,
+            0.9,
+            True,
+            "polite and complete",
+            "contract",
+            output="Sorry, please send the card's last digits.",
+            detail={
+                "components": [
+                    {
+                        "name": "tone",
+                        "scorer": "tone",
+                        "weight": 1,
+                        "required": True,
+                        "score": 1.0,
+                        "passed": True,
+                        "reason": "found 'please'",
+                    },
+                    {
+                        "name": "length",
+                        "scorer": "length",
+                        "weight": 2,
+                        "required": False,
+                        "score": 0.85,
+                        "passed": True,
+                        "reason": "42 words",
+                    },
+                ],
+                "threshold": 0.7,
+                "workspace": "/tmp/arena-workspaces/refund-big",
+                "nested": {"a": [1, {"b": "deep"}]},
+            },
+            metrics={"politeness": 1.0},
+            cost=0.01,
+        ),
+        Record(
+            "support",
+            "refund",
+            "small",
+            FAILED,
+            0.2,
+            False,
+            "judge: misses the refund",
+            "llm_judge",
+            output="Send digits.",
+            detail={"judge": "sim_judge", "samples": 3},
+            judge_cost=0.0004,
+            judge_tokens=40,
+        ),
+        Record(
+            "support",
+            "late",
+            "big",
+            PASSED,
+            1.0,
+            True,
+            "ok",
+            "tone",
+            output="sorry, please wait",
+            sample=0,
+        ),
+        Record(
+            "support",
+            "late",
+            "big",
+            FAILED,
+            0.0,
+            False,
+            "no politeness marker",
+            "tone",
+            output="wait",
+            sample=1,
+        ),
+        Record("support", "late", "small", PASSED, 1.0, True, "ok", "tone", output="please wait"),
+    ]
+    return quiz + support
+
+
+def page(tmp_path: Path, recs: list[Record] | None = None, **report: Any) -> Path:
+    found = records() if recs is None else recs
+    data = build_report(found, build_boards(found), generator="pytest-arena test")
+    data.update(report)
+    path = tmp_path / "report.html"
+    html.write_html(path, data)
+    return path
+
+
+def opened(browser: Browser, path: Path) -> Browser:
+    browser.open(path.as_uri())
+    assert browser.js("document.documentElement.dataset.ready") == "1"
+    return browser
+
+
+def visible_rows(browser: Browser) -> list[str]:
+    return browser.js(
+        "[...document.querySelectorAll('table.matrix')].filter(t => !t.hidden)"
+        ".flatMap(t => [...t.querySelectorAll('tbody tr')].filter(r => !r.hidden)"
+        ".map(r => t.dataset.project + '::' + r.firstChild.textContent))"
+    )
+
+
+def click(browser: Browser, selector: str) -> None:
+    browser.js(f"document.querySelector({json.dumps(selector)}).click()")
+
+
+def cell(project: str, case: str, model: str) -> str:
+    row = f"[...document.querySelectorAll('table.matrix[data-project={json.dumps(project)}] tbody tr')]"
+    return (
+        f"{row}.find(r => r.firstChild.textContent === {json.dumps(case)})"
+        f".querySelector('td.cell[data-model={json.dumps(model)}]')"
+    )
+
+
+def drill(browser: Browser, project: str, case: str, model: str) -> str:
+    browser.js(f"{cell(project, case, model)}.click()")
+    assert browser.js("document.getElementById('drill').hidden") is False
+    text: str = browser.js("document.getElementById('drill-body').innerText")
+    return text
+
+
+# --- the page as text: no browser needed
+
+
+def test_the_page_is_self_contained(tmp_path: Path) -> None:
+    text = page(tmp_path).read_text()
+    assert re.search(r"<(link|img|iframe|object)\b", text) is None
+    assert re.search(r"""\b(src|href)=["']?(https?:)?//""", text) is None
+    assert "Content-Security-Policy" in text and "default-src 'none'" in text
+
+
+def test_json_in_the_page_cannot_close_its_script_element() -> None:
+    embedded = html.embed_json({"output": "</script><!-- <script>\u2028&"})
+    assert "<" not in embedded and ">" not in embedded and "&" not in embedded
+    assert "\u2028" not in embedded
+    assert json.loads(embedded) == {"output": "</script><!-- <script>\u2028&"}
+
+
+def test_the_script_never_parses_data_as_html() -> None:
+    script = html._asset("report.js")
+    for sink in (
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "document.write",
+        "eval(",
+        "Function(",
+    ):
+        assert sink not in script
+
+
+def test_model_names_and_reasons_in_the_leaderboard_are_escaped(tmp_path: Path) -> None:
+    recs = [Record("p<b>", "c", ATTACK, PASSED, 1.0, True, ATTACK, output=ATTACK)]
+    text = page(tmp_path, recs).read_text()
+    body = text[: text.index('<script type="application/json"')]
+    assert "<img" not in body and "&lt;img src=x" in body
+
+
+def test_an_old_report_without_messages_renders(tmp_path: Path) -> None:
+    data = build_report(records(), build_boards(records()))
+    for record in data["records"]:
+        del record["messages"]
+    assert "quiz" in html.render(data)
+
+
+def test_the_pareto_front_is_the_models_nothing_beats_on_cost_and_accuracy() -> None:
+    points = [("cheap", 0.1, 0.5), ("dear", 1.0, 0.9), ("worse", 0.5, 0.4), ("mid", 0.3, 0.7)]
+    assert plots.pareto(points) == ["cheap", "mid", "dear"]
+
+
+def test_intervals_on_a_board_row_become_error_bars() -> None:
+    rows = [
+        {"model": "a", "accuracy": 0.6, "interval": {"low": 0.5, "high": 0.7}},
+        {"model": "b", "accuracy": 0.4, "ci": [0.3, 0.5]},
+    ]
+    plot = plots.scores(rows)
+    assert sum(s.cls == "whisker" and s.title != "" for s in plot.shapes) == 2
+    assert plot.note == ""
+    assert "no intervals" in plots.scores([{"model": "a", "accuracy": 0.6}]).note
+
+
+def test_a_model_without_a_price_is_not_drawn_at_cost_zero() -> None:
+    plot = plots.cost_accuracy(
+        [
+            {"model": "a", "accuracy": 0.6, "cost": None},
+            {"model": "b", "accuracy": 0.4, "cost": 0.2},
+        ]
+    )
+    assert "a" in plot.note and not any(s.text == "a" for s in plot.shapes)
+
+
+# --- the option, end to end
+
+QUIZ = """
+models: [sim_perfect, sim_echo]
+tests:
+  - {id: a, input: "say x", reference: x, tags: [easy]}
+  - {id: b, input: "say y", reference: y}
+  - {id: c, input: "say z", reference: z}
+"""
+
+
+def test_the_controller_writes_the_page_under_xdist(
+    pytester: pytest.Pytester, make_project: MakeProject, browser: Browser
+) -> None:
+    make_project("quiz", QUIZ)
+    result = pytester.runpytest(
+        *XDIST, "-n", "2", "--arena-html", "out/r.html", "--arena-json", "out/r.json"
+    )
+    result.stdout.fnmatch_lines(["arena: HTML report: */out/r.html"])
+    report = json.loads((pytester.path / "out" / "r.json").read_text())
+    assert len(report["records"]) == 6
+    opened(browser, pytester.path / "out" / "r.html")
+    assert browser.js("document.querySelectorAll('td.cell').length") == 6
+    assert browser.js("document.querySelectorAll('td.cell.failed').length") == 3
+    assert browser.js("document.querySelectorAll('table.board tbody tr').length") == 2
+    assert browser.js("document.getElementById('f-count').textContent") == "3 of 3 cases shown"
+
+
+def test_a_folder_as_the_html_path_is_a_usage_error(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("quiz", QUIZ)
+    (pytester.path / "out").mkdir()
+    result = pytester.runpytest("--arena-html", "out")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--arena-html out is a folder*--arena-html out/arena.html*"])
+
+
+# --- in the browser
+
+
+def test_failing_only_hides_the_rows_without_a_failure(tmp_path: Path, browser: Browser) -> None:
+    opened(browser, page(tmp_path))
+    assert len(visible_rows(browser)) == 6
+    click(browser, "#f-failing")  # colour passes on both models
+    assert visible_rows(browser) == [
+        "quiz::capital",
+        "quiz::essay",
+        "quiz::sum",
+        "support::late",
+        "support::refund",
+    ]
+    click(browser, "#f-flaky")
+    assert visible_rows(browser) == ["support::late"]
+    assert browser.js("document.getElementById('f-count').textContent") == "1 of 6 cases shown"
+
+
+def test_filters_by_model_tag_scorer_project_and_text(tmp_path: Path, browser: Browser) -> None:
+    opened(browser, page(tmp_path))
+
+    def choose(select: str, value: str) -> list[str]:
+        browser.js(
+            f"(s => {{ s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change')); }})"
+            f"(document.getElementById({json.dumps(select)}))"
+        )
+        return visible_rows(browser)
+
+    assert choose("f-tag", "math") == ["quiz::sum"]
+    assert choose("f-tag", "") and choose("f-scorer", "llm_judge") == ["support::refund"]
+    assert choose("f-scorer", "") and choose("f-project", "support") == [
+        "support::late",
+        "support::refund",
+    ]
+    choose("f-project", "")
+    click(browser, "#f-failing")
+    assert choose("f-model", "big") == ["support::late"]  # big fails only the second sample of late
+    assert (
+        browser.js(
+            "document.querySelectorAll('tr:not([hidden]) > td.cell:not([hidden])[data-model=small]').length"
+        )
+        == 0
+    )
+    click(browser, "#f-failing")
+    choose("f-model", "")
+    browser.js(
+        "(t => { t.value = 'LYON'; t.dispatchEvent(new Event('input')); })(document.getElementById('f-text'))"
+    )
+    browser.js("new Promise(r => setTimeout(r, 300))")
+    assert visible_rows(browser) == ["quiz::capital"]  # an output
+    browser.js(
+        "(t => { t.value = 'capital of france'; t.dispatchEvent(new Event('input')); })(document.getElementById('f-text'))"
+    )
+    browser.js("new Promise(r => setTimeout(r, 300))")
+    assert visible_rows(browser) == ["quiz::capital"]  # the prompt
+
+
+def test_a_cell_opens_its_drill_down(tmp_path: Path, browser: Browser) -> None:
+    opened(browser, page(tmp_path))
+    text = drill(browser, "quiz", "capital", "small")
+    assert "expected 'Paris', got 'Lyon'" in text
+    assert (
+        browser.js("document.querySelector('#drill .reason').textContent")
+        == "expected 'Paris', got 'Lyon'"
+    )
+    assert "from the cache" in text and "cached" in text
+    text = drill(browser, "quiz", "capital", "big")
+    assert "Capital of France?" in text and "12 in, 1 out" in text and "$0.002" in text
+    text = drill(browser, "quiz", "sum", "small")
+    assert "timed out" in text
+    text = drill(browser, "support", "refund", "big")
+    assert "CONTRACT COMPONENTS" in text and "found 'please'" in text and "42 words" in text
+    assert "/tmp/arena-workspaces/refund-big" in text and "politeness" in text
+    assert browser.js(
+        "[...document.querySelectorAll('#drill .tree .key')].map(k => k.textContent).includes('b: ')"
+    )
+    text = drill(browser, "support", "refund", "small")
+    assert "sim_judge" in text and "judge: misses the refund" in text and "40 tokens" in text
+    text = drill(browser, "support", "late", "big")
+    assert "2 samples, which disagree (flaky)" in text and "SAMPLE 1" in text
+    click(browser, "#drill-close")
+    assert browser.js("document.getElementById('drill').hidden") is True
+
+
+def test_two_outputs_side_by_side_mark_the_words_that_differ(
+    tmp_path: Path, browser: Browser
+) -> None:
+    opened(browser, page(tmp_path))
+    drill(browser, "quiz", "essay", "big")
+    deleted = browser.js(
+        "[...document.querySelectorAll('#drill .compare del')].map(e => e.textContent).join('')"
+    )
+    inserted = browser.js(
+        "[...document.querySelectorAll('#drill .compare ins')].map(e => e.textContent).join('')"
+    )
+    assert "sky." in deleted and "sea." in inserted
+    assert "An" not in deleted  # the words they share are not marked
+
+
+@pytest.mark.parametrize("csp", [True, False], ids=["with-csp", "escaping-alone"])
+def test_no_script_from_the_data_runs(tmp_path: Path, browser: Browser, csp: bool) -> None:
+    """Model output, reasons, ids, tags, detail and the model name carry markup that would
+    run a script; the page shows it as text. Without its Content-Security-Policy too:
+    escaping alone holds."""
+    attack = [
+        Record(
+            "p" + ATTACK,
+            "c" + ATTACK,
+            "m" + ATTACK,
+            FAILED,
+            0.5,
+            False,
+            ATTACK,
+            "s" + ATTACK,
+            output=ATTACK,
+            reference=ATTACK,
+            raw_output=ATTACK,
+            tags=[ATTACK],
+            messages=[{"role": ATTACK, "content": ATTACK}],
+            detail={ATTACK: [ATTACK]},
+            metrics={ATTACK: 0.5},
+        ),
+        Record(
+            "p" + ATTACK, "c" + ATTACK, "other", PASSED, 1.0, True, "ok", output="fine " + ATTACK
+        ),
+    ]
+    path = page(tmp_path, attack)
+    if not csp:
+        text = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", path.read_text())
+        assert "Content-Security-Policy" not in text
+        path.write_text(text)
+    browser.before_load(
+        "window.__blocked = []; document.addEventListener('securitypolicyviolation',"
+        " e => window.__blocked.push(e.violatedDirective));"
+    )
+    opened(browser, path)
+    for td in range(2):
+        browser.js(f"document.querySelectorAll('td.cell')[{td}].click()")
+        assert ATTACK in browser.js("document.getElementById('drill-body').textContent")
+    assert browser.js("document.title") == "pytest-arena report"
+    assert browser.js("document.querySelectorAll('img').length") == 0
+    assert browser.js("document.querySelectorAll('script').length") == 2  # the data and ours
+    assert browser.js("window.__blocked") == []  # nothing even tried, and was stopped
+    assert browser.js("document.querySelector('#drill pre.output').textContent") == ATTACK
+
+
+def test_a_large_report_draws_its_rows_page_by_page_and_filters_them_all(
+    tmp_path: Path, browser: Browser
+) -> None:
+    many = [
+        Record(
+            "big",
+            f"c{i:04d}",
+            "m",
+            FAILED if i % 2 else PASSED,
+            1.0 - i % 2,
+            i % 2 == 0,
+            output=f"answer {i}",
+        )
+        for i in range(1200)
+    ]
+    opened(browser, page(tmp_path, many))
+    assert len(visible_rows(browser)) == 500
+    assert (
+        browser.js("document.querySelector('button.more').textContent")
+        == "show 500 more of 700 cases not drawn yet"
+    )
+    click(browser, "button.more")
+    click(browser, "button.more")
+    assert len(visible_rows(browser)) == 1200
+    assert browser.js("document.querySelector('button.more').hidden") is True
+    browser.js(
+        "(t => { t.value = 'answer 1199'; t.dispatchEvent(new Event('input')); })(document.getElementById('f-text'))"
+    )
+    browser.js("new Promise(r => setTimeout(r, 300))")
+    assert visible_rows(browser) == ["big::c1199"]
+    assert drill(browser, "big", "c1199", "m").count("answer 1199") == 1
