@@ -179,6 +179,6 @@ def test_a_bad_option_is_still_one_error_at_setup_naming_its_line(
             " (valid options: ignore_case, normalize_whitespace)",
             "*_ ERROR at setup of bad::contract[[]sim_perfect[]] _*",
             "projects/bad/arena.yaml:13: scorer 'token_f1': option 'threshold':"
-            " Input should be less than or equal to 1 (valid options: threshold)",
+            " Input should be less than or equal to 1 (valid options: threshold, normalize)",
         ]
     )
