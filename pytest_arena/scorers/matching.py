@@ -337,8 +337,37 @@ def _unique(letters: list[str]) -> list[str]:
 
 
 def _marked(text: str) -> list[str]:
-    """The letters of the last marked answer ("Answer: B", "I choose A or C")."""
-    for marker in reversed(list(_MARKER.finditer(text))):
+    """The letters of the last marked answer ("Answer: B", "I choose A or C"): the last
+    line that starts "Answer:", else the last "answer:" anywhere, else the last other mark
+    ("the answer is B", "I choose A") wins, as inspect_ai reads "ANSWER: X" lines."""
+    markers = list(_MARKER.finditer(text))
+    colon = [m for m in markers if _COLON.fullmatch(m[0])]
+    tiers = ([m for m in colon if _LINE_START.match(text, 0, m.start())], colon, markers)
+    for tier in tiers:
+        letters = _last_marked(text, tier)
+        if letters:
+            return letters
+    return []
+
+
+_COLON = re.compile(r"answer\s*:", re.I)
+
+
+class _LineStart:
+    """Whether only whitespace or markdown emphasis comes before a position on its line."""
+
+    _BEFORE = re.compile(r"[ \t*_#>]*")
+
+    def match(self, text: str, start: int, end: int) -> bool:
+        line_start = text.rfind("\n", start, end) + 1
+        return self._BEFORE.fullmatch(text, line_start, end) is not None
+
+
+_LINE_START = _LineStart()
+
+
+def _last_marked(text: str, markers: list[re.Match[str]]) -> list[str]:
+    for marker in reversed(markers):
         letters: list[str] = []
         position = marker.end()
         while (one := _ONE.match(text, position)) and _is_letter(one, text):
