@@ -1,6 +1,5 @@
 """gsm8k: numeric_match with convention gsm8k grades every answer as GSM8K's own
-extract_answer/is_correct does (copied in tests/references/gsm8k), and as
-lm-evaluation-harness's strict-match with convention lm_eval_strict."""
+extract_answer/is_correct does (copied beside this file, in gsm8k_reference.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from projects.gsm8k.tests.gsm8k_reference import extract_answer, is_correct
 from pytest_arena import scoring_context
 from pytest_arena.scorers.numeric import NumericMatch
 from pytest_arena.spec import load_project
-from tests.references.gsm8k.dataset import extract_answer, is_correct
-from tests.references.lm_eval import gsm8k as lm_eval
 
 PROJECT = Path(__file__).resolve().parents[1]
 REFERENCES = {case.id: case.reference for case in load_project(PROJECT / "arena.yaml").cases}
@@ -28,12 +26,6 @@ def graded(completion: str, reference: str, convention: str) -> bool | None:
     return NumericMatch().score(completion, reference, ctx).passed
 
 
-def lm_eval_strict(completion: str, reference: str) -> bool:
-    [[answer]] = lm_eval.STRICT_MATCH.apply([[completion]], [{}])
-    scored = lm_eval.exact_match_hf_evaluate([answer], [reference], **lm_eval.EXACT_MATCH_OPTIONS)
-    return bool(scored["exact_match"] == 1.0)
-
-
 def test_every_reference_is_a_worked_solution_ending_in_its_answer():
     assert len(REFERENCES) == 6
     for reference in REFERENCES.values():
@@ -42,10 +34,9 @@ def test_every_reference_is_a_worked_solution_ending_in_its_answer():
 
 
 @pytest.mark.parametrize("row", COMPLETIONS, ids=lambda row: row["id"])
-def test_numeric_match_grades_as_gsm8k_and_lm_eval(row):
+def test_numeric_match_grades_as_gsm8k(row):
     completion, reference = row["completion"], REFERENCES[row["id"]]
     assert graded(completion, reference, "gsm8k") is is_correct(completion, {"answer": reference})
-    assert graded(completion, reference, "lm_eval_strict") is lm_eval_strict(completion, reference)
 
 
 def test_the_accuracy_is_the_one_gsm8k_publishes():
