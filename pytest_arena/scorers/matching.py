@@ -213,8 +213,9 @@ class Choice(TypedScorer[ChoiceOptions]):
     get the letters A, B, C… in order. The output may give a bare letter
     ("B", "(B)", "b."), mark it ("Answer: B", "the answer is (B)", "I'd go
     with option B", "ANSWER: $B$", "\\boxed{B}"), or write an option's text.
-    Where several answers are marked, the last one is the answer (a letter
-    weighed in the reasoning does not count against it); two different
+    Where several answers are marked, the last line starting "Answer:" is the
+    answer, else the last "answer:", else the last other mark (a letter weighed
+    in the reasoning does not count against it); two different
     letters given as one answer ("A or B") are ambiguous and fail.
     Options: `choices`; `convention` (auto; inspect: exactly inspect_ai's
     multiple_choice parse_answers, the last "ANSWER: X" line, nothing else).
