@@ -58,6 +58,7 @@ _piece = st.one_of(
     st.sampled_from(_PUNCT),
     st.sampled_from(_SPACE),
     st.text(alphabet="abcAB É1ßİ", max_size=3),
+    st.text(max_size=3),
 )
 squad_text = st.lists(_piece, max_size=12).map(_join)
 
@@ -106,6 +107,7 @@ _gsm8k_piece = st.one_of(
             "So she has ",
         ]
     ),
+    st.text(max_size=4),  # anything at all, NUL and other scripts' digits among it
 )
 gsm8k_output = st.lists(_gsm8k_piece, max_size=10).map(_join)
 
@@ -174,6 +176,7 @@ _math_piece = st.one_of(
             "\\boxed{{1}}",
         ]
     ),
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=3),
 )
 math_output = st.lists(_math_piece, max_size=6).map(_join)
 math_reference = st.one_of(
@@ -210,7 +213,8 @@ def choice_output(draw: st.DrawFn) -> str:
             "",
         ]
     )
-    lines = draw(st.lists(st.one_of(answer, reasoning), min_size=1, max_size=4))
+    anything = st.text(max_size=8)
+    lines = draw(st.lists(st.one_of(answer, reasoning, anything), min_size=1, max_size=4))
     return "\n".join(lines)
 
 

@@ -12,7 +12,7 @@ from pytest_arena.scorers import graders
 from tests import grader_corpora as corpora
 from tests.grader_corpora import math_ref
 
-PARITY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PARITY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize("normalize", ["squad_v1", "squad_v2"])
