@@ -6,7 +6,7 @@ import math
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from pytest_arena.scorers import graders
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
@@ -28,21 +28,26 @@ class NumericMatchOptions(BaseModel):
     partial_credit: bool = False
     convention: Convention = "auto"
 
-    @model_validator(mode="after")
-    def _numeric_options_need_auto(self) -> NumericMatchOptions:
-        if self.convention == "auto":
-            return self
+    @field_validator("convention")
+    @classmethod
+    def _numeric_options_need_auto(cls, value: str, info: ValidationInfo) -> str:
+        if value == "auto":
+            return value
+        defaults = {
+            "abs_tol": 0.0,
+            "rel_tol": _FLOAT_NOISE,
+            "pick": "last",
+            "partial_credit": False,
+        }
         given = [
-            name
-            for name in ("abs_tol", "rel_tol", "pick", "partial_credit")
-            if name in self.model_fields_set
+            name for name, default in defaults.items() if info.data.get(name, default) != default
         ]
         if given:
             raise ValueError(
-                f"convention {self.convention} compares the answer as its benchmark's grader"
-                f" does, so {', '.join(given)} cannot apply: remove it, or use convention auto"
+                f"convention {value} compares the answer as its benchmark's grader does,"
+                f" so {', '.join(given)} cannot apply: remove it, or use convention auto"
             )
-        return self
+        return value
 
 
 class NumericMatch(TypedScorer[NumericMatchOptions]):
