@@ -373,7 +373,7 @@ def test_a_prompt_template_variable_missing_from_a_case_is_an_error_for_that_cas
             "{id: typo, input: x, reference: '42', scoring: [{scorer: numeric_match, params: {abs_tolerance: 1}}]}",
             "projects/scored/arena.yaml:6:",
             "scorer 'numeric_match': unknown option 'abs_tolerance'"
-            " (valid options: abs_tol, rel_tol, pick, partial_credit)",
+            " (valid options: abs_tol, rel_tol, pick, partial_credit, convention)",
         ),
         (
             "{id: typo, input: x, reference: Paris, eval_type: llm_judge, options: {rubrik: be strict}}",
@@ -384,7 +384,7 @@ def test_a_prompt_template_variable_missing_from_a_case_is_an_error_for_that_cas
         (
             "{id: typo, input: x, reference: B, eval_type: choice, options: {choises: [a, b]}}",
             "projects/scored/arena.yaml:6:",
-            "scorer 'choice': unknown option 'choises' (valid options: choices)",
+            "scorer 'choice': unknown option 'choises' (valid options: choices, convention)",
         ),
     ],
     ids=["case_options", "contract_params", "llm_judge", "choice"],

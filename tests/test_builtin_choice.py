@@ -124,3 +124,37 @@ def test_choice_refuses_a_misspelt_option() -> None:
     with pytest.raises(pydantic.ValidationError) as caught:
         choice("B", "B", choises=CITIES)
     assert caught.value.errors()[0]["loc"] == ("choises",)
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        # a letter weighed in the reasoning does not count against the final answer
+        ("Let us check whether the answer is B. It is not...\nANSWER: A", "chose A (London)"),
+        ("The answer is C? No: C is Rome.\nAnswer: A", "chose A (London)"),
+        # letters wrapped in LaTeX
+        ("ANSWER: $A$", "chose A (London)"),
+        ("\\boxed{A}", "chose A (London)"),
+        ("so the answer is $\\boxed{A}$.", "chose A (London)"),
+        ("The answer is $\\textbf{(A)}$", "chose A (London)"),
+    ],
+)
+def test_choice_reads_the_final_marked_answer(output: str, reason: str) -> None:
+    result = choice(output, "A", choices=CITIES)
+    assert (result.passed, result.reason) == (True, reason)
+
+
+@pytest.mark.parametrize(
+    ("output", "passed", "reason"),
+    [
+        ("Thinking...\nANSWER: A", True, "chose A (London)"),
+        ("ANSWER: a.", True, "chose A (London)"),
+        ("ANSWER: $A$", False, "no 'ANSWER: X' line found in 'ANSWER: $A$'"),
+        ("The answer is A", False, "no 'ANSWER: X' line found in 'The answer is A'"),
+        ("ANSWER: A, B", False, "no 'ANSWER: X' line found in 'ANSWER: A, B'"),
+        ("ANSWER: D", False, "no 'ANSWER: X' line found in 'ANSWER: D'"),
+    ],
+)
+def test_choice_grades_as_inspect_ai(output: str, passed: bool, reason: str) -> None:
+    result = choice(output, "A", choices=CITIES, convention="inspect")
+    assert (result.passed, result.reason) == (passed, reason)

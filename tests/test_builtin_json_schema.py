@@ -193,7 +193,7 @@ def test_json_schema_reads_a_schema_file_in_the_project(
             {"s.yaml": "- object"},
             {"schema_file": "s.yaml"},
             None,
-            "schema_file 's.yaml' must hold a mapping, not list",
+            "schema_file 's.yaml' must hold a mapping or a boolean, not list",
         ),
         (
             {"s.yaml": "type: objec"},
@@ -246,3 +246,20 @@ def test_json_schema_refuses_a_misspelt_option() -> None:
     with pytest.raises(pydantic.ValidationError) as caught:
         json_schema("{}", schemma=PERSON)
     assert caught.value.errors()[0]["loc"] == ("schemma",)
+
+
+@pytest.mark.parametrize(("schema", "passed"), [(True, True), (False, False)])
+def test_json_schema_takes_a_boolean_schema(schema: bool, passed: bool) -> None:
+    result = json_schema('{"a": 1}', None, schema=schema)
+    assert result.passed is passed
+    if not passed:
+        assert result.reason == "the schema is false: no document is valid against it"
+
+
+def test_json_schema_takes_a_boolean_schema_file(tmp_path: Path) -> None:
+    (tmp_path / "never.json").write_text("false")
+    result = json_schema("{}", None, root=tmp_path, schema_file="never.json")
+    assert (result.passed, result.reason) == (
+        False,
+        "never.json is false: no document is valid against it",
+    )

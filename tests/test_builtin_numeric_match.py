@@ -128,3 +128,92 @@ def test_numeric_match_refuses_bad_options(options: dict[str, Any], option: str)
     with pytest.raises(pydantic.ValidationError) as caught:
         numeric("42", 42, **options)
     assert caught.value.errors()[0]["loc"] == (option,)
+
+
+@pytest.mark.parametrize(
+    ("output", "reference"),
+    [
+        # MATH writes thousands as 10,\!000; 1{,}000 and 1\,000 are the same number
+        ("so there are $\\boxed{10,\\!000}$ ways", 10000),
+        ("\\boxed{1{,}000}", 1000),
+        ("\\boxed{1\\,000}", 1000),
+        # an answer line's number is its result, after the last "="
+        ("Answer: 5 + 7 = 12", 12),
+        ("Answer: 48/2 = 24 clips..., so 48 + 24 = 72 in total.", 72),
+        # fractions without braces, and \dfrac
+        ("\\boxed{\\frac12}", 0.5),
+        ("\\boxed{\\dfrac14}", 0.25),
+        ("\\boxed{\\left(\\frac{3}{4}\\right)}", 0.75),
+        ("\\boxed{5\\text{ cm}}", 5),
+        ("\\boxed{12.5\\%}", 12.5),
+        # the first "#### N", as GSM8K and lm-evaluation-harness read it: a base model
+        # that runs on into the next question writes a second one
+        ("3 + 4 = 7\n#### 7\n\nQuestion: Tom has 2 apples...\n#### 9", 7),
+    ],
+)
+def test_numeric_match_reads_what_the_benchmarks_write(output: str, reference: float) -> None:
+    result = numeric(output, reference)
+    assert result.passed, result.reason
+
+
+GSM8K_REFERENCE = "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\n#### 72"
+
+
+@pytest.mark.parametrize(
+    ("output", "convention", "passed", "reason"),
+    [
+        (
+            "48 + 24 = 72\n#### 72",
+            "gsm8k",
+            True,
+            "found '72', as expected by GSM8K's extract_answer (the first '#### N')",
+        ),
+        (
+            "#### 72.0",
+            "gsm8k",
+            False,
+            "expected '72', found '72.0' by GSM8K's extract_answer (the first '#### N')",
+        ),
+        (
+            "So 72 in total.",
+            "gsm8k",
+            False,
+            "no answer found by GSM8K's extract_answer (the first '#### N') in 'So 72 in total.'",
+        ),
+        ("#### 72.", "lm_eval_strict", True, None),
+        ("#### $72", "lm_eval_strict", False, None),
+        ("So she sold 72 clips.", "lm_eval_flexible", True, None),
+        ("So she sold 72 clips, 3 more.", "lm_eval_flexible", False, None),
+    ],
+)
+def test_numeric_match_grades_as_gsm8k_and_lm_eval(
+    output: str, convention: str, passed: bool, reason: str | None
+) -> None:
+    result = numeric(output, GSM8K_REFERENCE, convention=convention)
+    assert result.passed is passed
+    if reason is not None:
+        assert result.reason == reason
+
+
+@pytest.mark.parametrize(
+    ("output", "reference", "passed"),
+    [
+        ("so $\\boxed{\\dfrac{1}{2}}$", "$\\boxed{\\frac12}$", True),
+        ("\\boxed{0.5}", "\\boxed{\\frac{1}{2}}", True),
+        ("\\boxed{10,\\!000}", "\\boxed{10,000}", True),
+        # MATH compares text: 10000 is not "10,000"
+        ("\\boxed{10000}", "\\boxed{10,\\!000}", False),
+        ("\\boxed{x^2+1}", "x^2 + 1", True),
+        ("the answer is 3", "3", False),
+    ],
+)
+def test_numeric_match_grades_as_math(output: str, reference: str, passed: bool) -> None:
+    assert numeric(output, reference, convention="math").passed is passed
+
+
+def test_a_benchmark_convention_refuses_tolerances() -> None:
+    with pytest.raises(pydantic.ValidationError) as caught:
+        numeric("#### 72", 72, convention="gsm8k", abs_tol=1)
+    assert "convention gsm8k compares the answer as its benchmark's grader does" in str(
+        caught.value
+    )

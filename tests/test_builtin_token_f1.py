@@ -137,3 +137,31 @@ def test_token_f1_refuses_bad_options(options: dict[str, Any], option: str) -> N
     with pytest.raises(pydantic.ValidationError) as caught:
         token_f1("Paris", "Paris", **options)
     assert caught.value.errors()[0]["loc"] == (option,)
+
+
+@pytest.mark.parametrize(
+    ("output", "reference", "normalize", "f1"),
+    [
+        # SQuAD's scripts strip ASCII punctuation only
+        ("“Paris”", "Paris", "unicode", 1.0),
+        ("“Paris”", "Paris", "squad_v1", 0.0),
+        ("“Paris”", "Paris", "squad_v2", 0.0),
+        ("Paris …", "Paris", "unicode", 1.0),
+        ("Paris …", "Paris", "squad_v1", pytest.approx(2 / 3)),
+        # an empty answer: v1.1 scores it 0, v2.0 scores it 1 against an empty reference
+        ("", "", "unicode", 1.0),
+        ("", "the", "squad_v1", 0.0),
+        ("", "the", "squad_v2", 1.0),
+        ("the", "", "squad_v1", 0.0),
+    ],
+)
+def test_token_f1_normalizes_as_squad(
+    output: str, reference: str, normalize: str, f1: float
+) -> None:
+    assert token_f1(output, reference, normalize=normalize).score == f1
+
+
+def test_token_f1_squad_v2_drops_references_that_normalise_to_nothing() -> None:
+    assert token_f1("", ["the", "Paris"], normalize="squad_v2").score == 0.0
+    assert token_f1("", ["the", "Paris"], normalize="squad_v1").score == 0.0
+    assert token_f1("", ["the", "Paris"]).score == 1.0

@@ -179,6 +179,32 @@ def test_a_bad_option_is_still_one_error_at_setup_naming_its_line(
             " (valid options: ignore_case, normalize_whitespace)",
             "*_ ERROR at setup of bad::contract[[]sim_perfect[]] _*",
             "projects/bad/arena.yaml:13: scorer 'token_f1': option 'threshold':"
-            " Input should be less than or equal to 1 (valid options: threshold)",
+            " Input should be less than or equal to 1 (valid options: threshold, normalize)",
+        ]
+    )
+
+
+def test_a_benchmark_convention_with_a_tolerance_is_an_error_naming_its_line(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "gsm",
+        """
+        models: [sim_perfect]
+        scorers:
+          default: numeric_match
+          options:
+            numeric_match: {convention: gsm8k, abs_tol: 1}
+        tests:
+          - {id: a, input: q, reference: "Half of 48 is 24.\\n#### 24"}
+        """,
+    )
+    result = pytester.runpytest("-rE")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/gsm/arena.yaml:5: scorers.options.numeric_match: scorer 'numeric_match':"
+            " option 'convention': *convention gsm8k compares the answer as its benchmark's"
+            " grader does, so abs_tol cannot apply: remove it, or use convention auto*",
         ]
     )

@@ -112,6 +112,21 @@ def test_a_wrong_answer_to_a_multiple_choice_question_is_mostly_another_letter()
     assert len(letters) > len(answers) * 0.8
 
 
+def test_a_wrong_answer_to_a_worked_solution_changes_its_final_answer() -> None:
+    solution = "She sold 48 / 2 = <<48/2=24>>24 clips in May.\n#### 72"
+    changed = []
+    for i in range(200):
+        case = Case(id=f"q{i}", input=f"problem {i}", reference=solution, project="p")
+        response = answer("sim_small", case)
+        if response.meta["verdict"] == "wrong" and response.meta["form"] != "off_topic":
+            changed.append((response.meta["form"], response.text))
+    assert changed
+    for form, text in changed:
+        before, _, final = text.partition("#### ")
+        assert (form, before) == ("changed_answer", solution.partition("#### ")[0])
+        assert final != "72"
+
+
 def test_sim_perfect_is_always_right_and_verbatim() -> None:
     for case in cases(60):
         response = answer("sim_perfect", case)

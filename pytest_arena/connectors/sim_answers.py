@@ -15,6 +15,7 @@ _MONEY = re.compile(
 )
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])")
 _CODES = {"$": "USD", "€": "EUR", "£": "GBP"}
+_FINAL = re.compile(r"####\s*")
 
 OFF_TOPIC = (
     "I'm sorry, I can't help with that request.",
@@ -94,6 +95,10 @@ def wrong(reference: Any, rng: random.Random) -> tuple[str, str]:
         pick = rng.choice(others)
         return (pick.upper() if text.isupper() else pick), "other_choice"
     numbers = list(_NUMBER.finditer(text))
+    final = _FINAL.search(text)
+    if final is not None:  # a worked solution ("… #### 72"): its answer comes out wrong
+        numbers = [n for n in numbers if n.start() >= final.end()] or numbers
+        return _change_number_in(text, numbers[0], rng), "changed_answer"
     if numbers:
         return _change_number_in(text, rng.choice(numbers), rng), "changed_number"
     words = text.split()

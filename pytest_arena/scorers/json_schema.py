@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import read_json
@@ -17,13 +17,14 @@ from pytest_arena.scorers.typed import TypedScorer
 class JsonSchemaOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    schema_: dict[str, Any] | None = Field(None, alias="schema")
+    # a boolean is a schema too: true accepts every document, false none
+    schema_: dict[str, Any] | StrictBool | None = Field(None, alias="schema")
     schema_file: str | None = None
     extract: bool = False
 
     @field_validator("schema_")
     @classmethod
-    def _valid_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+    def _valid_schema(cls, value: dict[str, Any] | bool | None) -> dict[str, Any] | bool | None:
         if value is not None:
             _check(value, "the option schema")
         return value
@@ -32,7 +33,8 @@ class JsonSchemaOptions(BaseModel):
 class JsonSchema(TypedScorer[JsonSchemaOptions]):
     """The output is valid JSON and, when a schema is given, valid against it.
 
-    The schema is the option `schema`, else the file `schema_file`, else the
+    The schema is the option `schema` (a mapping, or a boolean schema: true
+    accepts every document, false none), else the file `schema_file`, else the
     reference when it is a mapping that looks like a schema (it has "type",
     "properties" or "$schema"). Drafts follow "$schema", by default 2020-12.
     Partial credit: 1 - errors / the schema's top-level properties (or 1);
@@ -64,11 +66,13 @@ class JsonSchema(TypedScorer[JsonSchemaOptions]):
         errors = list(validator.iter_errors(document))
         if not errors:
             return ScoreResult(1.0, True, f"valid against {source}")
+        if isinstance(schema, bool):
+            return ScoreResult(0.0, False, f"{source} is false: no document is valid against it")
         messages = [f"{error.json_path}: {_short(error.message)}" for error in errors]
         if any(error.validator == "type" and not error.absolute_path for error in errors):
             score = 0.0
         else:
-            properties = schema.get("properties")
+            properties = schema.get("properties")  # a bool schema has failed above
             checked = len(properties) if isinstance(properties, Mapping) and properties else 1
             score = max(0.0, 1 - len(errors) / checked)
         shown = "; ".join(messages[:3])
@@ -81,7 +85,7 @@ class JsonSchema(TypedScorer[JsonSchemaOptions]):
 
 def _schema(
     opts: JsonSchemaOptions, reference: Any, project_root: Path
-) -> tuple[dict[str, Any] | None, str]:
+) -> tuple[dict[str, Any] | bool | None, str]:
     if opts.schema_ is not None and opts.schema_file is not None:
         raise ValueError("give the option schema or the option schema_file, not both")
     if opts.schema_ is not None:
@@ -95,7 +99,7 @@ def _schema(
     return None, ""
 
 
-def _load(project_root: Path, name: str) -> dict[str, Any]:
+def _load(project_root: Path, name: str) -> dict[str, Any] | bool:
     path = project_root / name
     try:
         text = path.read_text(encoding="utf-8")
@@ -105,13 +109,15 @@ def _load(project_root: Path, name: str) -> dict[str, Any]:
         schema = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ValueError(f"schema_file '{name}' is not valid YAML or JSON: {exc}") from exc
-    if not isinstance(schema, dict):
-        raise ValueError(f"schema_file '{name}' must hold a mapping, not {type(schema).__name__}")
+    if not isinstance(schema, dict | bool):
+        raise ValueError(
+            f"schema_file '{name}' must hold a mapping or a boolean, not {type(schema).__name__}"
+        )
     _check(schema, f"schema_file '{name}'")
     return schema
 
 
-def _validator(schema: dict[str, Any]) -> Any:
+def _validator(schema: dict[str, Any] | bool) -> Any:
     """The validator class the schema asks for (by `$schema`), else Draft 2020-12's.
 
     jsonschema is imported here, on first use: runs that check no schema never load it."""
@@ -123,7 +129,7 @@ def _validator(schema: dict[str, Any]) -> Any:
     return validator_for(schema, default=Draft202012Validator)
 
 
-def _check(schema: dict[str, Any], where: str) -> None:
+def _check(schema: dict[str, Any] | bool, where: str) -> None:
     from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 
     try:

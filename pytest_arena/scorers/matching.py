@@ -202,6 +202,7 @@ def _extract(
 
 class ChoiceOptions(_Options):
     choices: list[str] | None = Field(None, min_length=1, max_length=26)
+    convention: Literal["auto", "inspect"] = "auto"
 
 
 class Choice(TypedScorer[ChoiceOptions]):
@@ -211,9 +212,13 @@ class Choice(TypedScorer[ChoiceOptions]):
     choices are the option `choices`, else the case's `metadata.choices`, and
     get the letters A, B, C… in order. The output may give a bare letter
     ("B", "(B)", "b."), mark it ("Answer: B", "the answer is (B)", "I'd go
-    with option B"), or write an option's text. Two different letters given
-    as the answer ("A or B") are ambiguous and fail.
-    Options: `choices`.
+    with option B", "ANSWER: $B$", "\\boxed{B}"), or write an option's text.
+    Where several answers are marked, the last line starting "Answer:" is the
+    answer, else the last "answer:", else the last other mark (a letter weighed
+    in the reasoning does not count against it); two different
+    letters given as one answer ("A or B") are ambiguous and fail.
+    Options: `choices`; `convention` (auto; inspect: exactly inspect_ai's
+    multiple_choice parse_answers, the last "ANSWER: X" line, nothing else).
     """
 
     name = "choice"
@@ -225,9 +230,15 @@ class Choice(TypedScorer[ChoiceOptions]):
     ) -> ScoreResult:
         choices = opts.choices if opts.choices is not None else _metadata_choices(context)
         expected = _expected_letter(reference, choices)
-        letters = _chosen(output, choices)
+        if opts.convention == "inspect":
+            letters = inspect_answer(output, len(choices) if choices else len(_LETTERS))
+        else:
+            letters = _chosen(output, choices)
         if not letters:
-            return ScoreResult(0.0, False, f"no choice found in {excerpt(output)}")
+            found_no = (
+                "no 'ANSWER: X' line found" if opts.convention == "inspect" else "no choice found"
+            )
+            return ScoreResult(0.0, False, f"{found_no} in {excerpt(output)}")
         if len(letters) > 1:
             either = " or ".join(_label(letter, choices) for letter in letters)
             return ScoreResult(
@@ -250,10 +261,14 @@ _ALONE = re.compile(
 _SINGLE = re.compile(r"\b[A-Za-z]\b")
 _MARKER = re.compile(
     r"\b(?:answer|choice|option)\s*(?:is\s*:?|:|=)"
-    r"|\b(?:go(?:ing)?\s+with|choose|chose|pick(?:ed)?|select(?:ed)?)\b",
+    r"|\b(?:go(?:ing)?\s+with|choose|chose|pick(?:ed)?|select(?:ed)?)\b"
+    r"|(?=\\boxed\s*\{)",
     re.I,
 )
-_ONE = re.compile(r"[\s*_]*(?:(?i:option|choice)\s+)?([(\[])?([A-Za-z])(?![\w'\u2019])[)\]]?[*_]*")
+_ONE = re.compile(
+    r"[\s*_$]*(?:\\(?:boxed|textbf|mathbf|mathrm|text)\s*\{\s*)?(?:(?i:option|choice)\s+)?"
+    r"([(\[])?([A-Za-z])(?![\w'\u2019])[)\]]?(?:\s*\})?[$*_]*"
+)
 _JOIN = re.compile(r"\s*(?:,|/|or\b|and\b)\s*", re.I)
 _PRONOUN = re.compile(r"\s+(?!(?:or|and)\b)[a-z]")
 _SENTENCE_END = re.compile(r"\s*(?:$|[.,;:!?)])")
@@ -308,7 +323,7 @@ def _expected_letter(reference: Any, choices: list[str] | None) -> str:
 def _chosen(output: str, choices: list[str] | None) -> list[str]:
     """The letters the output gives as its answer, from the most to the least explicit form."""
     inner = strip_fence(output)
-    text = (output if inner is None else inner).strip().strip("*_").strip()
+    text = (output if inner is None else inner).strip().strip("*_$").strip()
     if _ALONE.fullmatch(text):
         return _unique(_SINGLE.findall(text))
     for finder in (_marked, _led, _mentioned):
@@ -323,8 +338,38 @@ def _unique(letters: list[str]) -> list[str]:
 
 
 def _marked(text: str) -> list[str]:
-    letters: list[str] = []
-    for marker in _MARKER.finditer(text):
+    """The letters of the last marked answer ("Answer: B", "I choose A or C"): the last
+    line that starts "Answer:", else the last "answer:" anywhere, else the last other mark
+    ("the answer is B", "I choose A") wins, as inspect_ai reads "ANSWER: X" lines."""
+    markers = list(_MARKER.finditer(text))
+    colon = [m for m in markers if _COLON.fullmatch(m[0])]
+    tiers = ([m for m in colon if _LINE_START.match(text, 0, m.start())], colon, markers)
+    for tier in tiers:
+        letters = _last_marked(text, tier)
+        if letters:
+            return letters
+    return []
+
+
+_COLON = re.compile(r"answer\s*:", re.I)
+
+
+class _LineStart:
+    """Whether only whitespace or markdown emphasis comes before a position on its line."""
+
+    _BEFORE = re.compile(r"[ \t*_#>]*")
+
+    def match(self, text: str, start: int, end: int) -> bool:
+        line_start = text.rfind("\n", start, end) + 1
+        return self._BEFORE.fullmatch(text, line_start, end) is not None
+
+
+_LINE_START = _LineStart()
+
+
+def _last_marked(text: str, markers: list[re.Match[str]]) -> list[str]:
+    for marker in reversed(markers):
+        letters: list[str] = []
         position = marker.end()
         while (one := _ONE.match(text, position)) and _is_letter(one, text):
             letters.append(one[2])
@@ -332,7 +377,26 @@ def _marked(text: str) -> list[str]:
             if join is None:
                 break
             position = join.end()
-    return letters
+        if letters:
+            return letters
+    return []
+
+
+_INSPECT_LINE = re.compile(r"(?i)^ANSWER\s*:\s*([A-Za-z\d ,]+)\s*(?:$|\n|\.)", re.M)
+_INSPECT_ANYWHERE = re.compile(r"(?i)ANSWER\s*:\s*([A-Za-z\d ,]+)(?:[^\w]|\n|$|\.)")
+
+
+def inspect_answer(text: str, count: int) -> list[str]:
+    """inspect_ai's multiple_choice `parse_answers` with one correct answer among `count`
+    choices: the last "ANSWER: X" line (else the last "ANSWER: X" anywhere), one letter."""
+    found = _INSPECT_LINE.findall(text) or _INSPECT_ANYWHERE.findall(text)
+    if not found:
+        return []
+    said = found[-1].strip().rstrip(".").upper()
+    tokens = [token for token in said.split(",") if token]
+    if len(tokens) == 1 and tokens[0] in _LETTERS[:count]:
+        return tokens
+    return []
 
 
 def _is_letter(match: re.Match[str], text: str) -> bool:

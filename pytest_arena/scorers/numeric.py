@@ -6,14 +6,17 @@ import math
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from pytest_arena.scorers import graders
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
 
 _FLOAT_NOISE = 1e-9
+
+Convention = Literal["auto", "gsm8k", "lm_eval_strict", "lm_eval_flexible", "math"]
 
 
 class NumericMatchOptions(BaseModel):
@@ -23,18 +26,46 @@ class NumericMatchOptions(BaseModel):
     rel_tol: float = Field(_FLOAT_NOISE, ge=0)
     pick: Literal["last", "first"] = "last"
     partial_credit: bool = False
+    convention: Convention = "auto"
+
+    @field_validator("convention")
+    @classmethod
+    def _numeric_options_need_auto(cls, value: str, info: ValidationInfo) -> str:
+        if value == "auto":
+            return value
+        defaults = {
+            "abs_tol": 0.0,
+            "rel_tol": _FLOAT_NOISE,
+            "pick": "last",
+            "partial_credit": False,
+        }
+        given = [
+            name for name, default in defaults.items() if info.data.get(name, default) != default
+        ]
+        if given:
+            raise ValueError(
+                f"convention {value} compares the answer as its benchmark's grader does,"
+                f" so {', '.join(given)} cannot apply: remove it, or use convention auto"
+            )
+        return value
 
 
 class NumericMatch(TypedScorer[NumericMatchOptions]):
     """The number the output gives equals the reference, within a tolerance.
 
-    The number read is the marked answer ("\\boxed{42}", "#### 42", "Answer: 42",
-    "the answer is 42"), else the last (or first) number in the text. Currency
-    signs and codes, thousands separators, `%` and trailing units are ignored;
-    negatives, decimals, scientific notation and fractions ("3/4") are read.
-    The reference is a number or text holding one.
+    With `convention: auto` (the default) the number read is the marked answer:
+    the last "\\boxed{…}", the first "#### N", the last "Answer: …" or "the answer
+    is …" (whose number after a last "=" wins: "Answer: 5 + 7 = 12" is 12), else
+    the last (or first) number in the text. Currency signs and codes, thousands
+    separators (also MATH's "10,\\!000", "1{,}000", "1\\,000"), `%`, `\\%` and
+    trailing units are ignored; negatives, decimals, scientific notation and
+    fractions ("3/4", "\\frac{3}{4}", "\\frac12", "\\dfrac14") are read.
+    The other conventions grade exactly as a benchmark's own grader does (see
+    `pytest_arena.scorers.graders`): `gsm8k`, `lm_eval_strict`,
+    `lm_eval_flexible` and `math`.
     Options: `abs_tol` (0), `rel_tol` (1e-9), `pick` (last: or first),
-    `partial_credit` (false: when true a miss scores max(0, 1 - |diff| / |reference|)).
+    `partial_credit` (false: when true a miss scores max(0, 1 - |diff| / |reference|)),
+    `convention` (auto).
     """
 
     name = "numeric_match"
@@ -44,6 +75,8 @@ class NumericMatch(TypedScorer[NumericMatchOptions]):
     def grade(
         self, output: str, reference: Any, opts: NumericMatchOptions, context: ScoringContext
     ) -> ScoreResult:
+        if opts.convention != "auto":
+            return _by_convention(output, reference, opts.convention)
         expected = _reference_number(reference)
         found = read_number(output, opts.pick)
         if found is None:
@@ -63,37 +96,91 @@ class NumericMatch(TypedScorer[NumericMatchOptions]):
         return ScoreResult(score, False, reason, detail)
 
 
+_SOURCES = {
+    "gsm8k": "GSM8K's extract_answer (the first '#### N')",
+    "lm_eval_strict": "lm-evaluation-harness gsm8k strict-match (the first '#### N')",
+    "lm_eval_flexible": "lm-evaluation-harness gsm8k flexible-extract (the last number)",
+    "math": "hendrycks/math (the last \\boxed{}, is_equiv)",
+}
+
+
+def _by_convention(output: str, reference: Any, convention: str) -> ScoreResult:
+    text = as_text(reference)
+    if convention == "math":
+        found, expected = graders.math_answer(output), graders.math_answer(text, reference=True)
+        if expected is None:
+            raise ValueError(f"reference {excerpt(reference)} holds no \\boxed{{}} answer")
+        same = graders.math_equiv(found, expected)
+    elif convention == "gsm8k":
+        found, expected = graders.gsm8k_answer(output), graders.gsm8k_reference(text)
+        same = found == expected
+    else:
+        flexible = convention == "lm_eval_flexible"
+        found = graders.lm_eval_gsm8k_answer(output, flexible=flexible)
+        expected = text
+        same = graders.lm_eval_exact_match(found, text)
+    source = _SOURCES[convention]
+    detail = {"expected": expected, "found": found, "convention": convention}
+    if same:
+        return ScoreResult(1.0, True, f"found {excerpt(found)}, as expected by {source}", detail)
+    if found is None or found == graders.INVALID:
+        return ScoreResult(0.0, False, f"no answer found by {source} in {excerpt(output)}", detail)
+    reason = f"expected {excerpt(expected)}, found {excerpt(found)} by {source}"
+    return ScoreResult(0.0, False, reason, detail)
+
+
 _MINUS = str.maketrans({"\u2212": "-"})
-_FRACTION_TEX = re.compile(r"\\[dt]?frac\s*\{\s*(-?\d+)\s*\}\s*\{\s*(\d+)\s*\}")
-_CURRENCY = re.compile(r"([-+])?(?:[$€£]|\b(?:USD|EUR|GBP)(?![A-Za-z]))\s*")
+_FRACTION_TEX = re.compile(r"\\[dt]?frac\s*(?:\{\s*(-?\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))")
+_TEX_NOISE = re.compile(r"\\!|\\left\b|\\right\b|\\[,;:]\s*(?=\d{3}(?!\d))|\{,\}")
+_CURRENCY = re.compile(r"([-+])?(?:\\?[$€£]|\b(?:USD|EUR|GBP)(?![A-Za-z]))\s*")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _NUMBER = re.compile(
     r"(?<![\w.])(?P<value>[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?)"
     r"(?:\s*/\s*(?P<denominator>\d+)(?![\d.]))?"
 )
-_MARKED = (
-    re.compile(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}"),
-    re.compile(r"####\s*([^\n]*)"),
-    re.compile(r"\banswer\b\s*(?:is\b|[:=])\s*([^\n]*)", re.I),
-)
+_BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}")
+_HASHES = re.compile(r"####\s*([^\n]*)")
+_ANSWER = re.compile(r"\banswer\b\s*(?:is\b|[:=])\s*([^\n]*)", re.I)
+_SENTENCE_END = re.compile(r"\.(?=\s|$)")
+# each marker, and whether its last (else its first) occurrence is the answer
+_MARKED = ((_BOXED, True), (_HASHES, False), (_ANSWER, True))
 
 
 def read_number(text: str, pick: Literal["last", "first"] = "last") -> float | None:
     """The answer's number in `text`: a marked answer's, else its last (or first) number."""
     text = _normalise(text)
-    for marker in _MARKED:
-        for match in reversed(list(marker.finditer(text))):
-            numbers = _numbers(match[1])
-            if numbers:
-                return numbers[0]
+    for marker, last in _MARKED:
+        matches = list(marker.finditer(text))
+        for match in reversed(matches) if last else matches:
+            number = _marked_number(match[1], marker is _ANSWER)
+            if number is not None:
+                return number
     numbers = _numbers(text)
     if not numbers:
         return None
     return numbers[-1] if pick == "last" else numbers[0]
 
 
+def _marked_number(said: str, line: bool) -> float | None:
+    """The number a marked answer gives: for an answer line, its first sentence's
+    number after the last "=" ("Answer: 5 + 7 = 12" gives 12)."""
+    if line:
+        said = _SENTENCE_END.split(said, maxsplit=1)[0]
+        if "=" in said:
+            after = _numbers(said.rpartition("=")[2])
+            if after:
+                return after[0]
+    numbers = _numbers(said)
+    return numbers[0] if numbers else None
+
+
+def _fraction(match: re.Match[str]) -> str:
+    return f"{match[1] or match[2]}/{match[3] or match[4]}"
+
+
 def _normalise(text: str) -> str:
-    text = _FRACTION_TEX.sub(r"\1/\2", text.translate(_MINUS))
+    text = _TEX_NOISE.sub("", text.translate(_MINUS))
+    text = _FRACTION_TEX.sub(_fraction, text)
     text = _CURRENCY.sub(lambda m: " " + (m[1] or ""), text)
     return _THOUSANDS.sub("", text)
 

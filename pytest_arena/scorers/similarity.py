@@ -6,7 +6,7 @@ import re
 import string
 import unicodedata
 from collections import Counter
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,6 +42,7 @@ class _Closeness(TypedScorer[_OptionsT]):
 
 class TokenF1Options(_Options):
     threshold: float = Field(0.5, ge=0, le=1)
+    normalize: Literal["unicode", "squad_v1", "squad_v2"] = "unicode"
 
 
 class TokenF1(_Closeness[TokenF1Options]):
@@ -50,7 +51,11 @@ class TokenF1(_Closeness[TokenF1Options]):
     Both are lowercased and stripped of punctuation, articles (a, an, the) and
     extra whitespace; the score is the F1 of their common words, counted with
     repeats. A list of references scores against the best one.
-    Options: `threshold` (0.5): the F1 needed to pass.
+    Options: `threshold` (0.5): the F1 needed to pass; `normalize` (unicode:
+    Unicode punctuation too, and an empty answer to an empty reference scores 1;
+    squad_v1: exactly SQuAD v1.1's evaluate-v1.1.py, ASCII punctuation only and
+    an empty answer scores 0; squad_v2: exactly SQuAD v2.0's evaluate-v2.0.py,
+    ASCII punctuation only and empty against empty scores 1).
     """
 
     name = "token_f1"
@@ -60,8 +65,15 @@ class TokenF1(_Closeness[TokenF1Options]):
         self, output: str, reference: Any, opts: TokenF1Options, context: ScoringContext
     ) -> ScoreResult:
         references = _references(reference)
-        words = squad_tokens(output)
-        scored = [(_f1(words, squad_tokens(text)), text) for text in references]
+        ascii_only = opts.normalize != "unicode"
+        words = squad_tokens(output, ascii_only)
+        empty_same = opts.normalize != "squad_v1"
+        if opts.normalize == "squad_v2":
+            # evaluate-v2.0.py keeps the answers that normalise to some text, else ""
+            references = [text for text in references if squad_tokens(text, True)] or [""]
+        scored = [
+            (_f1(words, squad_tokens(text, ascii_only), empty_same), text) for text in references
+        ]
         (f1, precision, recall), best = max(scored, key=lambda item: item[0][0])
         passed = f1 >= opts.threshold
         reason = (
@@ -77,19 +89,22 @@ class TokenF1(_Closeness[TokenF1Options]):
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 
 
-def squad_tokens(text: str) -> list[str]:
-    """`text` lowercased, without punctuation and articles, split into words."""
+def squad_tokens(text: str, ascii_only: bool = False) -> list[str]:
+    """`text` lowercased, without punctuation (ASCII only, as SQuAD's scripts, or
+    Unicode's too) and articles, split into words."""
     text = "".join(
         ch
         for ch in text.lower()
-        if ch not in string.punctuation and not unicodedata.category(ch).startswith("P")
+        if ch not in string.punctuation
+        and (ascii_only or not unicodedata.category(ch).startswith("P"))
     )
     return _ARTICLES.sub(" ", text).split()
 
 
-def _f1(words: list[str], wanted: list[str]) -> tuple[float, float, float]:
+def _f1(words: list[str], wanted: list[str], empty_same: bool) -> tuple[float, float, float]:
     if not words or not wanted:
-        same = float(words == wanted)
+        # SQuAD v2.0 scores agreeing emptiness 1; v1.1 scores any empty side 0
+        same = float(words == wanted and empty_same)
         return same, same, same
     common = sum((Counter(words) & Counter(wanted)).values())
     if not common:

@@ -154,7 +154,7 @@ scorers_block(
     scored("{default: numeric_match, options: {numeric_match: {pick: middle}}}"),
     "projects/scorers_numeric_bad_pick/arena.yaml:2: scorers.options.numeric_match: scorer"
     " 'numeric_match': option 'pick': Input should be 'last' or 'first' (valid options: abs_tol,"
-    " rel_tol, pick, partial_credit)",
+    " rel_tol, pick, partial_credit, convention)",
 )
 scorers_block(
     "scorers_contains_bad_mode",
