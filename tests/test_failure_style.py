@@ -216,3 +216,29 @@ def test_a_reason_many_cases_share_is_said_once(
     )
     assert result.stdout.str().count(said) == 1
     assert result.stdout.str().count(f"the same reason as {first}") == 24
+
+
+def test_thousands_of_failing_cases_leave_the_users_own_tests_their_blocks(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("p", cases(2000))
+    pytester.makepyfile(
+        test_mine="""
+        def test_mine():
+            assert "arena" == "pytest"
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        [
+            "*= FAILURES =*",
+            "*_ test_mine _*",
+            "E       AssertionError: assert 'arena' == 'pytest'",
+            "*= arena failures: 2000 cases, one line each =*",
+            "FAILED projects/p/arena.yaml::wrong1999?sim_echo? - expected 'a1999', got 'q1999'",
+            "*short test summary info*",
+            "FAILED test_mine.py::test_mine - AssertionError: assert 'arena' == 'pytest'",
+            "*= 2001 failed, 1 passed in *",
+        ]
+    )
+    assert result.stdout.str().count("FAILED ") == 2001
