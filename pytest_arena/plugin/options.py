@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_arena.cache.modes import CacheMode
+from pytest_arena.plugin import failure_style
 
 
 def check(config: pytest.Config) -> None:
@@ -19,6 +20,7 @@ def check(config: pytest.Config) -> None:
         return  # the controller has checked the same values
     problems = [_max_cost(config.getoption("arena_max_cost", None))]
     problems.append(_models(config.getoption("arena_models", None)))
+    problems.append(failure_style.check(config))
     for name, example in (("arena_json", "arena.json"), ("arena_html", "arena.html")):
         raw = config.getoption(name, None)
         if raw is not None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from pytest_arena.engine.money import BUDGET_SPENT
+from pytest_arena.plugin.failure_style import FailureStyle
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import UNSCORED, Record
 from pytest_arena.reports.failures import message
@@ -20,8 +21,9 @@ _VERDICT = {True: "passed", False: "failed", None: "unscored"}
 class ArenaReporter:
     """Gathers records from test reports (also those sent by xdist workers) and prints boards."""
 
-    def __init__(self, state: ArenaState) -> None:
+    def __init__(self, state: ArenaState, failure_style: FailureStyle) -> None:
         self.state = state
+        self.failure_style = failure_style
         self.budget_skips = 0
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
@@ -44,6 +46,11 @@ class ArenaReporter:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.state.records:
             return
+        title, lines = self.failure_style.section()
+        if title:
+            terminalreporter.write_sep("=", title, red=True)
+            for line in lines:
+                terminalreporter.write_line(line)
         changed = [r for r in self.state.records if "override" in r.detail]
         if changed:
             terminalreporter.write_sep("-", "verdicts changed by hooks.py override_verdict")
