@@ -31,7 +31,7 @@ def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
     make_project("table", GATED, files={"scorers/table.py": TABLE_SCORER})
     report = run_report(pytester)
     jsonschema.validate(report, schema())
-    assert report["version"] == 1
+    assert report["version"] == 2
     assert report["exit_status"] == 1  # pricey costs $27, over the gate's $10
     assert report["gates_decide"] is True
     assert len(report["records"]) == 6

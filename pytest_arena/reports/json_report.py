@@ -12,8 +12,10 @@ from typing import Any
 from pytest_arena.record import Record, json_safe
 from pytest_arena.reports.gates import Check, GateResult
 from pytest_arena.reports.leaderboard import Board, Row
+from pytest_arena.reports.statistics import Interval
+from pytest_arena.reports.verdicts import Comparison, Power
 
-VERSION = 1
+VERSION = 2  # 2: intervals, ranks told apart, paired comparisons, power, baselines
 SCHEMA_FILE = "arena-report.schema.json"
 
 
@@ -112,6 +114,61 @@ def _row(row: Row) -> dict[str, Any]:
         "judge_cost": json_safe(row.judge_cost),
         "latency_ms": json_safe(row.latency),
         "metrics": json_safe(row.metrics),
+        "rank_label": row.rank_label or str(row.rank),
+        "intervals": {name: interval_data(i) for name, i in sorted(row.intervals.items())},
+        "interval": _bounds(row.intervals.get("accuracy")),
+    }
+
+
+def interval_data(interval: Interval) -> dict[str, Any]:
+    return {
+        "estimate": json_safe(interval.estimate),
+        "se": json_safe(interval.se),
+        "low": json_safe(interval.low),
+        "high": json_safe(interval.high),
+        "n": interval.n,
+    }
+
+
+def _bounds(interval: Interval | None) -> dict[str, Any] | None:
+    """The accuracy's interval as the HTML report's error bars read it."""
+    if interval is None or interval.low is None or interval.high is None:
+        return None
+    return {"low": json_safe(interval.low), "high": json_safe(interval.high)}
+
+
+def _comparison(c: Comparison) -> dict[str, Any]:
+    d = c.difference
+    return {
+        "model": c.model,
+        "against": c.against,
+        "metric": "accuracy",
+        "difference": json_safe(d.estimate),
+        "se": json_safe(d.se),
+        "low": json_safe(d.low),
+        "high": json_safe(d.high),
+        "p_value": json_safe(d.p_value),
+        "cases": d.n,
+        "test": c.test,
+        "only_model_passed": c.only_model,
+        "only_against_passed": c.only_against,
+        "significant": c.significant,
+    }
+
+
+def _power(p: Power | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {
+        "models": list(p.models),
+        "cases": p.n,
+        "paired_sd": json_safe(p.paired_sd),
+        "detectable": json_safe(p.detectable),
+        "power": 0.8,
+        "alpha": 0.05,
+        "target": p.target,
+        "cases_needed": p.needed,
+        "assumed": p.assumed,
     }
 
 
@@ -122,6 +179,8 @@ def _board(board: Board) -> dict[str, Any]:
         "metric_names": list(board.metric_names),
         "warnings": list(board.warnings),
         "rows": [_row(r) for r in board.rows],
+        "comparisons": [_comparison(c) for c in board.comparisons],
+        "power": _power(board.power),
     }
 
 

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
+from pytest_arena.reports import verdicts
+from pytest_arena.reports.statistics import Interval
 from pytest_arena.spec.errors import did_you_mean
 
 BUILTIN_DIMENSIONS = ("accuracy", "pass_rate", "cost", "latency", "tokens")
@@ -29,6 +31,8 @@ class Row:
     metrics: dict[str, float] = field(default_factory=dict)
     composite: float = 0.0
     rank: int = 0
+    rank_label: str = ""  # "=2": ranked with others the data cannot tell apart
+    intervals: dict[str, Interval] = field(default_factory=dict)  # by dimension, 95%
 
     def value(self, dimension: str) -> float | None:
         if dimension in BUILTIN_DIMENSIONS:
@@ -44,6 +48,8 @@ class Board:
     weights: dict[str, float]
     metric_names: list[str]
     warnings: list[str] = field(default_factory=list)
+    comparisons: list[verdicts.Comparison] = field(default_factory=list)  # each against the leader
+    power: verdicts.Power | None = None
 
 
 def build_boards(records: Iterable[Record]) -> list[Board]:
@@ -86,7 +92,60 @@ def build_board(project: str, records: list[Record]) -> Board:
     rows.sort(key=lambda r: (-r.composite, -(r.accuracy or 0.0), r.model))
     for rank, row in enumerate(rows, start=1):
         row.rank = rank
-    return Board(project, rows, weights, metric_names, warnings)
+    board = Board(project, rows, weights, metric_names, warnings)
+    _judge(board, by_model, lower)
+    return board
+
+
+def _judge(
+    board: Board, by_model: Mapping[str, list[Record]], lower: frozenset[str] | set[str]
+) -> None:
+    """Intervals on the board's numbers, each model against the leader, ties, the power."""
+    rows = board.rows
+    for row in rows:
+        row.intervals = verdicts.row_intervals(by_model[row.model])
+    plain = set(board.weights) == {"accuracy"} and all(
+        r.accuracy is not None and 0.0 <= r.accuracy <= 1.0 for r in rows
+    )  # the composite is the accuracy itself
+    boot: dict[str, Interval] = {}
+    if plain:
+        for row in rows:
+            row.intervals["composite"] = row.intervals["accuracy"]
+    elif board.weights:
+
+        def composites(drawn: dict[str, list[Record]]) -> dict[str, float]:
+            drawn_rows = [_row(m, found) for m, found in drawn.items() if found]
+            return {r.model: composite(r, drawn_rows, board.weights, lower) for r in drawn_rows}
+
+        boot = verdicts.composite_intervals(by_model, composites)
+        for row in rows:
+            if row.model in boot:
+                row.intervals["composite"] = boot[row.model]
+    if not rows:
+        return
+    leader = rows[0]
+    board.comparisons = [
+        verdicts.compare(r.model, by_model[r.model], leader.model, by_model[leader.model])
+        for r in rows[1:]
+    ]
+    head, members = rows[0], [rows[0]]
+    groups = [members]
+    for row in rows[1:]:
+        if plain:
+            apart = verdicts.compare(
+                row.model, by_model[row.model], head.model, by_model[head.model]
+            ).significant
+        else:
+            apart = verdicts.separated(boot.get(f"{row.model} - {head.model}"))
+        if apart:
+            head, members = row, [row]
+            groups.append(members)
+        else:
+            members.append(row)
+    for members in groups:
+        for row in members:
+            row.rank_label = f"={members[0].rank}" if len(members) > 1 else str(row.rank)
+    board.power = verdicts.power_line([r.model for r in rows], by_model)
 
 
 def _row(model: str, records: list[Record]) -> Row:
