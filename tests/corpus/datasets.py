@@ -135,7 +135,7 @@ data(
     with_data("q.csv", 'id,input,reference\nr1,x,x\nr2,"y,y\nr3,z,z\n'),
     "projects/data_csv_unclosed_quote/q.csv:3: a quote opened in this row is never closed, so the"
     " rest of the file would be one cell; rows after it are not read",
-    "  fix: close the quote; write a quote inside a quoted cell as two: \"\"",
+    '  fix: close the quote; write a quote inside a quoted cell as two: ""',
 )
 data(
     "data_csv_no_input_column",
