@@ -21,7 +21,11 @@ def check(config: pytest.Config) -> None:
     problems = [_max_cost(config.getoption("arena_max_cost", None))]
     problems.append(_models(config.getoption("arena_models", None)))
     problems.append(failure_style.check(config))
-    for name, example in (("arena_json", "arena.json"), ("arena_html", "arena.html")):
+    for name, example in (
+        ("arena_json", "arena.json"),
+        ("arena_html", "arena.html"),
+        ("arena_save_baseline", "baseline.json"),
+    ):
         raw = config.getoption(name, None)
         if raw is not None:
             option = "--" + name.replace("_", "-")

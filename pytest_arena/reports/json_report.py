@@ -46,6 +46,7 @@ def build_report(
     gates_decide: bool = False,
     generator: str = "",
     created: datetime | None = None,
+    baseline: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The report as plain JSON data (see docs/reports.md for every field)."""
     when = created or datetime.now(timezone.utc)
@@ -58,6 +59,7 @@ def build_report(
         "records": [_record(r) for r in unique(records)],
         "leaderboards": [_board(b) for b in boards],
         "gates": [_gate(g) for g in gates],
+        "baseline": json_safe(baseline),
     }
 
 
