@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import random
 
+import jsonschema
 import numpy as np
 import pytest
 import statsmodels.api as sm
 
 from pytest_arena.record import ERROR, FAILED, PASSED, Record
+from pytest_arena.reports.json_report import schema
 from pytest_arena.reports.leaderboard import build_board
 from pytest_arena.reports.statistics import (
     cases_needed,
@@ -19,6 +22,7 @@ from pytest_arena.reports.statistics import (
     wilson_interval,
 )
 from pytest_arena.reports.tables import render_board
+from tests.conftest import MakeProject
 
 
 def record(case: str, model: str, score: float, **kw: object) -> Record:
@@ -178,3 +182,37 @@ def test_a_composite_with_cost_gets_a_seeded_bootstrap_interval() -> None:
         assert interval.low is not None and interval.high is not None
         assert interval.low <= row.composite <= interval.high
     assert "±" in render_board(first)
+
+
+def test_ties_are_marked_in_the_terminal_and_the_json_report(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        """
+        models: [sim_perfect, sim_echo]
+        tests:
+          - {id: capital, input: "Capital of France?", reference: Paris}
+          - {id: sum, input: "2+2?", reference: "4"}
+        """,
+    )
+    result = pytester.runpytest("--arena-json", "out.json")
+    result.stdout.fnmatch_lines(
+        [
+            "    =1  sim_perfect  1.000 ± 0.000  1.000 ± 0.000  100.0% ± 32.9*",
+            "    =1     sim_echo  0.000 ± 0.000  0.000 ± 0.000    0.0% ± 32.9*",
+            "=N: ranks the data cannot tell apart*",
+            "  sim_echo -1.000 (95% CI -1.000 to -1.000), p=0.500 McNemar (exact), 2 cases:"
+            " not told apart",
+        ]
+    )
+    report = json.loads((pytester.path / "out.json").read_text())
+    jsonschema.validate(report, schema())
+    (board,) = report["leaderboards"]
+    assert [r["rank_label"] for r in board["rows"]] == ["=1", "=1"]
+    perfect = board["rows"][0]["intervals"]["pass_rate"]
+    assert (perfect["estimate"], perfect["n"]) == (1.0, 2)
+    assert perfect["low"] == pytest.approx(wilson_interval(2, 2).low)
+    (comparison,) = board["comparisons"]
+    assert comparison["p_value"] == 0.5 and not comparison["significant"]
+    assert board["power"]["cases"] == 2
