@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import jsonschema
 import numpy as np
@@ -15,6 +16,7 @@ from pytest_arena.reports.json_report import schema
 from pytest_arena.reports.leaderboard import build_board
 from pytest_arena.reports.statistics import (
     cases_needed,
+    clustered_interval,
     mcnemar_exact,
     mean_interval,
     min_detectable_difference,
@@ -22,6 +24,8 @@ from pytest_arena.reports.statistics import (
     wilson_interval,
 )
 from pytest_arena.reports.tables import render_board
+from pytest_arena.reports.verdicts import clipped
+from pytest_arena.spec.loader import load_project
 from tests.conftest import MakeProject
 
 
@@ -216,3 +220,26 @@ def test_ties_are_marked_in_the_terminal_and_the_json_report(
     (comparison,) = board["comparisons"]
     assert comparison["p_value"] == 0.5 and not comparison["significant"]
     assert board["power"]["cases"] == 2
+
+
+def test_cases_sharing_a_group_get_the_clustered_interval(tmp_path: Path) -> None:
+    rng = random.Random(6)
+    scores, groups = [], []
+    for doc in range(12):
+        level = rng.random()
+        for _ in range(5):  # five questions about one document
+            scores.append(min(1.0, max(0.0, level + rng.gauss(0, 0.1))))
+            groups.append(f"doc{doc}")
+    records = [
+        record(f"c{i}", "m", s, group=g)
+        for i, (s, g) in enumerate(zip(scores, groups, strict=True))
+    ]
+    row = build_board("p", records).rows[0]
+    assert row.intervals["accuracy"] == clipped(clustered_interval(scores, groups))
+    assert row.intervals["accuracy"].se > mean_interval(scores).se  # type: ignore[operator]
+    # and the key reaches the record from arena.yaml
+    (tmp_path / "arena.yaml").write_text(
+        "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x, group: doc1}\n"
+    )
+    (case,) = load_project(tmp_path / "arena.yaml").cases
+    assert case.group == "doc1"

@@ -95,6 +95,7 @@ def _record(r: Record) -> dict[str, Any]:
         "judge": {"tokens": r.judge_tokens, "cost": json_safe(r.judge_cost)},
         "weight": r.weight,
         "tags": list(r.tags),
+        "group": r.group,
         "error": r.error,
     }
 

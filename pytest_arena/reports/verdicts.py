@@ -82,12 +82,11 @@ def case_score(record: Record) -> float:
 
 
 def _cluster(record: Record) -> str:
-    group = getattr(record, "group", None)
-    return f"group:{group}" if group else f"case:{record.case_id}"
+    return f"group:{record.group}" if record.group else f"case:{record.case_id}"
 
 
 def _clustered(records: Sequence[Record]) -> bool:
-    return any(getattr(r, "group", None) for r in records)
+    return any(r.group for r in records)
 
 
 def linearised(values: Sequence[float], weights: Sequence[float]) -> list[float]:

@@ -203,6 +203,7 @@ class CaseSpec(Strict):
     scoring: list[ComponentSpec] | None = None
     threshold: Threshold | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    group: str | None = None  # cases sharing one context: their error bars are clustered
 
     _scoring = field_validator("scoring")(_some_weight)
 
