@@ -121,6 +121,7 @@ def _board(board: Board) -> dict[str, Any]:
         "weights": dict(board.weights),
         "metric_names": list(board.metric_names),
         "warnings": list(board.warnings),
+        "notes": list(board.notes),
         "rows": [_row(r) for r in board.rows],
     }
 

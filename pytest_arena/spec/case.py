@@ -27,6 +27,7 @@ class Case:
     scoring: tuple[ComponentSpec, ...] | None = None  # a weighted scoring contract
     threshold: float | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    models: tuple[str, ...] | None = None  # model keys or tags it runs on; None: every model
     project: str = ""
     source: Path = Path("arena.yaml")
     line: int = 1

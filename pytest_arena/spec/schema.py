@@ -10,6 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 CASE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
+def names_list(value: Any) -> Any:
+    """`a, b` or `a b` written as one string: the list of its names."""
+    if isinstance(value, str):
+        return [t for t in re.split(r"[,;|\s]+", value) if t]
+    return value
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -36,6 +43,12 @@ class ModelDef(BaseModel):
     max_retries: int | None = Field(None, ge=0, le=20)
     backoff: float | None = Field(None, ge=0)  # seconds before the first retry; doubles
     cache: bool | None = None  # None: the connector's default
+    tags: list[str] = Field(default_factory=list)  # names that cases' `models:` may use
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _tags_list(cls, value: Any) -> Any:
+        return names_list(value)
 
     def settings(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
@@ -114,6 +127,7 @@ class FieldMap(Strict):
     tags: str | None = "tags"
     weight: str | None = "weight"
     eval_type: str | None = "eval_type"
+    models: str | None = "models"
 
 
 class ComponentSpec(Strict):
@@ -154,6 +168,12 @@ class DatasetSpec(Strict):
     eval_type: str | None = None
     scoring: list[ComponentSpec] | None = None
     threshold: Threshold | None = None
+    models: list[str] | None = None  # model keys or tags: its cases run on these only
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _models_list(cls, value: Any) -> Any:
+        return names_list(value)
 
 
 class JudgeSpec(Strict):
@@ -182,6 +202,12 @@ class CaseSpec(Strict):
     scoring: list[ComponentSpec] | None = None
     threshold: Threshold | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    models: list[str] | None = None  # model keys or tags: the case runs on these only
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _models_list(cls, value: Any) -> Any:
+        return names_list(value)
 
     @field_validator("id", mode="before")
     @classmethod
@@ -195,9 +221,7 @@ class CaseSpec(Strict):
     @field_validator("tags", mode="before")
     @classmethod
     def _tags_list(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [t for t in re.split(r"[,;|\s]+", value) if t]
-        return value
+        return names_list(value)
 
 
 class BudgetSpec(Strict):
