@@ -71,7 +71,16 @@ def make_run(pytester: pytest.Pytester, name: str, monkeypatch: pytest.MonkeyPat
         else:
             monkeypatch.setenv(key, value)
     report = pytester.path / "arena.json"
-    args = ("-v", "-rA", "-p", "no:cacheprovider", "--arena-json=arena.json", *run.args)
+    # each case's whole failure block, however many fail: the corpus reads them
+    args = (
+        "-v",
+        "-rA",
+        "-p",
+        "no:cacheprovider",
+        "--arena-json=arena.json",
+        "--arena-failures=full",
+    )
+    args += run.args
     started = time.monotonic()
     if run.subprocess:
         try:

@@ -263,7 +263,8 @@ def test_a_server_that_is_down_fails_its_models_cases_fast_with_one_reason(
     }
     make_project("down", project_yaml(models, 50))
     started = time.monotonic()
-    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json=out.json")
+    full = "--arena-failures=full"  # each case's block (compact: tests/test_failure_style.py)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json=out.json", full)
     took = time.monotonic() - started
     result.assert_outcomes(passed=50, failed=50)
     assert took < 8  # 50 cases x 5 tries took 10 to 15 s; now a backoff or two

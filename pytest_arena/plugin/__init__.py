@@ -17,7 +17,7 @@ import pytest
 
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
-from pytest_arena.plugin import options, outputs
+from pytest_arena.plugin import failure_style, options, outputs
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.plugin.terminal import RECORD_ATTR, ArenaReporter
 from pytest_arena.plugin.xdist_controller import COLLECTED, LEDGERS
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 MARKER = "arena"
 REPORTER = "arena-reporter"
+FAILURE_STYLE = "arena-failure-style"
 WORKER_LOOKAHEAD = "arena-worker-lookahead"
 _COLLECT = "pytest_arena.plugin.collect"  # imported once an arena.yaml is collected in this process
 
@@ -79,6 +80,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"the response cache's file (default: {DEFAULT_CACHE_PATH} under the rootdir)",
     )
     outputs.add_options(group)
+    failure_style.add_options(group, parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -95,7 +97,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(WorkerLookahead(config), WORKER_LOOKAHEAD)
     else:
-        config.pluginmanager.register(ArenaReporter(state), REPORTER)
+        style = failure_style.FailureStyle(config, RECORD_ATTR)
+        config.pluginmanager.register(style, FAILURE_STYLE)
+        config.pluginmanager.register(ArenaReporter(state, style), REPORTER)
     outputs.register(config, state, RECORD_ATTR)
 
 
@@ -204,7 +208,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     ArenaState.of(config).close()  # if the run loop never ran: the engine's files and thread
     outputs.unregister(config)
-    for name in (REPORTER, WORKER_LOOKAHEAD):
+    for name in (REPORTER, FAILURE_STYLE, WORKER_LOOKAHEAD):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_arena.cache.modes import CacheMode
+from pytest_arena.plugin import failure_style
 
 MAX_REPEAT = 1000  # the most samples of a case, as spec.schema's (not imported: pydantic is slow)
 
@@ -22,6 +23,7 @@ def check(config: pytest.Config) -> None:
     problems = [_max_cost(config.getoption("arena_max_cost", None))]
     problems.append(_models(config.getoption("arena_models", None)))
     problems.append(_repeat(config.getoption("arena_repeat", None)))
+    problems.append(failure_style.check(config))
     for name, example in (("arena_json", "arena.json"), ("arena_html", "arena.html")):
         raw = config.getoption(name, None)
         if raw is not None:

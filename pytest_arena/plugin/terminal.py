@@ -8,6 +8,7 @@ import pytest
 
 from pytest_arena.engine.money import BUDGET_SPENT
 from pytest_arena.evaluation.samples import tally
+from pytest_arena.plugin.failure_style import FailureStyle
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import FLAKY, UNSCORED, Record
 from pytest_arena.reports.failures import message
@@ -21,8 +22,9 @@ _VERDICT = {True: "passed", False: "failed", None: "unscored"}
 class ArenaReporter:
     """Gathers records from test reports (also those sent by xdist workers) and prints boards."""
 
-    def __init__(self, state: ArenaState) -> None:
+    def __init__(self, state: ArenaState, failure_style: FailureStyle) -> None:
         self.state = state
+        self.failure_style = failure_style
         self.budget_skips = 0
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
@@ -58,6 +60,11 @@ class ArenaReporter:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.state.records:
             return
+        title, lines = self.failure_style.section()
+        if title:
+            terminalreporter.write_sep("=", title, red=True)
+            for line in lines:
+                terminalreporter.write_line(line)
         flaky = [r for r in self.state.records if r.status == FLAKY]
         if flaky:
             terminalreporter.write_sep("-", "arena: flaky cases (no clear verdict)")
