@@ -276,7 +276,7 @@ def load(
     _check_gate_models(file)
     package = project_package(file.root)
     hooks = load_hooks(file.root, package)
-    scorers = discover(file.root, package, BUILTINS, plugin_scorers)
+    scorers = discover(file.root, package, BUILTINS, plugin_scorers, user_code.import_file)
     return Project(file, scorers, hooks, connectors)
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import ModuleType
 
 from pydantic import BaseModel
 
@@ -60,9 +61,11 @@ def discover(
     package: str,
     builtins: Iterable[type[Scorer]],
     plugins: Iterable[tuple[str, type[Scorer]]] = (),
+    importer: Callable[[Path, str], ModuleType] = import_file,
 ) -> ScorerSet:
     """Builtins, scorers from plugins, then what `project_root/scorers/` holds: Scorer
-    subclasses in `*.py` files, and executable scripts named after their file's stem."""
+    subclasses in `*.py` files (imported by `importer`, which may bound the time an import
+    takes), and executable scripts named after their file's stem."""
     found = ScorerSet()
     for cls in builtins:
         found.entries[cls.name] = ScorerEntry.of(cls())
@@ -75,7 +78,7 @@ def discover(
         if path.name.startswith(("_", ".")) or not path.is_file():
             continue
         if path.suffix == ".py":
-            _load_module(found, path, package)
+            _load_module(found, path, package, importer)
         elif path.suffix in SHELL_SUFFIXES or os.access(path, os.X_OK):
             _add_script(found, path)
         elif _has_shebang(path):
@@ -90,10 +93,12 @@ def discover(
     return found
 
 
-def _load_module(found: ScorerSet, path: Path, package: str) -> None:
+def _load_module(
+    found: ScorerSet, path: Path, package: str, importer: Callable[[Path, str], ModuleType]
+) -> None:
     try:
-        module = import_file(path, package)
-    except Exception as exc:
+        module = importer(path, package)
+    except (Exception, SystemExit, GeneratorExit) as exc:  # sys.exit() at import is a mistake too
         found.problems.append(import_problem(path, exc, f"scorer file {SCORERS_DIR}/{path.name}"))
         return
     for cls in _scorer_classes(module.__dict__.values(), module.__name__):

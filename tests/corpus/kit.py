@@ -137,12 +137,3 @@ def hooked(text: str) -> dict[str, str | bytes]:
 AT_LEAST_ONE = (
     "the fix is wrong: 'fix: use a value of 0 or more' under a bound of 1, where 0 is refused"
 )
-EXIT_AT_IMPORT = (
-    "INTERNALERROR, exit status 3: SystemExit raised while {file} is imported escapes"
-    " collection (only Exception is caught), so nothing runs, not even the good project"
-)
-NEVER_AWAITED = (
-    "the coroutine is never awaited, and pytest's warnings summary shows"
-    " 'pytest_arena/evaluation/user_code.py:42: RuntimeWarning: coroutine '{name}' was never"
-    " awaited', at the plugin's line, not the user's"
-)
