@@ -77,9 +77,7 @@ def catalog(
     defined = defined or {}
     out = [describe(k, None, "builtin", connectors) for k in BUILTIN_MODELS if k not in defined]
     out += [describe(k, providers.resolve(k, defined), "defined", connectors) for k in defined]
-    for connector, model in providers.PRICES:
-        prefix = next(p for p, c in providers.PROVIDERS.items() if c == connector)
-        key = f"{prefix}{providers.SEPARATOR}{model}"
+    for key in providers.priced_keys():
         if key not in defined:
             out.append(describe(key, None, "provider", connectors))
     return out

@@ -68,5 +68,11 @@ def resolve(key: str, defined: Mapping[str, ModelDef]) -> ModelDef | None:
     )
 
 
+def priced_keys() -> list[str]:
+    """`PROVIDER:MODEL` for every model with a known price."""
+    prefix = {c: p for p, c in PROVIDERS.items()}
+    return [f"{prefix[c]}{SEPARATOR}{m}" for c, m in PRICES]
+
+
 def known_price(connector: str, model: str) -> Price | None:
     return PRICES.get((connector, model))

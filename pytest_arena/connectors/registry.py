@@ -71,7 +71,7 @@ def build_connector(
     definition = providers.resolve(key, defined)
     if definition is None:
         if key not in PROFILES:
-            hint = did_you_mean(key, known_models(defined))
+            hint = did_you_mean(key, [*known_models(defined), *providers.priced_keys()])
             raise SpecError(
                 [
                     Problem(
