@@ -16,6 +16,7 @@ import pytest
 from pytest_arena.engine.calls import Call, CallResult
 from pytest_arena.evaluation.case_run import Outcome, Prepared, finish, prepare
 from pytest_arena.evaluation.project import Plan, PlanError, Project, load
+from pytest_arena.plugin import progress_line
 from pytest_arena.plugin.outputs import where_whole
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import ERROR, FAILED, Record
@@ -380,18 +381,26 @@ class ArenaItem(pytest.Item):
         request = self.prepared.request
         if request is not None and not self.project.connector(self.model).is_inline():
             self.call = self.project.submit(self.model, request)
+            line = progress_line.of(self.config)
+            if line is not None:
+                line.track(self.call)
 
     def runtest(self) -> None:
         assert not isinstance(self.plan, str)
         self.start()
         prepared = self.prepared
         assert prepared is not None
+        line = progress_line.of(self.config)
         if prepared.request is None:
             result = CallResult()
-        elif self.call is not None:
-            result = self.project.engine.wait(self.call)
-        else:
+        elif self.call is None:
             result = self.project.call(self.model, prepared.request)
+        elif line is not None:
+            result = line.wait(self.project.engine, self.call)
+        else:
+            result = self.project.engine.wait(self.call)
+        if line is not None and self.call is None:
+            line.count(result)
         self.prepared = self.call = None  # done with them: keep memory flat on long runs
         if result.skipped is not None:
             pytest.skip(result.skipped)
