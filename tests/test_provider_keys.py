@@ -76,3 +76,49 @@ def test_an_unknown_provider_model_is_refused_with_the_fix(
     result = pytester.runpytest("--arena-models", "gpt-4o-mini")
     assert result.ret != 0
     result.stdout.fnmatch_lines(["*model 'gpt-4o-mini'*", "*did you mean 'openai:gpt-4o-mini'?*"])
+
+
+def test_a_model_without_a_price_costs_unknown_never_zero(
+    pytester: pytest.Pytester, make_project: MakeProject, provider_env: FakeLLMServer
+) -> None:
+    make_project("mine", PROJECT)
+    result = pytester.runpytest(
+        "--arena-models", "openai:brand-new-model,sim_perfect", "--arena-json", "out.json"
+    )
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "*openai:brand-new-model*1.000*100.0%*1*0*0*\u2013*",  # cost: an en dash
+            "*sim_perfect*$0.000000*",  # a free sim stays free
+            "*an unknown amount on 1 answer of models without a price*",
+        ]
+    )
+    report = json.loads((pytester.path / "out.json").read_text())
+    costs = {r["model"]: r["cost"] for r in report["records"]}
+    assert costs == {"openai:brand-new-model": None, "sim_perfect": 0.0}
+    rows = {r["model"]: r["cost"] for r in report["leaderboards"][0]["rows"]}
+    assert rows == {"openai:brand-new-model": None, "sim_perfect": 0.0}
+
+
+def test_cached_answers_are_marked_and_their_latency_is_not_averaged_as_live(
+    pytester: pytest.Pytester, make_project: MakeProject, provider_env: FakeLLMServer
+) -> None:
+    make_project(
+        "mine",
+        """
+        tests:
+          - {id: slow, input: "[[answer=Paris]] [[latency=300]] Capital?", reference: Paris}
+        """,
+    )
+    live = pytester.runpytest("--arena-models", "openai:gpt-4o-mini", "--arena-json", "a.json")
+    assert live.ret == 0, live.stdout.str()
+    (first,) = json.loads((pytester.path / "a.json").read_text())["records"]
+    assert not first["cached"] and first["latency_ms"] >= 300
+    again = pytester.runpytest("--arena-models", "openai:gpt-4o-mini", "--arena-json", "b.json")
+    assert again.ret == 0, again.stdout.str()
+    report = json.loads((pytester.path / "b.json").read_text())
+    (second,) = report["records"]
+    assert second["cached"] and second["latency_ms"] == first["latency_ms"]  # as it was
+    (row,) = report["leaderboards"][0]["rows"]
+    assert row["latency_ms"] is None  # no live call this run: nothing to average
+    again.stdout.fnmatch_lines(["*1 from the response cache*"])

@@ -8,6 +8,8 @@ from pytest_arena.engine.money import dollars
 from pytest_arena.record import Record
 from pytest_arena.reports.leaderboard import Board, Row
 
+UNKNOWN = "\u2013"  # an en dash: a cost no price gives (never $0)
+
 
 def render_board(board: Board, fmt: str = "simple") -> str:
     show_unscored = any(r.unscored for r in board.rows)
@@ -51,16 +53,21 @@ def spending(
     """One line on what the run spent, what the cache saved and what budgets stopped;
     `spent_on_calls` (the engine's total) also counts answers whose cases never ran."""
     cached = [r for r in records if r.cached]
-    spent = sum(r.cost for r in records if not r.cached) + sum(r.judge_cost for r in records)
+    spent = sum(r.cost or 0.0 for r in records if not r.cached)
+    spent += sum(r.judge_cost for r in records)
+    unpriced = sum(r.cost is None for r in records if not r.cached)
     unrecorded = (spent_on_calls or 0.0) - spent
     parts = [f"{len(records)} answer{'' if len(records) == 1 else 's'} graded"]
     if cached:
-        saved = sum(r.cost for r in cached)
+        saved = sum(r.cost or 0.0 for r in cached)
         parts.append(f"{len(cached)} from the response cache ({dollars(saved)} not spent again)")
     retried = sum(r.retries for r in records)
     if retried:
         parts.append(f"{retried} retries")
     line = ", ".join(parts) + f"; {dollars(spent)} spent on models and judges"
+    if unpriced:
+        line += f", and an unknown amount on {unpriced} answer{'' if unpriced == 1 else 's'}"
+        line += " of models without a price (set price: in models.define)"
     if unrecorded > 1e-9:
         line += f", and {dollars(unrecorded)} on answers to cases the run stopped before"
     if budget_skips:
@@ -81,7 +88,9 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
 
 
-def _money(value: float) -> str:
+def _money(value: float | None) -> str:
+    if value is None:
+        return UNKNOWN
     return f"${value:.2f}" if value >= 1 else f"${value:.6f}"
 
 
