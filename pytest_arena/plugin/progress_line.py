@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import sys
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +29,6 @@ REDRAW = 0.5  # seconds between redraws of the terminal's line
 QUIET_START = 1.0  # a run shorter than this shows no line
 WAIT_TICK = 0.25  # seconds the main thread waits on a call before it redraws
 MIN_ROOM = 24  # characters the line needs at the end of the terminal's current line
-_COLLECT = "pytest_arena.plugin.collect"
 _KEY = pytest.StashKey["ProgressLine | None"]()
 
 
@@ -83,9 +81,12 @@ class ProgressLine:
 
     # -- counting -----------------------------------------------------------------------
 
-    def track(self, call: Call) -> None:
-        """Count `call` when it finishes (on the engine's thread)."""
-        call.future.add_done_callback(self._finished)
+    def launched(self, call: Call | None) -> None:
+        """One more call for the run: started ahead (`call`, counted when it finishes, on
+        the engine's thread) or to be made inline (None, counted by `count`)."""
+        self.counts.total += 1
+        if call is not None:
+            call.future.add_done_callback(self._finished)
 
     def _finished(self, future: Any) -> None:
         if future.cancelled():
@@ -160,12 +161,6 @@ class ProgressLine:
             return
         isatty = getattr(self.file, "isatty", None)
         self.tty = bool(isatty and isatty())
-        collect = sys.modules.get(_COLLECT)
-        if collect is not None:
-            self.counts.total = sum(
-                isinstance(i, collect.ArenaItem) and not isinstance(i.plan, str)
-                for i in session.items
-            )
         self.counts.started = self.last = time.monotonic()
 
     @pytest.hookimpl(tryfirst=True)
