@@ -40,6 +40,8 @@ class Record:
     sample: int = 0
     error: str | None = None
     board: dict[str, Any] = field(default_factory=dict)  # the project's leaderboard settings
+    # the whole response (context.response), size-capped: message, tool calls, trajectory
+    response: dict[str, Any] | None = None
 
     @property
     def key(self) -> tuple[str, str, str, int]:
@@ -66,6 +68,7 @@ _FREE_FORM = (
     "detail",
     "metrics",
     "board",
+    "response",
     "score",
     "latency_ms",
 )  # may hold anything

@@ -240,7 +240,7 @@ def answer(
     usage = usage if isinstance(usage, dict) else {}
     tokens_in, tokens_out = usage.get(keys[0]), usage.get(keys[1])
     if not isinstance(tokens_in, int) or not isinstance(tokens_out, int):
-        tokens_in = sum(estimate_tokens(m.get("content", "")) + 4 for m in request.messages)
+        tokens_in = sum(estimate_tokens(str(m.get("content") or "")) + 4 for m in request.messages)
         tokens_out = estimate_tokens(text)
         meta["tokens_estimated"] = True
     return Response(text=text, tokens_in=tokens_in, tokens_out=tokens_out, meta=meta)

@@ -137,6 +137,8 @@ def script_context(
         },
         "output": output,
         "model": context.model_key,
+        "response": dict(context.response),
+        "trajectory": context.trajectory,
         **places,
     }
     for key, value in context.options.items():
