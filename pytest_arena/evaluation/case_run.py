@@ -14,6 +14,7 @@ from pytest_arena.evaluation import user_code
 from pytest_arena.evaluation.judge import Judge
 from pytest_arena.evaluation.project import Component, Plan, Project
 from pytest_arena.evaluation.project_hooks import ProjectHooks
+from pytest_arena.evaluation.response_data import capped, response_data
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.contract import Part, combine
@@ -113,10 +114,17 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
             raise prepared.stop
         # a failed call's tries count as much as an answered one's
         record.retries, record.cached = result.retries, result.cached
+        request = prepared.request
+        if request is not None and request.workspace is not None:  # said even if it failed
+            record.detail["workspace"] = str(request.workspace)
+        if result.trajectory:  # what the tool loop did before it failed is kept too
+            record.response = capped(response_data(result))
         if result.error is not None:
             raise _Stop(f"model '{model}' call failed: {result.error}")
         response = result.response
         assert response is not None
+        context.response = response_data(result)
+        record.response = capped(dict(context.response))
         record.latency_ms = result.latency_ms
         record.tokens_in, record.tokens_out = response.tokens_in, response.tokens_out
         record.cost = result.cost
@@ -128,6 +136,10 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
             record.detail["workspace"] = str(workspace)
         output = response.text
         record.output = output
+        if result.failure is not None:  # the tool loop ended without an answer: max_turns
+            record.score, record.passed, record.reason = 0.0, False, result.failure
+            record.status = FAILED
+            return Outcome(record)
         if hooks.post_process is not None:
             output = _call_user(
                 "hooks.py post_process",

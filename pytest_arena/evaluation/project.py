@@ -14,9 +14,11 @@ from pytest_arena.connectors.registry import known_models
 from pytest_arena.engine.budget import Budget
 from pytest_arena.engine.calls import Call, CallResult, Engine
 from pytest_arena.engine.limits import Limits
+from pytest_arena.engine.tool_loop import ToolSet
 from pytest_arena.evaluation import user_code
 from pytest_arena.evaluation.judge import Judge
 from pytest_arena.evaluation.project_hooks import ProjectHooks, load_hooks
+from pytest_arena.evaluation.project_tools import load_tools
 from pytest_arena.scorers.base import Scorer, ScoresOutputs
 from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.discovery import ScorerEntry, ScorerSet, discover
@@ -84,6 +86,7 @@ class Project:
     hooks: ProjectHooks
     connector_types: Mapping[str, type[Connector]] = field(default_factory=lambda: CONNECTORS)
     engine: Engine = field(default_factory=Engine)  # the run's engine, shared by all projects
+    tools: ToolSet | None = None  # the functions of the project's tools.py
     _connectors: dict[str, Connector] = field(default_factory=dict)
     _limits: dict[str, Limits] = field(default_factory=dict)
     _budget: Budget | None = None
@@ -120,13 +123,23 @@ class Project:
             self._budget = self.engine.new_budget(self.file.spec.budget.max_cost, where)
         return self._budget
 
-    def call(self, key: str, request: Request) -> CallResult:
-        """Ask model `key` now, through the engine (cache, limits, retries, budgets)."""
-        return self.engine.call(self.connector(key), request, self.limits(key), (self.budget,))
+    def call(self, key: str, request: Request, tools: bool = False) -> CallResult:
+        """Ask model `key` now, through the engine (cache, limits, retries, budgets); with
+        `tools`, offering the project's tools in a tool loop (a case's call, not a judge's)."""
+        return self.engine.call(
+            self.connector(key),
+            request,
+            self.limits(key),
+            (self.budget,),
+            self.tools if tools else None,
+        )
 
     def submit(self, key: str, request: Request) -> Call:
-        """Start asking model `key` ahead of time; `engine.wait(call)` gives the result."""
-        return self.engine.submit(self.connector(key), request, self.limits(key), (self.budget,))
+        """Start asking model `key` ahead of time, for a case (with the project's tools);
+        `engine.wait(call)` gives the result."""
+        return self.engine.submit(
+            self.connector(key), request, self.limits(key), (self.budget,), self.tools
+        )
 
     def default_models(self) -> list[str]:
         return list(self.file.spec.models.default)
@@ -277,7 +290,8 @@ def load(
     package = project_package(file.root)
     hooks = load_hooks(file.root, package)
     scorers = discover(file.root, package, BUILTINS, plugin_scorers, user_code.import_file)
-    return Project(file, scorers, hooks, connectors)
+    tools = load_tools(file.root, package, file.spec.tools)
+    return Project(file, scorers, hooks, connectors, tools=tools)
 
 
 def _check_gate_models(file: ProjectFile) -> None:

@@ -391,7 +391,7 @@ class ArenaItem(pytest.Item):
         elif self.call is not None:
             result = self.project.engine.wait(self.call)
         else:
-            result = self.project.call(self.model, prepared.request)
+            result = self.project.call(self.model, prepared.request, tools=True)
         self.prepared = self.call = None  # done with them: keep memory flat on long runs
         if result.skipped is not None:
             pytest.skip(result.skipped)

@@ -204,6 +204,13 @@ class BudgetSpec(Strict):
     max_cost: float | None = Field(None, ge=0)  # dollars; no call starts once spent
 
 
+class ToolsSpec(Strict):
+    """How the project's tools (functions of its `tools.py`) are used in a tool loop."""
+
+    max_turns: int = Field(10, ge=1, le=200)  # model calls of one case; more is a failure
+    timeout: float = Field(30.0, gt=0)  # seconds one tool call may take
+
+
 class ProjectSpec(Strict):
     """The whole of `arena.yaml`. Cases are validated one by one, apart."""
 
@@ -217,6 +224,7 @@ class ProjectSpec(Strict):
     threshold: Threshold | None = None
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
     budget: BudgetSpec = Field(default_factory=BudgetSpec)
+    tools: ToolsSpec = Field(default_factory=ToolsSpec)
     gate: GateSpec | None = None
     tests: list[Any] = Field(default_factory=list)
     datasets: list[DatasetSpec] = Field(default_factory=list)
