@@ -66,7 +66,7 @@ class Turn:
     retries: int = 0
     cached: bool = False
     latency_ms: float = 0.0
-    cost: float = 0.0
+    cost: float | None = 0.0  # None: the model's price is not known
 
 
 @dataclass
@@ -78,7 +78,7 @@ class LoopResult:
     failure: str | None = None
     tokens_in: int = 0
     tokens_out: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0  # None once a turn's cost is not known
     retries: int = 0
     cached: bool = True
     latency_ms: float = 0.0
@@ -107,7 +107,8 @@ async def run_loop(
         turn = await ask(replace(request, messages=list(messages), tools=request.tools))
         result.last = turn
         result.retries += turn.retries
-        result.cost += turn.cost
+        known = result.cost is not None and turn.cost is not None
+        result.cost = result.cost + turn.cost if known else None  # type: ignore[operator]
         result.cached = result.cached and turn.cached
         response = turn.response
         if response is None:

@@ -123,6 +123,7 @@ def _case(
         else [m.model_dump() for m in spec.input],
         reference=spec.reference,
         tags=tuple(spec.tags),
+        group=spec.group,
         weight=spec.weight,
         eval_type=spec.eval_type,
         scoring=tuple(spec.scoring) if spec.scoring is not None else None,
