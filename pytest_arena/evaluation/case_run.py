@@ -63,6 +63,7 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
         reference=case.reference,
         weight=case.weight,
         tags=list(case.tags),
+        group=case.group,
         sample=sample,
         board=project.board(),
     )

@@ -35,6 +35,7 @@ class Case:
     line: int = 1
     dataset: str | None = None
     field_lines: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
+    group: str | None = None  # cases that share a context (one document): clustered errors
 
     def line_of(self, name: str) -> int:
         """The line where this case sets `name` (`scoring.0`: a contract's first component),

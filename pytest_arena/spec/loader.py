@@ -135,6 +135,7 @@ def _case(
         input=_input(spec, project.root),
         reference=spec.reference,
         tags=tuple(spec.tags),
+        group=spec.group,
         weight=spec.weight,
         eval_type=spec.eval_type,
         scoring=tuple(spec.scoring) if spec.scoring is not None else None,

@@ -125,13 +125,19 @@ class GateSpec(Strict):
 
     all: dict[str, Bound] = Field(default_factory=dict)  # every model that ran
     models: dict[str, dict[str, Bound]] = Field(default_factory=dict)  # one model each
+    # against --arena-baseline: fail on an accuracy drop significant at regression_level,
+    # and (critical: no_regression) on any regressed case tagged 'critical'
+    regression: Literal["significant"] | None = None
+    regression_level: float = Field(0.05, gt=0, lt=1)
+    critical: Literal["no_regression"] | None = None
 
     @model_validator(mode="after")
     def _some_limits(self) -> GateSpec:
-        if not self.all and not any(self.models.values()):
+        rules = self.regression or self.critical
+        if not self.all and not any(self.models.values()) and not rules:
             raise ValueError(
-                "the gate has no limits; add e.g. 'all: {accuracy: {min: 0.8}}'"
-                " or 'models: {sim_small: {pass_rate: {min: 0.5}}}'"
+                "the gate has no limits; add e.g. 'all: {accuracy: {min: 0.8}}',"
+                " 'models: {sim_small: {pass_rate: {min: 0.5}}}' or 'regression: significant'"
             )
         return self
 
@@ -370,6 +376,7 @@ class CaseSpec(SamplingSettings):
     scoring: list[ComponentSpec] | None = None
     threshold: Threshold | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    group: str | None = None  # cases sharing one context: their error bars are clustered
     models: list[str] | None = None  # model keys or tags: the case runs on these only
 
     @field_validator("models", mode="before")
