@@ -98,6 +98,7 @@ def _project(board: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dict
         "metric_names": list(board.get("metric_names") or []),
         "weights": dict(board.get("weights") or {}),
         "warnings": list(board.get("warnings") or []),
+        "notes": list(board.get("notes") or []),
         "show_unscored": any(r.get("unscored") for r in rows),
         "show_judge": any(r.get("judge_cost") for r in rows),
         "plots": [
@@ -148,6 +149,12 @@ def render(report: Mapping[str, Any], *, title: str = "pytest-arena report") -> 
             script_hash=_csp_hash(script),
         )
     )
+
+
+def render_template(name: str, **values: Any) -> str:
+    """Another page of `templates/` (such as `arena compare`'s), autoescaped, with the
+    report's style as `style`."""
+    return str(_environment().get_template(name).render(style=_asset("report.css"), **values))
 
 
 def write_html(path: Path, report: Mapping[str, Any]) -> None:
