@@ -14,6 +14,7 @@ from pytest_arena.connectors.tool_format import (
     anthropic_tools,
     render_calls,
 )
+from pytest_arena.spec.images import anthropic_content, content_text
 
 DEFAULT_MAX_TOKENS = 1024
 
@@ -41,8 +42,19 @@ class AnthropicConnector(HttpConnector):
         return self.settings.base_url.rstrip("/") + "/v1/messages"
 
     def body(self, request: Request) -> dict[str, Any]:
-        system = [m.get("content", "") for m in request.messages if m.get("role") == "system"]
-        messages = anthropic_messages(request.messages)
+        system = [
+            content_text(m.get("content", ""))
+            for m in request.messages
+            if m.get("role") == "system"
+        ]
+        messages = anthropic_messages(
+            [
+                {**m, "content": anthropic_content(m["content"])}
+                if m.get("role") in ("user", "assistant") and not m.get("tool_calls")
+                else m
+                for m in request.messages
+            ]
+        )
         body: dict[str, Any] = {
             "max_tokens": DEFAULT_MAX_TOKENS,
             **self.settings.params,

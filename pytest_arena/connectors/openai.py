@@ -14,6 +14,7 @@ from pytest_arena.connectors.tool_format import (
     openai_tools,
     render_calls,
 )
+from pytest_arena.spec.images import without_alt
 
 
 class OpenAISettings(HttpSettings):
@@ -40,7 +41,7 @@ class OpenAIConnector(HttpConnector):
             **self.settings.params,
             **request.params,
             "model": self.settings.model,
-            "messages": openai_messages(request.messages),
+            "messages": openai_messages(without_alt(request.messages)),
         }
         if request.tools:
             body["tools"] = openai_tools(request.tools)

@@ -16,6 +16,7 @@ from pytest_arena.connectors.sim_answers import OFF_TOPIC, judge_reply, variant,
 from pytest_arena.connectors.sim_tools import answer_of, expected_calls, tool_turn
 from pytest_arena.connectors.tool_format import render_calls
 from pytest_arena.spec.case import as_text
+from pytest_arena.spec.images import IMAGE_TOKENS, content_text, image_count
 from pytest_arena.spec.schema import Price
 
 
@@ -145,7 +146,10 @@ class SimConnector(Connector):
         latency = s.latency_ms
         if s.latency_jitter_ms:
             latency = max(0.0, latency + rng.uniform(-s.latency_jitter_ms, s.latency_jitter_ms))
-        tokens_in = sum(estimate_tokens(str(m.get("content") or "")) + 4 for m in request.messages)
+        tokens_in = sum(
+            estimate_tokens(content_text(m.get("content", ""))) + 4 for m in request.messages
+        )
+        tokens_in += IMAGE_TOKENS * image_count(request.messages)
         return Response(
             text=text,
             tokens_in=tokens_in,
