@@ -87,6 +87,8 @@ class Project:
     _connectors: dict[str, Connector] = field(default_factory=dict)
     _limits: dict[str, Limits] = field(default_factory=dict)
     _budget: Budget | None = None
+    _plans: dict[tuple[Any, ...], Plan] = field(default_factory=dict)  # shared by like cases
+    _board: dict[str, Any] | None = None
 
     @property
     def name(self) -> str:
@@ -137,6 +139,25 @@ class Project:
         A case's own `scoring` contract comes first, then its `eval_type`, then the
         project's `scoring`, then `scorers.default`, then exact_match.
         """
+        key = self._plan_key(case)
+        plan = self._plans.get(key) if key is not None else None
+        if plan is None:
+            plan = self._plan(case)
+            if key is not None:
+                self._plans[key] = plan
+        return plan
+
+    def _plan_key(self, case: Case) -> tuple[Any, ...] | None:
+        """What a case's plan depends on when it sets no scoring and no options of its own
+        (most cases): one plan, its scorers bound and checked once, serves them all. None:
+        the case's own settings make its plan."""
+        if case.scoring is not None or case.options:
+            return None
+        if case.eval_type is None and self.file.spec.scoring is not None:
+            return ("scoring", case.threshold)
+        return ("scorer", case.eval_type)
+
+    def _plan(self, case: Case) -> Plan:
         spec = self.file.spec
         if case.scoring is not None:
             parts = [
@@ -249,6 +270,13 @@ class Project:
         return Judge(case, self.call, settings.model, settings.samples, settings.reduce)
 
     def board(self) -> dict[str, Any]:
+        """The project's leaderboard settings, made once: every record of the project holds
+        this one dict (read it, do not change it)."""
+        if self._board is None:
+            self._board = self._make_board()
+        return self._board
+
+    def _make_board(self) -> dict[str, Any]:
         spec = self.file.spec
         board: dict[str, Any] = {
             "weights": dict(spec.metrics.weights),

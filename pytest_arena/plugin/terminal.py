@@ -25,6 +25,7 @@ class ArenaReporter:
         self.state = state
         self.failure_style = failure_style
         self.budget_skips = 0
+        self.boards: dict[str, Any] = {}  # each project's leaderboard settings, kept once
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
         record = getattr(report, RECORD_ATTR, None)
@@ -35,6 +36,11 @@ class ArenaReporter:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, RECORD_ATTR, None)
         if record:
+            board = record.get("board")
+            if board:  # the same for every record of a project: kept once, not per record
+                known = self.boards.setdefault(str(record.get("project")), board)
+                if known is not board and known == board:
+                    record["board"] = known
             self.state.records.append(Record.from_dict(record))
         elif (
             report.skipped

@@ -82,13 +82,25 @@ def load_project(path: Path) -> ProjectFile:
                 CaseProblem(name, exc.problems[0], None, tuple(exc.problems[1:]))
             )
             continue
-        field_lines = {k: lines.line((*loc, k)) or line for k in raw if isinstance(k, str)}
+        field_lines = {
+            k: lines.line((*loc, k)) or line
+            for k in raw
+            if isinstance(k, str) and k not in _PLAIN_FIELDS
+        }
         for i, _ in enumerate(raw.get("scoring") or ()):
             field_lines[f"scoring.{i}"] = lines.line((*loc, "scoring", i)) or line
         _add(project, _case(case_spec, project, path, line, None, field_lines), seen)
+    # read into project.cases: the raw entries and their lines are not needed again (they
+    # would stay for the whole run, several objects per case)
+    spec.tests = []
+    lines.forget_below(("tests",))
     for index, dataset in enumerate(spec.datasets):
         _load_dataset(project, dataset, ("datasets", index), seen)
     return project
+
+
+_PLAIN_FIELDS = frozenset({"id", "input", "reference", "tags", "weight", "metadata"})
+# a case's keys whose line nothing asks for after loading (Case.line_of: scoring, options...)
 
 
 def _check_template(spec: ProjectSpec, lines: LineMap, path: Path) -> None:

@@ -25,6 +25,12 @@ class LineMap:
     def set(self, loc: Loc, line: int) -> None:
         self._lines[loc] = line
 
+    def forget_below(self, loc: Loc) -> None:
+        """Let go of the lines of everything inside `loc` (once it has been read: a large
+        `tests:` list holds several entries per case), keeping `loc`'s own."""
+        size = len(loc)
+        self._lines = {k: n for k, n in self._lines.items() if len(k) <= size or k[:size] != loc}
+
     def line(self, loc: Loc) -> int | None:
         """The line of `loc`, or of its nearest enclosing location."""
         loc = tuple(loc)
