@@ -89,11 +89,13 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
         return run
     for model in models:
         try:
-            project.connector(model, "--arena-models" if state.models else "")
+            connector = project.connector(model, "--arena-models" if state.models else "")
         except SpecError as exc:
             run.problems.append((f"model-{model}", exc.format()))
         else:
             run.models.append(model)
+            if not config.getoption("collectonly", False):
+                state.engine.warm_up(connector)  # an HTTP client loads while pytest collects
     run.problems += [(f"scorers/{p.path.name}", p.format()) for p in project.scorers.problems]
     return run
 
