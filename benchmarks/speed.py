@@ -4,6 +4,7 @@
     python benchmarks/speed.py http --cases 500 --latency-ms 100 --concurrency 16  # (a)
     python benchmarks/speed.py http --cases 2000 --latency-ms 0                    # (b)
     python benchmarks/speed.py http --cases 500 --latency-ms 100 --concurrency 16 --xdist 2
+    python benchmarks/speed.py first --cases 500                                   # (d)
 
 Every time is a whole process, from its start to its exit, run by this script through
 subprocess in a fresh folder of generated files. The targets and their baselines:
@@ -16,6 +17,11 @@ subprocess in a fresh folder of generated files. The targets and their baselines
   once as a process of its own), reads each answer and compares it with the reference.
 - (b) http at 0 ms: arena within 2 x of bare pytest.
 - (c) sim: arena on sim models (--models, default sim_perfect) within 1.3 x of bare pytest.
+- (d) first: the time from launching `pytest` on an http project of --cases cases to the
+  first request reaching the server, within 0.5 s. The server is a small one in this
+  script's own process (http.server on a thread), so launch and arrival are read on one
+  clock; it answers every call at once. The plain client's time to its first request on
+  the same server is printed beside it, as the floor of what an interpreter start costs.
 
 Bare pytest runs as many trivial parametrized items as arena's run had, and as many of
 them fail as arena's run failed (counted from its summary line; an error counts as a
@@ -41,6 +47,7 @@ asserts of the plugin's modules on every run where Python writes no bytecode
 from __future__ import annotations
 
 import argparse
+import http.server
 import importlib.metadata
 import json
 import os
@@ -49,6 +56,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -57,7 +65,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
-TARGETS = {"sim": 1.3, "http-latency": 1.1, "http-0": 2.0}
+TARGETS = {"sim": 1.3, "http-latency": 1.1, "http-0": 2.0, "first": 0.5}
 DEFAULT_MESSAGE = 40  # characters of a bare failure's message when arena's run had none
 
 CLIENT = '''\
@@ -242,6 +250,82 @@ def fake_server(latency_ms: float) -> Iterator[str]:
         server.wait(timeout=10)
 
 
+class _FirstRequest(http.server.BaseHTTPRequestHandler):
+    """Answers every chat call at once; the server notes when the first one arrived."""
+
+    protocol_version = "HTTP/1.1"  # keep-alive, as real servers
+    server: _FirstServer
+
+    def do_POST(self) -> None:
+        if self.server.first is None:
+            self.server.first = time.perf_counter()
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        body = json.dumps(
+            {
+                "choices": [{"message": {"role": "assistant", "content": "0"}}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+            }
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class _FirstServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    first: float | None = None
+
+
+def measure_first(args: argparse.Namespace, base: Path, env: dict[str, str]) -> None:
+    """(d): seconds from launching each command to the first request reaching the server."""
+    server = _FirstServer(("127.0.0.1", 0), _FirstRequest)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        write_project(base / "arena", args.cases, http_models(url, args.concurrency))
+        write_client(base / "client", args.cases)
+        xdist = ["-n", str(args.xdist)] if args.xdist else ["-p", "no:xdist"]
+        commands = [
+            Command("arena", [*PYTEST, *xdist, "projects"], base / "arena"),
+            Command(
+                "aiohttp client",
+                [sys.executable, "client.py", f"{url}/v1/chat/completions", str(args.concurrency)],
+                base / "client",
+            ),
+        ]
+        firsts: dict[str, list[float]] = {c.name: [] for c in commands}
+        for round_ in range(args.runs + 1):  # the first round is the warm-up
+            for command in commands[round_ % 2 :] + commands[: round_ % 2]:
+                server.first = None
+                started = time.perf_counter()
+                command.times.append(command.run(env))
+                if server.first is None:
+                    sys.exit(f"{command.name} made no request:\n{command.output[-3000:]}")
+                if round_:
+                    firsts[command.name].append(server.first - started)
+    finally:
+        server.shutdown()
+    print(
+        f"first: {args.cases} cases, concurrency {args.concurrency}, xdist {args.xdist or 'off'};"
+        f" {args.runs} rounds after a warm-up"
+    )
+    for name, times in firsts.items():
+        print(
+            f"{name:<15} first request after median {statistics.median(times):.3f} s"
+            f"   (min {min(times):.3f}, max {max(times):.3f})"
+        )
+    median = statistics.median(firsts["arena"])
+    target = TARGETS["first"]
+    print(
+        f"target: arena's first request <= {target:g} s: {'met' if median <= target else 'NOT met'}"
+    )
+
+
 def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str]) -> None:
     xdist = ["-n", str(args.xdist)] if args.xdist else ["-p", "no:xdist"]
     models = sim_models(args.models) if args.target == "sim" else http_models(url, args.concurrency)
@@ -337,7 +421,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
-    parser.add_argument("target", choices=["sim", "http"])
+    parser.add_argument("target", choices=["sim", "http", "first"])
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--latency-ms", type=float, default=0.0)
     parser.add_argument("--concurrency", type=int, default=16)
@@ -389,6 +473,9 @@ def main() -> None:
         sys.exit("pytest-arena is not installed in this Python: run `pip install .` first")
     env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-secret"}
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        if args.target == "first":
+            measure_first(args, Path(tmp), env)
+            return
         if args.target == "sim":
             measure(args, Path(tmp), "", env)
             return
