@@ -305,7 +305,29 @@ def load(
     package = project_package(file.root)
     hooks = load_hooks(file.root, package)
     scorers = discover(file.root, package, BUILTINS, plugin_scorers, user_code.import_file)
+    _check_options_names(file, scorers)
     return Project(file, scorers, hooks, connectors)
+
+
+def _check_options_names(file: ProjectFile, scorers: ScorerSet) -> None:
+    """Options for a scorer nobody has would be ignored without a word. (When a scorer file
+    failed to load, it may have defined it: that file's error is said instead.)"""
+    if scorers.problems:
+        return
+    problems = [
+        Problem(
+            file.path,
+            file.lines.line(("scorers", "options", name)),
+            f"options for '{name}', which no scorer is named, would never be used",
+            key=f"scorers.options.{name}",
+            hint=" ".join(filter(None, [did_you_mean(name, scorers.entries), "known scorers:"]))
+            + f" {', '.join(sorted(scorers.entries))}",
+        )
+        for name in file.spec.scorers.options
+        if scorers.get(name) is None
+    ]
+    if problems:
+        raise SpecError(problems)
 
 
 def _check_gate_models(file: ProjectFile) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 from pytest_arena.spec.case import Case
 from pytest_arena.spec.datasets import Row, dataset_format, read_rows
 from pytest_arena.spec.errors import Problem, SpecError
-from pytest_arena.spec.schema import CaseSpec, DatasetSpec, ProjectSpec
+from pytest_arena.spec.schema import CaseSpec, DatasetSpec, FieldMap, ProjectSpec
 from pytest_arena.spec.template import compile_template, variables
 from pytest_arena.spec.validation import dotted, validate
 from pytest_arena.spec.yamlfile import LineMap, load_yaml
@@ -294,6 +295,15 @@ def _load_row(
         raw["scoring"] = [c.model_dump(exclude_unset=True) for c in dataset.scoring]
     if dataset.threshold is not None:
         raw["threshold"] = dataset.threshold
+    misspelt = _misspelt_field(values, raw, fields)
+    if misspelt:
+        key, meant = misspelt
+        line = row.lines.line((*row.loc, key)) if row.lines is not None else None
+        message = f"unknown key '{key}' (did you mean '{meant}'?); the case would have no {meant}"
+        hint = f"rename it to '{meant}'; a row's other keys are kept as the case's metadata"
+        problem = Problem(file, line or row.line, message, key=key, hint=hint)
+        project.problems.append(CaseProblem(name, problem, rel))
+        return
     if values:
         raw["metadata"] = values
     try:
@@ -303,6 +313,24 @@ def _load_row(
         project.problems.append(CaseProblem(name, found[0], rel, tuple(found[1:])))
         return
     _add(project, _case(case_spec, project, file, row.line, rel), seen)
+
+
+def _misspelt_field(
+    left: dict[str, Any], taken: dict[str, Any], fields: FieldMap
+) -> tuple[str, str] | None:
+    """A key of a row that is not a case field but is spelt like the column of one the row
+    lacks (`refrence` for `reference`): (key, column). The row's other keys are metadata."""
+    wanted = [
+        column
+        for name in ("id", "input", "reference", "tags", "weight", "eval_type")
+        for column in [getattr(fields, name) or (name if name == "id" else None)]
+        if isinstance(column, str) and name not in taken
+    ]
+    for key in left:
+        close = difflib.get_close_matches(str(key), wanted, n=1, cutoff=0.8)
+        if close:
+            return str(key), close[0]
+    return None
 
 
 def _in_column(problem: Problem, column_of: dict[str, str]) -> Problem:

@@ -56,8 +56,21 @@ class ScorersSpec(Strict):
     options: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+
+def _some_weight(scoring: list[ComponentSpec] | None) -> list[ComponentSpec] | None:
+    """A contract whose weights are all 0 would score every case 0."""
+    if scoring and not any(c.weight > 0 for c in scoring):
+        raise ValueError(
+            "every component's weight is 0, so the contract's score is always 0: give at"
+            " least one component a weight above 0"
+        )
+    return scoring
+
+
 class MetricsSpec(Strict):
-    weights: dict[str, float] = Field(default_factory=dict)
+    weights: dict[str, Finite] = Field(default_factory=dict)
     lower_is_better: list[str] = Field(default_factory=list)
 
     @field_validator("weights")
@@ -122,7 +135,7 @@ class ComponentSpec(Strict):
     name: str | None = None
     scorer: str | None = None
     command: str | list[str] | None = None
-    weight: float = Field(1.0, ge=0)
+    weight: float = Field(1.0, ge=0, allow_inf_nan=False)
     params: dict[str, Any] = Field(default_factory=dict)
     required: bool = False
     timeout: float | None = Field(None, gt=0)
@@ -155,6 +168,8 @@ class DatasetSpec(Strict):
     scoring: list[ComponentSpec] | None = None
     threshold: Threshold | None = None
 
+    _scoring = field_validator("scoring")(_some_weight)
+
 
 class JudgeSpec(Strict):
     """The model that grades for `llm_judge` and `context.judge`."""
@@ -176,12 +191,14 @@ class CaseSpec(Strict):
     input: str | list[Message] | dict[str, Any]
     reference: Any = None
     tags: list[str] = Field(default_factory=list)
-    weight: float = Field(1.0, ge=0)
+    weight: float = Field(1.0, ge=0, allow_inf_nan=False)
     eval_type: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
     scoring: list[ComponentSpec] | None = None
     threshold: Threshold | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    _scoring = field_validator("scoring")(_some_weight)
 
     @field_validator("id", mode="before")
     @classmethod
@@ -220,6 +237,8 @@ class ProjectSpec(Strict):
     gate: GateSpec | None = None
     tests: list[Any] = Field(default_factory=list)
     datasets: list[DatasetSpec] = Field(default_factory=list)
+
+    _scoring = field_validator("scoring")(_some_weight)
 
     @field_validator("models", mode="before")
     @classmethod

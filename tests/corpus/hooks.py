@@ -97,7 +97,7 @@ hooks(
 )
 # A hooks.py that never finishes being imported, under a limit of 1 s (the run's conftest.py
 # lowers the default): its project is an error at the line it waits on, the rest runs.
-category("hook_hangs_at_import", Run(subprocess=True, seconds=12, hook_timeout=1.0))(
+category("hook_hangs_at_import", Run(subprocess=True, seconds=25, hook_timeout=1.0))(
     "hook_never_imported",
     hooked("import threading\n\nthreading.Event().wait()\n"),
     "projects/hook_never_imported/hooks.py:3: hooks.py did not finish importing within 1 s;"

@@ -130,10 +130,3 @@ def with_data(path: str, content: str | bytes, entry: str = "") -> dict[str, str
 def hooked(text: str) -> dict[str, str | bytes]:
     """A project of two cases with `text` as its hooks.py."""
     return {"arena.yaml": HOOKED, "hooks.py": text}
-
-
-# -- symptoms that more than one xfail entry shows ------------------------------------------
-
-AT_LEAST_ONE = (
-    "the fix is wrong: 'fix: use a value of 0 or more' under a bound of 1, where 0 is refused"
-)

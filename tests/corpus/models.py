@@ -7,7 +7,7 @@ import fnmatch
 import socket
 from collections.abc import Callable
 
-from tests.corpus.kit import AT_LEAST_ONE, OK_CASE, PY, Entry, Outcome, Run, category
+from tests.corpus.kit import OK_CASE, PY, Entry, Outcome, Run, category
 
 # -- models: keys, definitions and connectors ----------------------------------------------
 
@@ -59,7 +59,6 @@ models(
     defined("mine", "profile: sim_perfect, concurrency: 0"),
     "projects/models_concurrency_zero/arena.yaml:4: models.define.mine.concurrency: Input should be greater than or equal to 1",
     "  fix: use a value of 1 or more",
-    xfail=AT_LEAST_ONE,
 )
 models(
     "models_timeout_negative",
