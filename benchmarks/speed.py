@@ -17,6 +17,15 @@ subprocess in a fresh folder of generated files. The targets and their baselines
   once as a process of its own), reads each answer and compares it with the reference.
 - (b) http at 0 ms: arena within 2 x of bare pytest.
 - (c) sim: arena on sim models (--models, default sim_perfect) within 1.3 x of bare pytest.
+- peak memory: for sim and http, each command's peak resident memory (the operating
+  system's accounting of the finished process, as `/usr/bin/time -v` reports it) is
+  printed too, and arena's against bare pytest's, within 1.2 x. At scale:
+
+      python benchmarks/speed.py sim --cases 50000 --models sim_small --runs 1
+      python benchmarks/speed.py sim --cases 50000 --models sim_small --runs 1 --pytest-args=--tb=no
+
+  (the first against the second: a large failing run's default output within 1.3 x of
+  its --tb=no twin).
 - (d) first: the time from launching `pytest` on an http project of --cases cases to the
   first request reaching the server, within 0.5 s. The server is a small one in this
   script's own process (http.server on a thread), so launch and arrival are read on one
@@ -52,6 +61,7 @@ import importlib.metadata
 import json
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -65,7 +75,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
-TARGETS = {"sim": 1.3, "http-latency": 1.1, "http-0": 2.0, "first": 0.5}
+TARGETS = {"sim": 1.3, "http-latency": 1.1, "http-0": 2.0, "first": 0.5, "memory": 1.2}
 DEFAULT_MESSAGE = 40  # characters of a bare failure's message when arena's run had none
 
 CLIENT = '''\
@@ -184,18 +194,29 @@ class Command:
     times: list[float] = field(default_factory=list)
     output: str = ""
     outputs: list[int] = field(default_factory=list)  # characters printed, per timed run
+    peak: float = 0.0  # MB of resident memory at most, of the last run
+    peaks: list[float] = field(default_factory=list)  # per timed run
 
     def run(self, env: dict[str, str]) -> float:
-        """Wall seconds of one run, from the process's start to its exit."""
-        started = time.perf_counter()
-        done = subprocess.run(self.argv, cwd=self.cwd, env=env, capture_output=True, text=True)
-        elapsed = time.perf_counter() - started
-        if done.returncode not in (0, 1):
+        """Wall seconds of one run, from the process's start to its exit; its peak resident
+        memory (the operating system's accounting of the finished child) goes to `peaks`."""
+        with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+            started = time.perf_counter()
+            child = subprocess.Popen(self.argv, cwd=self.cwd, env=env, stdout=out, stderr=err)
+            _, status, usage = os.wait4(child.pid, 0)
+            elapsed = time.perf_counter() - started
+            child.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            stdout, stderr = out.read(), err.read()
+        if child.returncode not in (0, 1):
             sys.exit(
-                f"{' '.join(self.argv)} failed ({done.returncode}):\n"
-                f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
+                f"{' '.join(self.argv)} failed ({child.returncode}):\n"
+                f"{stdout[-3000:]}{stderr[-3000:]}"
             )
-        self.output = done.stdout
+        self.output = stdout
+        # ru_maxrss: kilobytes on Linux, bytes on macOS
+        self.peak = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
         return elapsed
 
 
@@ -330,13 +351,14 @@ def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str])
     xdist = ["-n", str(args.xdist)] if args.xdist else ["-p", "no:xdist"]
     models = sim_models(args.models) if args.target == "sim" else http_models(url, args.concurrency)
     write_project(base / "arena", args.cases, models)
-    arena = Command("arena", [*PYTEST, *xdist, "projects"], base / "arena")
+    extra = shlex.split(args.pytest_args)
+    arena = Command("arena", [*PYTEST, *xdist, *extra, "projects"], base / "arena")
     arena.run(env)  # the warm-up, whose failures the bare items copy
     counts = summary(arena.output)
     items, failures = sum(counts.values()), failed(arena.output)
     message = message_length(arena.output)
     write_bare(base / "bare", items, failures, message)
-    bare = Command("bare pytest", [*PYTEST, *xdist, "test_bare.py"], base / "bare")
+    bare = Command("bare pytest", [*PYTEST, *xdist, *extra, "test_bare.py"], base / "bare")
     commands = [arena, bare]
     client = None
     if args.target == "http" and args.latency_ms > 0:
@@ -357,6 +379,7 @@ def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str])
         for command in commands[shift:] + commands[:shift]:
             command.times.append(command.run(env))
             command.outputs.append(len(command.output))
+            command.peaks.append(command.peak)
             if command is arena:
                 arena_failures.append(failed(arena.output))
             if command is client and not command.output.startswith(f"{args.cases} calls"):
@@ -397,6 +420,7 @@ def report(
             f"{command.name:<15} median {statistics.median(times):6.2f} s"
             f"   (min {min(times):.2f}, max {max(times):.2f})"
             f"   output {statistics.median(command.outputs) / 1000:.0f} kB"
+            f"   peak memory {statistics.median(command.peaks):.0f} MB"
         )
     if client is not None:
         baseline = [c + b for c, b in zip(client.times, bare.times, strict=True)]
@@ -415,6 +439,12 @@ def report(
         f"ratio          {stated} = {ratio:.2f} x   (rounds: min {min(rounds):.2f},"
         f" max {max(rounds):.2f})   target <= {target:g} x: {verdict}"
     )
+    memory = statistics.median(arena.peaks) / statistics.median(bare.peaks)
+    target = TARGETS["memory"]
+    print(
+        f"peak memory    arena / bare pytest = {memory:.2f} x   target <= {target:g} x:"
+        f" {'met' if memory <= target else 'NOT met'}"
+    )
 
 
 def main() -> None:
@@ -429,6 +459,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="timed rounds after the warm-up")
     parser.add_argument(
         "--models", default="sim_perfect", help="sim: the sim models, comma-separated"
+    )
+    parser.add_argument(
+        "--pytest-args",
+        default="",
+        help="sim, http: more pytest options for arena and bare pytest alike (e.g. --tb=no)",
     )
     parser.add_argument(
         "--url", default="", help="http: a server already running (default: start the fake one)"
@@ -472,6 +507,11 @@ def main() -> None:
     ):
         sys.exit("pytest-arena is not installed in this Python: run `pip install .` first")
     env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-secret"}
+    # pytest rewrites the asserts of every module of a plugin it loads by entry point, and
+    # caches the result as bytecode: with PYTHONDONTWRITEBYTECODE set it cannot, and every
+    # run compiles pytest-arena's modules again from source (as it does the bare test
+    # file). Timed as a user's machine runs it, where the cache is written once.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         if args.target == "first":
             measure_first(args, Path(tmp), env)
