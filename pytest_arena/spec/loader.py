@@ -139,8 +139,11 @@ def _case(
         eval_type=spec.eval_type,
         scoring=tuple(spec.scoring) if spec.scoring is not None else None,
         threshold=spec.threshold,
+        repeat=None if spec.repeat is None else (spec.repeat.min, spec.repeat.max),
+        min_pass_rate=spec.min_pass_rate,
         options=spec.options,
         metadata=spec.metadata,
+        models=tuple(spec.models) if spec.models is not None else None,
         project=project.name,
         source=source,
         line=line,
@@ -264,7 +267,7 @@ def _load_row(
             raw["input"] = raw_input
     else:
         take("input", fields.input)
-    for field_name in ("reference", "tags", "weight", "eval_type"):
+    for field_name in ("reference", "tags", "weight", "eval_type", "models"):
         take(field_name, getattr(fields, field_name))
     if "input" not in raw:
         column = column_of.get("input") or (
@@ -291,10 +294,16 @@ def _load_row(
     if isinstance(tags, list):
         raw["tags"] = [*dataset.tags, *tags]
     raw.setdefault("eval_type", dataset.eval_type)
+    if dataset.models is not None:
+        raw.setdefault("models", dataset.models)
     if dataset.scoring is not None and "eval_type" not in column_of:
         raw["scoring"] = [c.model_dump(exclude_unset=True) for c in dataset.scoring]
     if dataset.threshold is not None:
         raw["threshold"] = dataset.threshold
+    if dataset.repeat is not None:
+        raw["repeat"] = dataset.repeat
+    if dataset.min_pass_rate is not None:
+        raw["min_pass_rate"] = dataset.min_pass_rate
     misspelt = _misspelt_field(values, raw, fields)
     if misspelt:
         key, meant = misspelt
