@@ -26,6 +26,7 @@ from pytest_arena.spec import Case, ProjectFile, SpecError, load_project
 from pytest_arena.spec.errors import Problem, did_you_mean, location
 from pytest_arena.spec.python_files import project_package
 from pytest_arena.spec.schema import ComponentSpec
+from pytest_arena.spec.text_files import read_text
 
 DEFAULT_SCORER = "exact_match"
 
@@ -208,7 +209,7 @@ class Project:
         try:
             if isinstance(entry.scorer, TypedScorer):
                 bound = entry.scorer.bind(options)
-                self._check_files(name, bound.options, shared, where)
+                self._check_files(name, bound, shared, where)
                 return bound
             model.model_validate(options)  # a custom scorer reads them from context.options
             return None
@@ -222,23 +223,29 @@ class Project:
             raise PlanError(f"{at}: {_options_problem(name, model, exc)}") from None
 
     def _check_files(
-        self, name: str, opts: Any, shared: dict[str, Any], where: Callable[[], str]
+        self, name: str, bound: TypedScorer[Any], shared: dict[str, Any], where: Callable[[], str]
     ) -> None:
         """The files an option names (`rubric_file`, `schema_file`: `*_file`) exist in the
-        project, so a missing one is said here, once per case, not as a traceback per item."""
-        for key, value in vars(opts).items():
+        project, are UTF-8 text and suit the scorer (`check_file`), so a bad one is said
+        here, once per case, not as a traceback per item."""
+        for key, value in vars(bound.options).items():
             if not key.endswith("_file") or not isinstance(value, str):
-                continue
-            if (self.file.root / value).is_file():
                 continue
             if shared.get(key) == value:
                 at = f"{self._at(('scorers', 'options', name, key))}: scorers.options.{name}"
             else:
                 at = where()
-            raise PlanError(
-                f"{at}: {key} '{value}' does not exist (looked in {self.file.root});"
-                " paths are relative to the folder holding arena.yaml"
-            )
+            path = self.file.root / value
+            if not path.is_file():
+                raise PlanError(
+                    f"{at}: {key} '{value}' does not exist (looked in {self.file.root});"
+                    " paths are relative to the folder holding arena.yaml"
+                )
+            try:
+                read_text(path)
+                bound.check_file(key, path)
+            except SpecError as exc:
+                raise PlanError(f"{exc.format()}\n  (the {key} of {name}, named at {at})") from None
 
     def _at(self, loc: tuple[str | int, ...]) -> str:
         return location(self.file.path, self.file.lines.line(loc))

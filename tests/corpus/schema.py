@@ -218,10 +218,10 @@ scorers_block(
         ),
         "s.json": '{"type": "object", "properties": {\n',
     },
-    "projects/scorers_schema_file_not_json/*: *schema_file 's.json' is not valid YAML or JSON*",
-    xfail="each case FAILED with 'scorer 'json_schema' raised ValueError: schema_file 's.json'"
-    " is not valid YAML or JSON' and a traceback through pytest_arena/scorers/json_schema.py"
-    " and yaml's parser; the file's line only as yaml's 'in \"<unicode string>\", line 2'",
+    "projects/scorers_schema_file_not_json/s.json:2: schema_file 's.json' is not valid YAML or"
+    " JSON: *",
+    "  (the schema_file of json_schema, named at projects/scorers_schema_file_not_json/arena.yaml:2:"
+    " scorers.options.json_schema)",
 )
 scorers_block(
     "scorers_schema_invalid",
