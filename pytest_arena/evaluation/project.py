@@ -169,6 +169,12 @@ class Project:
     def _component(self, spec: ComponentSpec, where: str, case: Case) -> Component:
         if spec.command is not None:
             scorer = ScriptScorer.from_command(spec.label, spec.command)
+            why = scorer.unstartable(self.root)
+            if why is not None:
+                raise PlanError(
+                    f"{where}: scoring: {scorer.shown} cannot be started: {why}\n  fix: give"
+                    " a path relative to the folder holding arena.yaml, or a program on PATH"
+                )
             options = dict(spec.params)
             if spec.timeout is not None:
                 options["timeout"] = spec.timeout
@@ -198,11 +204,7 @@ class Project:
         them bound, validated this once for every output it grades. PlanError if they are wrong.
         """
         if name == "llm_judge":
-            judge_model = options.get("model") or self.file.spec.judge.model
-            try:
-                self.connector(str(judge_model))
-            except SpecError as exc:
-                raise PlanError(f"{where()}: the judge of llm_judge: {exc.format()}") from None
+            self._check_judge(options, shared, where)
         model = entry.options_model
         if model is None:
             return None
@@ -218,9 +220,37 @@ class Project:
             first = str(errors[0]["loc"][0]) if errors and errors[0]["loc"] else ""
             if first in shared and shared.get(first) is options.get(first):
                 at = f"{self._at(('scorers', 'options', name, first))}: scorers.options.{name}"
+            elif not first and all(shared.get(k) is v for k, v in options.items()):
+                # options that do not go together, all written in scorers.options
+                at = f"{self._at(('scorers', 'options', name))}: scorers.options.{name}"
             else:
                 at = where()
             raise PlanError(f"{at}: {_options_problem(name, model, exc)}") from None
+
+    def _check_judge(
+        self, options: dict[str, Any], shared: dict[str, Any], where: Callable[[], str]
+    ) -> None:
+        """llm_judge's model (its option `model`, else `judge.model`) can be reached; PlanError
+        at the line where that model is named, if not."""
+        given = options.get("model")
+        key = str(given or self.file.spec.judge.model)
+        try:
+            self.connector(key, "the judge")
+        except SpecError as exc:
+            if key in self.file.spec.models.define:  # its definition is wrong: said at its line
+                raise PlanError(f"{where()}: the judge of llm_judge: {exc.format()}") from None
+            problem = exc.problems[0]
+            said = problem.message.replace(" (from the judge)", "")
+            fix = f"\n  fix: {problem.hint}" if problem.hint else ""
+            if given is None:
+                at = f"{self._at(('judge', 'model'))}: judge.model"
+                raise PlanError(f"{at}: {said}{fix}") from None
+            if shared.get("model") is given:
+                at = f"{self._at(('scorers', 'options', 'llm_judge', 'model'))}"
+                at += ": scorers.options.llm_judge"
+            else:
+                at = where()
+            raise PlanError(f"{at}: the judge of llm_judge: {said}{fix}") from None
 
     def _check_files(
         self, name: str, bound: TypedScorer[Any], shared: dict[str, Any], where: Callable[[], str]
@@ -261,6 +291,10 @@ class Project:
             "weights": dict(spec.metrics.weights),
             "lower_is_better": list(spec.metrics.lower_is_better),
         }
+        if spec.metrics.weights:  # where each is written, for the board to say
+            board["weights_at"] = {
+                name: self._at(("metrics", "weights", name)) for name in spec.metrics.weights
+            }
         if spec.gate is not None:
             gate = spec.gate.model_dump(exclude_none=True)
             places: list[tuple[str, ...]] = [("all", m) for m in spec.gate.all]
@@ -336,11 +370,13 @@ def _first(*values: float | None) -> float | None:
 
 
 def _options_problem(name: str, model: type[Any], exc: ValidationError) -> str:
-    valid = ", ".join(model.model_fields) or "none"
+    valid = ", ".join(f.alias or n for n, f in model.model_fields.items()) or "none"
     parts = []
     for error in exc.errors(include_url=False):
         option = ".".join(str(p) for p in error["loc"])
-        if error["type"] == "extra_forbidden":
+        if not option:  # the options together (one excludes another)
+            parts.append(error["msg"].removeprefix("Value error, "))
+        elif error["type"] == "extra_forbidden":
             parts.append(f"unknown option '{option}'")
         else:
             parts.append(f"option '{option}': {error['msg']}")

@@ -44,6 +44,7 @@ class Board:
     weights: dict[str, float]
     metric_names: list[str]
     warnings: list[str] = field(default_factory=list)
+    mistakes: list[str] = field(default_factory=list)  # settings that make it wrong: fail the run
 
 
 def build_boards(records: Iterable[Record]) -> list[Board]:
@@ -73,20 +74,25 @@ def build_board(project: str, records: list[Record]) -> Board:
             " Give the cases that should count a weight above 0"
         )
     known = [*BUILTIN_DIMENSIONS, *metric_names]
+    written = board_settings.get("weights_at") or {}
+    mistakes: list[str] = []
     for name in list(weights):
         if name not in known:
             hint = did_you_mean(name, known)
-            warnings.append(
-                f"metrics.weights names '{name}', which no record has"
-                f"{' (' + hint + ')' if hint else ''}; it is left out of the composite"
+            at = f"{written[name]}: " if name in written else ""
+            mistakes.append(
+                f"{at}metrics.weights names '{name}', which no record has"
+                f"{' (' + hint + ')' if hint else ''}; it is left out of the composite, and"
+                " the run fails"
             )
             del weights[name]
+    warnings += mistakes
     for row in rows:
         row.composite = composite(row, rows, weights, lower)
     rows.sort(key=lambda r: (-r.composite, -(r.accuracy or 0.0), r.model))
     for rank, row in enumerate(rows, start=1):
         row.rank = rank
-    return Board(project, rows, weights, metric_names, warnings)
+    return Board(project, rows, weights, metric_names, warnings, mistakes)
 
 
 def _row(model: str, records: list[Record]) -> Row:

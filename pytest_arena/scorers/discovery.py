@@ -127,7 +127,7 @@ def _add_script(found: ScorerSet, path: Path) -> None:
         found.problems.append(
             Problem(
                 path,
-                None,
+                1,
                 f"script scorer name '{name}' is already taken by {_where(other)}",
                 hint="rename the script",
             )
