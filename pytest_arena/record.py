@@ -9,6 +9,29 @@ from pathlib import PurePath
 from typing import Any
 
 PASSED, FAILED, UNSCORED, ERROR = "passed", "failed", "unscored", "error"
+FLAKY = "flaky"  # samples that disagree, and no clear verdict after the most of them
+
+# what a record keeps of each of its samples, when a case is repeated
+SAMPLE_FIELDS = (
+    "sample",
+    "status",
+    "score",
+    "passed",
+    "reason",
+    "output",
+    "raw_output",
+    "detail",
+    "metrics",
+    "tokens_in",
+    "tokens_out",
+    "cost",
+    "latency_ms",
+    "retries",
+    "cached",
+    "judge_tokens",
+    "judge_cost",
+    "error",
+)
 
 
 @dataclass
@@ -40,11 +63,18 @@ class Record:
     sample: int = 0
     error: str | None = None
     board: dict[str, Any] = field(default_factory=dict)  # the project's leaderboard settings
+    # with repeats: every sample (SAMPLE_FIELDS each), and how the verdict came of them
+    samples: list[dict[str, Any]] = field(default_factory=list)
+    sampling: dict[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, str, str, int]:
         """Identity across processes and `--dist` modes (node ids are not stable there)."""
         return (self.project, self.case_id, self.model, self.sample)
+
+    def sample_dict(self) -> dict[str, Any]:
+        """What a repeated case's record keeps of this sample, as JSON-safe data."""
+        return {name: json_safe(getattr(self, name)) for name in SAMPLE_FIELDS}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data, safe to send from a pytest-xdist worker."""
@@ -68,6 +98,8 @@ _FREE_FORM = (
     "board",
     "score",
     "latency_ms",
+    "samples",
+    "sampling",
 )  # may hold anything
 
 

@@ -80,7 +80,7 @@ def test_an_unknown_top_level_key_suggests_the_right_one(
     result.stdout.fnmatch_lines(
         [
             "projects/broken/arena.yaml:1: model: unknown key 'model'",
-            "  fix: did you mean 'models'? known keys here: budget, datasets, description, gate, judge, metrics,*",
+            "  fix: did you mean 'models'? known keys here: budget, datasets, description, flaky, gate, judge, metrics,*",
         ]
     )
 

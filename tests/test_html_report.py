@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from pytest_arena.evaluation.samples import Sampling, combine
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
 from pytest_arena.reports import html, plots
 from pytest_arena.reports.json_report import build_report
@@ -168,29 +169,35 @@ def records() -> list[Record]:
             judge_cost=0.0004,
             judge_tokens=40,
         ),
-        Record(
-            "support",
-            "late",
-            "big",
-            PASSED,
-            1.0,
-            True,
-            "ok",
-            "tone",
-            output="sorry, please wait",
-            sample=0,
-        ),
-        Record(
-            "support",
-            "late",
-            "big",
+        combine(  # a repeated case: one record holding both samples, which disagree
+            [
+                Record(
+                    "support",
+                    "late",
+                    "big",
+                    PASSED,
+                    1.0,
+                    True,
+                    "ok",
+                    "tone",
+                    output="sorry, please wait",
+                    sample=0,
+                ),
+                Record(
+                    "support",
+                    "late",
+                    "big",
+                    FAILED,
+                    0.0,
+                    False,
+                    "no politeness marker",
+                    "tone",
+                    output="wait",
+                    sample=1,
+                ),
+            ],
             FAILED,
-            0.0,
-            False,
-            "no politeness marker",
-            "tone",
-            output="wait",
-            sample=1,
+            Sampling(2, 2),
         ),
         Record("support", "late", "small", PASSED, 1.0, True, "ok", "tone", output="please wait"),
     ]
@@ -427,7 +434,8 @@ def test_a_cell_opens_its_drill_down(tmp_path: Path, browser: Browser) -> None:
     text = drill(browser, "support", "refund", "small")
     assert "sim_judge" in text and "judge: misses the refund" in text and "40 tokens" in text
     text = drill(browser, "support", "late", "big")
-    assert "2 samples, which disagree (flaky)" in text and "SAMPLE 1" in text
+    assert "2 samples, which disagree" in text and "SAMPLE 1" in text
+    assert "passed 1 of 2; needs 100%" in text
     click(browser, "#drill-close")
     assert browser.js("document.getElementById('drill').hidden") is True
 

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from pytest_arena.record import PASSED, Record
-from pytest_arena.reports.json_report import build_report, schema, unique
+from pytest_arena.reports.json_report import VERSION, build_report, schema, unique
 from pytest_arena.reports.leaderboard import build_boards
 from tests.conftest import XDIST, MakeProject
 from tests.projects import TABLE_PROJECT, TABLE_SCORER
@@ -31,7 +31,7 @@ def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
     make_project("table", GATED, files={"scorers/table.py": TABLE_SCORER})
     report = run_report(pytester)
     jsonschema.validate(report, schema())
-    assert report["version"] == 1
+    assert report["version"] == VERSION == 2
     assert report["exit_status"] == 1  # pricey costs $27, over the gate's $10
     assert report["gates_decide"] is True
     assert len(report["records"]) == 6
@@ -61,6 +61,8 @@ def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
         "weight": 1.0,
         "tags": [],
         "error": None,
+        "samples": [],  # drawn once: no samples of its own, and no sampling
+        "sampling": None,
     }
     (board,) = report["leaderboards"]
     assert [(r["rank"], r["model"], r["composite"]) for r in board["rows"]] == [

@@ -17,6 +17,7 @@ from pytest_arena.engine.limits import Limits
 from pytest_arena.evaluation import user_code
 from pytest_arena.evaluation.judge import Judge
 from pytest_arena.evaluation.project_hooks import ProjectHooks, load_hooks
+from pytest_arena.evaluation.samples import Sampling
 from pytest_arena.scorers.base import Scorer, ScoresOutputs
 from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.discovery import ScorerEntry, ScorerSet, discover
@@ -88,6 +89,7 @@ class Project:
     _connectors: dict[str, Connector] = field(default_factory=dict)
     _limits: dict[str, Limits] = field(default_factory=dict)
     _budget: Budget | None = None
+    repeat: tuple[int, int] | None = None  # --arena-repeat: (min, max) samples of every case
 
     @property
     def name(self) -> str:
@@ -128,6 +130,15 @@ class Project:
     def submit(self, key: str, request: Request) -> Call:
         """Start asking model `key` ahead of time; `engine.wait(call)` gives the result."""
         return self.engine.submit(self.connector(key), request, self.limits(key), (self.budget,))
+
+    def sampling(self, case: Case) -> Sampling:
+        """How many samples of `case` to draw and the pass rate they need: --arena-repeat,
+        else the case's (or its dataset's) `repeat`, else the project's, else one."""
+        spec = self.file.spec
+        own = None if spec.repeat is None else (spec.repeat.min, spec.repeat.max)
+        low, high = self.repeat or case.repeat or own or (1, 1)
+        rate = _first(case.min_pass_rate, spec.min_pass_rate)
+        return Sampling(low, high, 1.0 if rate is None else rate, spec.flaky)
 
     def default_models(self) -> list[str]:
         return list(self.file.spec.models.default)
@@ -295,6 +306,8 @@ class Project:
             board["weights_at"] = {
                 name: self._at(("metrics", "weights", name)) for name in spec.metrics.weights
             }
+        if spec.metrics.pass_k is not None:
+            board["pass_k"] = spec.metrics.pass_k
         if spec.gate is not None:
             gate = spec.gate.model_dump(exclude_none=True)
             places: list[tuple[str, ...]] = [("all", m) for m in spec.gate.all]

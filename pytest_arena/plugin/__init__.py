@@ -49,6 +49,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="comma-separated model keys to run every project on (default: each project's models)",
     )
     group.addoption(
+        "--arena-repeat",
+        action="store",
+        default=None,
+        metavar="N",
+        help="samples of every case on every model, overriding arena.yaml's 'repeat:'; N, or"
+        " MIN:MAX for sequential sampling (stop once the verdict is clear, FLAKY if not by MAX)",
+    )
+    group.addoption(
         "--arena-max-cost",
         action="store",
         type=float,
@@ -83,6 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     state = ArenaState.install(config, options.model_keys(config), lambda: _engine(config))
     options.check(config)  # before any plugin of ours is registered: a usage error stops here
+    state.repeat = options.repeat(config)
     if hasattr(config, "workerinput"):  # an xdist worker: its reports go to the controller
         from pytest_arena.plugin.xdist_worker import WorkerLookahead
 

@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 
 from pytest_arena.engine.calls import Call, CallResult
+from pytest_arena.evaluation import samples
 from pytest_arena.evaluation.case_run import Outcome, Prepared, finish, prepare
 from pytest_arena.evaluation.project import Plan, PlanError, Project, load
 from pytest_arena.plugin.outputs import where_whole
 from pytest_arena.plugin.state import ArenaState
-from pytest_arena.record import ERROR, FAILED, Record
+from pytest_arena.record import ERROR, FAILED, FLAKY, Record
 from pytest_arena.reports import failures
 from pytest_arena.reports.failures import error_text, failure_text
 from pytest_arena.spec import Case, SpecError
@@ -72,6 +73,7 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
         run.problems.append(("config", exc.format()))
         return run
     project.engine = state.engine
+    project.repeat = state.repeat
     run.project = project
     for dataset in project.file.spec.datasets:
         source = (project.root / dataset.path).resolve()
@@ -351,8 +353,8 @@ class ArenaItem(pytest.Item):
         self.plan = plan
         self.record: Record | None = None
         self.user_traceback: str | None = None
-        self.prepared: Prepared | None = None
-        self.call: Call | None = None
+        self.sampling = samples.Sampling()
+        self.pending: list[tuple[Prepared, Call | None]] | None = None  # started, not graded
         self.add_marker(_model_mark(project.name, model))
         for tag in case.tags:
             self.add_marker(_tag_mark(tag))
@@ -374,34 +376,51 @@ class ArenaItem(pytest.Item):
             raise CaseError(self.plan)
 
     def start(self) -> None:
-        """Prepare the request and, unless the call is cheap inline work, start it ahead."""
-        if isinstance(self.plan, str) or self.prepared is not None:
+        """Prepare the first samples' requests and, unless the calls are cheap inline work,
+        start them ahead (the engine runs them concurrently, like any other calls)."""
+        if isinstance(self.plan, str) or self.pending is not None:
             return
-        self.prepared = prepare(self.project, self.case, self.model, self.plan)
-        request = self.prepared.request
+        self.sampling = self.project.sampling(self.case)
+        self.pending = [self._launch(index) for index in range(self.sampling.min)]
+
+    def _launch(self, index: int) -> tuple[Prepared, Call | None]:
+        assert not isinstance(self.plan, str)
+        prepared = prepare(self.project, self.case, self.model, self.plan, index)
+        request, call = prepared.request, None
         if request is not None and not self.project.connector(self.model).is_inline():
-            self.call = self.project.submit(self.model, request)
+            call = self.project.submit(self.model, request)
+        return prepared, call
 
     def runtest(self) -> None:
         assert not isinstance(self.plan, str)
         self.start()
-        prepared = self.prepared
-        assert prepared is not None
-        if prepared.request is None:
-            result = CallResult()
-        elif self.call is not None:
-            result = self.project.engine.wait(self.call)
-        else:
-            result = self.project.call(self.model, prepared.request)
-        self.prepared = self.call = None  # done with them: keep memory flat on long runs
-        if result.skipped is not None:
-            pytest.skip(result.skipped)
-        outcome: Outcome = finish(prepared, self.plan, result)
-        self.record, self.user_traceback = outcome.record, outcome.traceback
-        if outcome.record.status == FAILED:
-            raise CaseFailed(outcome.record.reason)
-        if outcome.record.status == ERROR:
-            raise CaseError(outcome.record.reason)
+        assert self.pending is not None
+        sampling = self.sampling
+        drawn: list[Record] = []
+        status: str | None = None
+        while status is None:
+            if not self.pending:  # sequential sampling: undecided, so one more
+                self.pending.append(self._launch(len(drawn)))
+            prepared, call = self.pending.pop(0)
+            if prepared.request is None:
+                result = CallResult()
+            elif call is not None:
+                result = self.project.engine.wait(call)
+            else:
+                result = self.project.call(self.model, prepared.request)
+            if result.skipped is not None:
+                self.pending = []
+                pytest.skip(result.skipped)
+            outcome: Outcome = finish(prepared, self.plan, result)
+            drawn.append(outcome.record)
+            self.user_traceback = self.user_traceback or outcome.traceback
+            status = samples.settle(drawn, sampling)
+        self.pending = []  # done with them: keep memory flat on long runs
+        record = self.record = samples.combine(drawn, status, sampling)
+        if record.status == FAILED or (record.status == FLAKY and sampling.flaky == "fail"):
+            raise CaseFailed(record.reason)
+        if record.status == ERROR:
+            raise CaseError(record.reason)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         record = self.record

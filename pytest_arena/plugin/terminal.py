@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 
 from pytest_arena.engine.money import BUDGET_SPENT
+from pytest_arena.evaluation.samples import tally
 from pytest_arena.plugin.failure_style import FailureStyle
 from pytest_arena.plugin.state import ArenaState
-from pytest_arena.record import UNSCORED, Record
+from pytest_arena.record import FLAKY, UNSCORED, Record
 from pytest_arena.reports.failures import message
 from pytest_arena.reports.leaderboard import build_boards
 from pytest_arena.reports.tables import render_board, spending
@@ -28,8 +29,21 @@ class ArenaReporter:
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
         record = getattr(report, RECORD_ATTR, None)
-        if record and report.when == "call" and record.get("status") == UNSCORED:
+        if not record or report.when != "call":
+            return None
+        if record.get("status") == UNSCORED:
             return "unscored", "U", ("UNSCORED", {"yellow": True})
+        if record.get("status") == FLAKY:
+            return "flaky", "~", ("FLAKY", {"yellow": True})
+        sampling = record.get("sampling") or {}
+        if report.passed and sampling.get("graded") and sampling["passed"] < sampling["graded"]:
+            # the samples disagreed, and the verdict is clear: say by how much (failures
+            # say it in their message)
+            return (
+                "passed",
+                ".",
+                (f"PASSED ({sampling['passed']}/{sampling['graded']})", {"green": True}),
+            )
         return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -51,6 +65,20 @@ class ArenaReporter:
             terminalreporter.write_sep("=", title, red=True)
             for line in lines:
                 terminalreporter.write_line(line)
+        flaky = [r for r in self.state.records if r.status == FLAKY]
+        if flaky:
+            terminalreporter.write_sep("-", "arena: flaky cases (no clear verdict)")
+            for r in flaky:
+                s = r.sampling
+                said = tally(s["passed"], s["graded"], s["min_pass_rate"])
+                passes = " (flaky: pass)" if s.get("flaky") == "pass" else ""
+                terminalreporter.write_line(
+                    f"FLAKY {r.project}::{r.case_id}[{r.model}] - {said}{passes}"
+                )
+            terminalreporter.write_line(
+                "the 95% interval of their pass rate still holds min_pass_rate after the most"
+                " samples; they fail the run unless arena.yaml says 'flaky: pass'"
+            )
         changed = [r for r in self.state.records if "override" in r.detail]
         if changed:
             terminalreporter.write_sep("-", "verdicts changed by hooks.py override_verdict")

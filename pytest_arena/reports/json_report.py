@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -13,7 +13,7 @@ from pytest_arena.record import Record, json_safe
 from pytest_arena.reports.gates import Check, GateResult
 from pytest_arena.reports.leaderboard import Board, Row
 
-VERSION = 1
+VERSION = 2  # 2: a repeated case's samples and sampling; status 'flaky'
 SCHEMA_FILE = "arena-report.schema.json"
 
 
@@ -92,6 +92,30 @@ def _record(r: Record) -> dict[str, Any]:
         "weight": r.weight,
         "tags": list(r.tags),
         "error": r.error,
+        "samples": [_sample(s) for s in r.samples],
+        "sampling": json_safe(r.sampling) if r.sampling else None,
+    }
+
+
+def _sample(s: Mapping[str, Any]) -> dict[str, Any]:
+    """One sample of a repeated case, in a record's own terms."""
+    return {
+        "sample": s.get("sample", 0),
+        "status": s.get("status"),
+        "score": json_safe(s.get("score")),
+        "passed": s.get("passed"),
+        "reason": s.get("reason", ""),
+        "output": s.get("output"),
+        "raw_output": s.get("raw_output"),
+        "detail": json_safe(s.get("detail") or {}),
+        "metrics": json_safe(s.get("metrics") or {}),
+        "tokens": {"input": s.get("tokens_in", 0), "output": s.get("tokens_out", 0)},
+        "cost": json_safe(s.get("cost", 0.0)),
+        "latency_ms": json_safe(s.get("latency_ms")),
+        "retries": s.get("retries", 0),
+        "cached": bool(s.get("cached")),
+        "judge": {"tokens": s.get("judge_tokens", 0), "cost": json_safe(s.get("judge_cost", 0.0))},
+        "error": s.get("error"),
     }
 
 
@@ -107,6 +131,9 @@ def _row(row: Row) -> dict[str, Any]:
         "failed": row.failed,
         "errors": row.errors,
         "unscored": row.unscored,
+        "flaky": row.flaky,
+        "pass_at_k": json_safe(row.pass_at_k),
+        "pass_hat_k": json_safe(row.pass_hat_k),
         "tokens": row.tokens,
         "cost": json_safe(row.cost),
         "judge_cost": json_safe(row.judge_cost),
@@ -121,6 +148,7 @@ def _board(board: Board) -> dict[str, Any]:
         "weights": dict(board.weights),
         "metric_names": list(board.metric_names),
         "warnings": list(board.warnings),
+        "k": board.k,
         "rows": [_row(r) for r in board.rows],
     }
 

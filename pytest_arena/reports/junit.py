@@ -26,8 +26,9 @@ _NOT_XML = re.compile(r"[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\U00010000-\U0010F
 
 
 def properties(record: Record) -> list[tuple[str, str]]:
-    """`(name, value)` pairs: project, case, model, status, score, passed, cost, tokens,
-    latency (ms), and each custom metric as `metric.NAME`."""
+    """`(name, value)` pairs: project, case, model, status (`flaky` too), score, passed,
+    cost, tokens, latency (ms); for a repeated case its samples, samples_passed, pass_rate
+    and min_pass_rate; and each custom metric as `metric.NAME`."""
     pairs: list[tuple[str, Any]] = [
         ("project", record.project),
         ("case", record.case_id),
@@ -39,6 +40,14 @@ def properties(record: Record) -> list[tuple[str, str]]:
         ("tokens", record.tokens_in + record.tokens_out),
         ("latency", record.latency_ms),
     ]
+    if record.sampling:  # a repeated case: its samples' tally
+        sampling = record.sampling
+        pairs += [
+            ("samples", sampling.get("drawn")),
+            ("samples_passed", sampling.get("passed")),
+            ("pass_rate", sampling.get("pass_rate")),
+            ("min_pass_rate", sampling.get("min_pass_rate")),
+        ]
     pairs += [(METRIC_PREFIX + name, value) for name, value in sorted(record.metrics.items())]
     return [(name, _text(value)) for name, value in pairs]
 

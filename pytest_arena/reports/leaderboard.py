@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
+from pytest_arena.record import ERROR, FAILED, FLAKY, PASSED, UNSCORED, Record
+from pytest_arena.reports.statistics import pass_at_k, pass_hat_k
 from pytest_arena.spec.errors import did_you_mean
 
 BUILTIN_DIMENSIONS = ("accuracy", "pass_rate", "cost", "latency", "tokens")
@@ -20,6 +21,7 @@ class Row:
     failed: int = 0
     errors: int = 0
     unscored: int = 0
+    flaky: int = 0  # repeated cases still undecided after their most samples
     accuracy: float | None = None
     pass_rate: float | None = None
     tokens: int = 0
@@ -29,6 +31,8 @@ class Row:
     metrics: dict[str, float] = field(default_factory=dict)
     composite: float = 0.0
     rank: int = 0
+    pass_at_k: float | None = None  # with repeats: the mean over cases of pass@k, pass^k
+    pass_hat_k: float | None = None
 
     def value(self, dimension: str) -> float | None:
         if dimension in BUILTIN_DIMENSIONS:
@@ -44,6 +48,7 @@ class Board:
     weights: dict[str, float]
     metric_names: list[str]
     warnings: list[str] = field(default_factory=list)
+    k: int | None = None  # the k of pass@k and pass^k; None: no case was repeated
     mistakes: list[str] = field(default_factory=list)  # settings that make it wrong: fail the run
 
 
@@ -87,12 +92,54 @@ def build_board(project: str, records: list[Record]) -> Board:
             )
             del weights[name]
     warnings += mistakes
+    k = _k(records, board_settings.get("pass_k"))
+    if k is not None:
+        for row in rows:
+            row.pass_at_k, row.pass_hat_k = _pass_k(by_model[row.model], k)
     for row in rows:
         row.composite = composite(row, rows, weights, lower)
     rows.sort(key=lambda r: (-r.composite, -(r.accuracy or 0.0), r.model))
     for rank, row in enumerate(rows, start=1):
         row.rank = rank
-    return Board(project, rows, weights, metric_names, warnings, mistakes)
+    return Board(project, rows, weights, metric_names, warnings, k, mistakes)
+
+
+def _tries(record: Record) -> tuple[int, int] | None:
+    """(graded samples, passed samples) of a repeated case; None for a case drawn once."""
+    sampling = record.sampling
+    if not sampling or record.status not in (PASSED, FAILED, FLAKY):
+        return None
+    return int(sampling["graded"]), int(sampling["passed"])
+
+
+def _k(records: list[Record], asked: int | None) -> int | None:
+    """The k of pass@k: the project's `metrics.pass_k`, else the fewest graded samples of a
+    repeated case (so every such case counts); None when no case was repeated."""
+    tries = [t[0] for r in records if (t := _tries(r)) is not None and t[0] > 1]
+    if not tries:
+        return None
+    return int(asked) if asked else min(tries)
+
+
+def _pass_k(records: list[Record], k: int) -> tuple[float | None, float | None]:
+    """pass@k (Chen et al. 2021, unbiased) and pass^k (τ-bench), each the mean over the
+    cases with at least k graded samples; an error counts as a case that never passes."""
+    at: list[float] = []
+    hat: list[float] = []
+    for r in records:
+        if r.status == ERROR:
+            at.append(0.0)
+            hat.append(0.0)
+            continue
+        tries = _tries(r)
+        if tries is None or tries[0] < k:
+            continue
+        n, c = tries
+        at.append(pass_at_k(n, c, k))
+        hat.append(pass_hat_k(n, c, k))
+    if not at:
+        return None, None
+    return sum(at) / len(at), sum(hat) / len(hat)
 
 
 def _row(model: str, records: list[Record]) -> Row:
@@ -109,7 +156,9 @@ def _row(model: str, records: list[Record]) -> Row:
             row.errors += 1
         elif r.status == UNSCORED:
             row.unscored += 1
-        if r.status in (PASSED, FAILED, ERROR):
+        elif r.status == FLAKY:
+            row.flaky += 1
+        if r.status in (PASSED, FAILED, FLAKY, ERROR):
             score = 0.0 if r.status == ERROR else (r.score or 0.0)
             score_sum += r.weight * score
             weight_sum += r.weight
@@ -131,7 +180,7 @@ def _row(model: str, records: list[Record]) -> Row:
 
 
 def _graded(row: Row) -> int:
-    return row.passed + row.failed + row.errors
+    return row.passed + row.failed + row.flaky + row.errors
 
 
 def normalised(

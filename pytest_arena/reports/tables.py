@@ -14,6 +14,11 @@ def render_board(board: Board, fmt: str = "simple") -> str:
     headers = ["rank", "model", "composite", "accuracy", "pass rate", "cases", "failed", "errors"]
     if show_unscored:
         headers.append("unscored")
+    show_flaky = any(r.flaky for r in board.rows)
+    if show_flaky:
+        headers.append("flaky")
+    if board.k is not None:
+        headers += [f"pass@{board.k}", f"pass^{board.k}"]
     show_judge = any(r.judge_cost for r in board.rows)
     headers += ["tokens", "cost", *(["judge cost"] if show_judge else []), "latency"]
     headers += board.metric_names
@@ -31,6 +36,10 @@ def render_board(board: Board, fmt: str = "simple") -> str:
         ]
         if show_unscored:
             cells.append(row.unscored)
+        if show_flaky:
+            cells.append(row.flaky)
+        if board.k is not None:
+            cells += [_share(row.pass_at_k), _share(row.pass_hat_k)]
         cells += [row.tokens, _money(row.cost)]
         if show_judge:
             cells.append(_money(row.judge_cost))
@@ -50,12 +59,14 @@ def spending(
 ) -> str:
     """One line on what the run spent, what the cache saved and what budgets stopped;
     `spent_on_calls` (the engine's total) also counts answers whose cases never ran."""
-    cached = [r for r in records if r.cached]
-    spent = sum(r.cost for r in records if not r.cached) + sum(r.judge_cost for r in records)
+    answers = [a for r in records for a in _answers(r)]
+    cached = [cost for was_cached, cost in answers if was_cached]
+    spent = sum(cost for was_cached, cost in answers if not was_cached)
+    spent += sum(r.judge_cost for r in records)
     unrecorded = (spent_on_calls or 0.0) - spent
-    parts = [f"{len(records)} answer{'' if len(records) == 1 else 's'} graded"]
+    parts = [f"{len(answers)} answer{'' if len(answers) == 1 else 's'} graded"]
     if cached:
-        saved = sum(r.cost for r in cached)
+        saved = sum(cached)
         parts.append(f"{len(cached)} from the response cache ({dollars(saved)} not spent again)")
     retried = sum(r.retries for r in records)
     if retried:
@@ -66,6 +77,13 @@ def spending(
     if budget_skips:
         line += f"; {budget_skips} not run: budget spent"
     return line
+
+
+def _answers(record: Record) -> list[tuple[bool, float]]:
+    """(from the cache, cost) of each answer a record graded: each sample of a repeated case."""
+    if record.samples:
+        return [(bool(s.get("cached")), float(s.get("cost") or 0.0)) for s in record.samples]
+    return [(record.cached, record.cost)]
 
 
 def formula(board: Board) -> str:

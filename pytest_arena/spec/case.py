@@ -26,6 +26,8 @@ class Case:
     options: Mapping[str, Any] = field(default_factory=dict)
     scoring: tuple[ComponentSpec, ...] | None = None  # a weighted scoring contract
     threshold: float | None = None
+    repeat: tuple[int, int] | None = None  # (min, max) samples; None: the project's
+    min_pass_rate: float | None = None  # None: the dataset's, else the project's
     metadata: Mapping[str, Any] = field(default_factory=dict)
     project: str = ""
     source: Path = Path("arena.yaml")

@@ -127,6 +127,8 @@ def _case(
         eval_type=spec.eval_type,
         scoring=tuple(spec.scoring) if spec.scoring is not None else None,
         threshold=spec.threshold,
+        repeat=None if spec.repeat is None else (spec.repeat.min, spec.repeat.max),
+        min_pass_rate=spec.min_pass_rate,
         options=spec.options,
         metadata=spec.metadata,
         project=project.name,
@@ -289,6 +291,10 @@ def _load_row(
         raw["scoring"] = [c.model_dump(exclude_unset=True) for c in dataset.scoring]
     if dataset.threshold is not None:
         raw["threshold"] = dataset.threshold
+    if dataset.repeat is not None:
+        raw["repeat"] = dataset.repeat
+    if dataset.min_pass_rate is not None:
+        raw["min_pass_rate"] = dataset.min_pass_rate
     misspelt = _misspelt_field(values, raw, fields)
     if misspelt:
         key, meant = misspelt

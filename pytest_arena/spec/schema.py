@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal
 
@@ -72,6 +73,7 @@ def _some_weight(scoring: list[ComponentSpec] | None) -> list[ComponentSpec] | N
 class MetricsSpec(Strict):
     weights: dict[str, Finite] = Field(default_factory=dict)
     lower_is_better: list[str] = Field(default_factory=list)
+    pass_k: int | None = Field(None, ge=1)  # the k of pass@k and pass^k; default: the repeats
 
     @field_validator("weights")
     @classmethod
@@ -158,8 +160,84 @@ class ComponentSpec(Strict):
 
 Threshold = Annotated[float, Field(ge=0, le=1)]
 
+MAX_REPEAT = 1000
+_REPEAT_FIX = (
+    "give the samples per case as a whole number, 1 or more (repeat: 5), or a range for"
+    " sequential sampling (repeat: {min: 3, max: 10})"
+)
 
-class DatasetSpec(Strict):
+
+class RepeatSpec(Strict):
+    """How many samples of a case to draw: `min` of them, then more one by one until the
+    verdict is clear or `max` are drawn. `repeat: N` is `{min: N, max: N}`."""
+
+    min: int
+    max: int
+
+
+def repeat_of(value: Any) -> Any:
+    """`repeat: N` or `repeat: {min: A, max: B}` as a RepeatSpec; ValueError with the fix."""
+    if isinstance(value, RepeatSpec) or value is None:
+        return value
+    if isinstance(value, dict):
+        unknown = sorted(str(k) for k in value if k not in ("min", "max"))
+        if unknown or "min" not in value or "max" not in value:
+            what = f"unknown key '{unknown[0]}'" if unknown else "it needs both 'min' and 'max'"
+            raise ValueError(f"repeat as a range: {what}; {_REPEAT_FIX}")
+        low, high = _samples(value["min"], "repeat.min"), _samples(value["max"], "repeat.max")
+        if low > high:
+            raise ValueError(
+                f"repeat: min {low} is above max {high}: no number of samples fits; give min at"
+                f" most max (repeat: {{min: {high}, max: {low}}}), or one number (repeat: {low})"
+            )
+        return RepeatSpec(min=low, max=high)
+    count = _samples(value, "repeat")
+    return RepeatSpec(min=count, max=count)
+
+
+def _samples(value: Any, name: str) -> int:
+    whole = isinstance(value, int | float) and math.isfinite(value) and value == int(value)
+    if isinstance(value, bool) or not whole:
+        raise ValueError(f"{name}: {value!r} is not a number of samples; {_REPEAT_FIX}")
+    if not 1 <= value <= MAX_REPEAT:
+        raise ValueError(
+            f"{name}: {int(value)} samples "
+            + ("draws none of a case" if value < 1 else f"is more than {MAX_REPEAT}")
+            + f"; {_REPEAT_FIX}"
+        )
+    return int(value)
+
+
+def min_pass_rate_of(value: Any) -> Any:
+    if value is None:
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise ValueError(
+            f"min_pass_rate {value!r} is the share of a case's samples that must pass: give a"
+            " number above 0 and at most 1, such as 0.8 (80%); 1, the default, means every"
+            " sample"
+        )
+    return float(value)
+
+
+class SamplingSettings(Strict):
+    """What a project, a dataset and a case may each set about repeats."""
+
+    repeat: RepeatSpec | None = None
+    min_pass_rate: float | None = None
+
+    @field_validator("repeat", mode="before")
+    @classmethod
+    def _repeat(cls, value: Any) -> Any:
+        return repeat_of(value)
+
+    @field_validator("min_pass_rate", mode="before")
+    @classmethod
+    def _rate(cls, value: Any) -> Any:
+        return min_pass_rate_of(value)
+
+
+class DatasetSpec(SamplingSettings):
     path: str
     format: Literal["yaml", "jsonl", "csv"] | None = None
     fields: FieldMap = Field(default_factory=FieldMap)
@@ -184,7 +262,7 @@ class Message(Strict):
     content: str
 
 
-class CaseSpec(Strict):
+class CaseSpec(SamplingSettings):
     """One case as written in `tests:` or produced from a dataset row."""
 
     id: str
@@ -221,7 +299,7 @@ class BudgetSpec(Strict):
     max_cost: float | None = Field(None, ge=0)  # dollars; no call starts once spent
 
 
-class ProjectSpec(Strict):
+class ProjectSpec(SamplingSettings):
     """The whole of `arena.yaml`. Cases are validated one by one, apart."""
 
     name: str | None = None
@@ -235,6 +313,7 @@ class ProjectSpec(Strict):
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
     budget: BudgetSpec = Field(default_factory=BudgetSpec)
     gate: GateSpec | None = None
+    flaky: Literal["fail", "pass"] = "fail"  # whether a FLAKY case fails the run
     tests: list[Any] = Field(default_factory=list)
     datasets: list[DatasetSpec] = Field(default_factory=list)
 

@@ -15,13 +15,13 @@ top(
     "top_misspelt_key",
     "model: [sim_perfect]\n" + OK_CASE,
     "projects/top_misspelt_key/arena.yaml:1: model: unknown key 'model'",
-    "  fix: did you mean 'models'? known keys here: budget, datasets, description, gate,*",
+    "  fix: did you mean 'models'? known keys here: budget, datasets, description, flaky, gate,*",
 )
 top(
     "top_unknown_key",
     "models: [sim_perfect]\ncolour: blue\n" + OK_CASE,
     "projects/top_unknown_key/arena.yaml:2: colour: unknown key 'colour'",
-    "  fix: known keys here: budget, datasets, description, gate,*",
+    "  fix: known keys here: budget, datasets, description, flaky, gate,*",
 )
 top(
     "top_tests_mapping",
@@ -235,7 +235,7 @@ blocks(
     "metrics_misspelt_weights",
     "models: [sim_perfect]\nmetrics:\n  weight: {accuracy: 1}\n" + OK_CASE,
     "projects/metrics_misspelt_weights/arena.yaml:3: metrics.weight: unknown key 'weight'",
-    "  fix: did you mean 'weights'? known keys here: lower_is_better, weights",
+    "  fix: did you mean 'weights'? known keys here: lower_is_better, pass_k, weights",
 )
 blocks(
     "metrics_weight_word",
