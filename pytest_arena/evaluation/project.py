@@ -25,9 +25,11 @@ from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec import Case, ProjectFile, SpecError, load_project
 from pytest_arena.spec.errors import Problem, did_you_mean, location
+from pytest_arena.spec.loader import CaseProblem
 from pytest_arena.spec.python_files import project_package
 from pytest_arena.spec.schema import ComponentSpec
 from pytest_arena.spec.text_files import read_text
+from pytest_arena.spec.validation import dotted
 
 DEFAULT_SCORER = "exact_match"
 
@@ -130,6 +132,14 @@ class Project:
     def submit(self, key: str, request: Request) -> Call:
         """Start asking model `key` ahead of time; `engine.wait(call)` gives the result."""
         return self.engine.submit(self.connector(key), request, self.limits(key), (self.budget,))
+
+    def runs_on(self, case: Case, key: str) -> bool:
+        """Whether `case` runs on model `key`: its `models:` (its own or its dataset's) names
+        the key or one of the tags of the key's definition, or it has no `models:`."""
+        if case.models is None or key in case.models:
+            return True
+        definition = self.file.spec.models.define.get(key)
+        return definition is not None and not set(definition.tags).isdisjoint(case.models)
 
     def sampling(self, case: Case) -> Sampling:
         """How many samples of `case` to draw and the pass rate they need: --arena-repeat,
@@ -328,6 +338,7 @@ def load(
     """
     file = load_project(path)
     _check_gate_models(file)
+    _check_case_models(file)
     package = project_package(file.root)
     hooks = load_hooks(file.root, package)
     scorers = discover(file.root, package, BUILTINS, plugin_scorers, user_code.import_file)
@@ -376,6 +387,46 @@ def _check_gate_models(file: ProjectFile) -> None:
             )
     if problems:
         raise SpecError(problems)
+
+
+def _check_case_models(file: ProjectFile) -> None:
+    """Every name in a `models:` of a dataset or case is a model key or a tag of a model
+    definition: a dataset's mistake is the project's problem, a case's is that case's."""
+    defined = file.spec.models.define
+    keys = known_models(defined)
+    tags = sorted({tag for definition in defined.values() for tag in definition.tags})
+
+    def unknown(names: Sequence[str], path: Path, line: int | None, key: str) -> Problem | None:
+        for name in names:
+            if name not in keys and name not in tags:
+                hint = did_you_mean(name, [*keys, *tags])
+                known = f"model keys: {', '.join(keys)}"
+                known += f"; tags in models.define: {', '.join(tags)}" if tags else ""
+                return Problem(
+                    path,
+                    line,
+                    f"'{name}' is neither a model key nor a tag of a model in models.define",
+                    key=key,
+                    hint=(hint + " " if hint else "") + known,
+                )
+        return None
+
+    problems = []
+    for index, dataset in enumerate(file.spec.datasets):
+        loc = ("datasets", index, "models")
+        found = unknown(dataset.models or (), file.path, file.lines.line(loc), dotted(loc))
+        if found is not None:
+            problems.append(found)
+    if problems:
+        raise SpecError(problems)
+    kept = []
+    for case in file.cases:
+        found = unknown(case.models or (), case.source, case.line_of("models"), "models")
+        if found is None:
+            kept.append(case)
+        else:
+            file.problems.append(CaseProblem(case.id, found, case.dataset))
+    file.cases[:] = kept
 
 
 def _first(*values: float | None) -> float | None:

@@ -303,6 +303,8 @@ def case_items(
         plan = str(exc)
     source = case.source if isinstance(parent, DatasetNode) else parent.path
     for model in models:
+        if not project.runs_on(case, model):
+            continue  # `models:` keeps the case off this model: not collected, not skipped
         name = f"{case.id}[{model}]"
         yield ArenaItem.from_parent(
             parent,

@@ -98,6 +98,7 @@ def _project(board: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dict
         "metric_names": list(board.get("metric_names") or []),
         "weights": dict(board.get("weights") or {}),
         "warnings": list(board.get("warnings") or []),
+        "notes": list(board.get("notes") or []),
         "show_unscored": any(r.get("unscored") for r in rows),
         "show_judge": any(r.get("judge_cost") for r in rows),
         "plots": [

@@ -149,6 +149,7 @@ def _board(board: Board) -> dict[str, Any]:
         "metric_names": list(board.metric_names),
         "warnings": list(board.warnings),
         "k": board.k,
+        "notes": list(board.notes),
         "rows": [_row(r) for r in board.rows],
     }
 

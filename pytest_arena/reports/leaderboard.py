@@ -49,6 +49,7 @@ class Board:
     metric_names: list[str]
     warnings: list[str] = field(default_factory=list)
     k: int | None = None  # the k of pass@k and pass^k; None: no case was repeated
+    notes: list[str] = field(default_factory=list)  # how to read it, e.g. uneven case counts
     mistakes: list[str] = field(default_factory=list)  # settings that make it wrong: fail the run
 
 
@@ -101,7 +102,9 @@ def build_board(project: str, records: list[Record]) -> Board:
     rows.sort(key=lambda r: (-r.composite, -(r.accuracy or 0.0), r.model))
     for rank, row in enumerate(rows, start=1):
         row.rank = rank
-    return Board(project, rows, weights, metric_names, warnings, k, mistakes)
+    return Board(
+        project, rows, weights, metric_names, warnings, k, _uneven(by_model), mistakes=mistakes
+    )
 
 
 def _tries(record: Record) -> tuple[int, int] | None:
@@ -140,6 +143,22 @@ def _pass_k(records: list[Record], k: int) -> tuple[float | None, float | None]:
     if not at:
         return None, None
     return sum(at) / len(at), sum(hat) / len(hat)
+
+
+def _uneven(by_model: dict[str, list[Record]]) -> list[str]:
+    """A note when the models did not all answer the same cases (a case's `models:`, or a
+    selection such as -k): each row is then on the cases its model answered."""
+    answered = {model: {r.case_id for r in found} for model, found in by_model.items()}
+    every = set().union(*answered.values()) if answered else set()
+    some = {case for case in every if any(case not in mine for mine in answered.values())}
+    if not some:
+        return []
+    counts = ", ".join(f"{model} {len(answered[model])}" for model in sorted(answered))
+    return [
+        f"{len(some)} of {len(every)} case{'s' if len(every) != 1 else ''} ran on only some"
+        f" models ('models:' in arena.yaml, or the run's selection), so each row counts the"
+        f" cases its model answered ({counts}): compare rows on those"
+    ]
 
 
 def _row(model: str, records: list[Record]) -> Row:

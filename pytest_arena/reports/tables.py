@@ -50,6 +50,7 @@ def render_board(board: Board, fmt: str = "simple") -> str:
 
     text = tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True, stralign="right")
     lines = [text, f"composite = {formula(board)}"]
+    lines += [f"note: {n}" for n in board.notes]
     lines += [f"warning: {w}" for w in board.warnings]
     return "\n".join(lines)
 

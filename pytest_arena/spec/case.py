@@ -29,6 +29,7 @@ class Case:
     repeat: tuple[int, int] | None = None  # (min, max) samples; None: the project's
     min_pass_rate: float | None = None  # None: the dataset's, else the project's
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    models: tuple[str, ...] | None = None  # model keys or tags it runs on; None: every model
     project: str = ""
     source: Path = Path("arena.yaml")
     line: int = 1

@@ -131,6 +131,7 @@ def _case(
         min_pass_rate=spec.min_pass_rate,
         options=spec.options,
         metadata=spec.metadata,
+        models=tuple(spec.models) if spec.models is not None else None,
         project=project.name,
         source=source,
         line=line,
@@ -260,7 +261,7 @@ def _load_row(
             raw["input"] = raw_input
     else:
         take("input", fields.input)
-    for field_name in ("reference", "tags", "weight", "eval_type"):
+    for field_name in ("reference", "tags", "weight", "eval_type", "models"):
         take(field_name, getattr(fields, field_name))
     if "input" not in raw:
         column = column_of.get("input") or (
@@ -287,6 +288,8 @@ def _load_row(
     if isinstance(tags, list):
         raw["tags"] = [*dataset.tags, *tags]
     raw.setdefault("eval_type", dataset.eval_type)
+    if dataset.models is not None:
+        raw.setdefault("models", dataset.models)
     if dataset.scoring is not None and "eval_type" not in column_of:
         raw["scoring"] = [c.model_dump(exclude_unset=True) for c in dataset.scoring]
     if dataset.threshold is not None:

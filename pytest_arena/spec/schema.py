@@ -11,6 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 CASE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
+def names_list(value: Any) -> Any:
+    """`a, b` or `a b` written as one string: the list of its names."""
+    if isinstance(value, str):
+        return [t for t in re.split(r"[,;|\s]+", value) if t]
+    return value
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -37,6 +44,12 @@ class ModelDef(BaseModel):
     max_retries: int | None = Field(None, ge=0, le=20)
     backoff: float | None = Field(None, ge=0)  # seconds before the first retry; doubles
     cache: bool | None = None  # None: the connector's default
+    tags: list[str] = Field(default_factory=list)  # names that cases' `models:` may use
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _tags_list(cls, value: Any) -> Any:
+        return names_list(value)
 
     def settings(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
@@ -129,6 +142,7 @@ class FieldMap(Strict):
     tags: str | None = "tags"
     weight: str | None = "weight"
     eval_type: str | None = "eval_type"
+    models: str | None = "models"
 
 
 class ComponentSpec(Strict):
@@ -245,6 +259,12 @@ class DatasetSpec(SamplingSettings):
     eval_type: str | None = None
     scoring: list[ComponentSpec] | None = None
     threshold: Threshold | None = None
+    models: list[str] | None = None  # model keys or tags: its cases run on these only
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _models_list(cls, value: Any) -> Any:
+        return names_list(value)
 
     _scoring = field_validator("scoring")(_some_weight)
 
@@ -275,6 +295,12 @@ class CaseSpec(SamplingSettings):
     scoring: list[ComponentSpec] | None = None
     threshold: Threshold | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    models: list[str] | None = None  # model keys or tags: the case runs on these only
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _models_list(cls, value: Any) -> Any:
+        return names_list(value)
 
     _scoring = field_validator("scoring")(_some_weight)
 
@@ -290,9 +316,7 @@ class CaseSpec(SamplingSettings):
     @field_validator("tags", mode="before")
     @classmethod
     def _tags_list(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [t for t in re.split(r"[,;|\s]+", value) if t]
-        return value
+        return names_list(value)
 
 
 class BudgetSpec(Strict):

@@ -17,7 +17,7 @@ datasets(
         "q.jsonl": ROWS,
     },
     "projects/datasets_misspelt_field/arena.yaml:4: datasets[[]0].fields.inptu: unknown key 'inptu'",
-    "  fix: did you mean 'input'? known keys here: eval_type, id, input, reference, tags, weight",
+    "  fix: did you mean 'input'? known keys here: eval_type, id, input, models, reference, tags, weight",
 )
 datasets(
     "datasets_unknown_format",
