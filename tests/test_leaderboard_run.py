@@ -49,7 +49,7 @@ def test_a_weight_on_a_metric_nobody_emits_is_said_at_its_line_and_fails_the_run
         "tests:\n  - {id: a, input: x, reference: x}\n",
     )
     said = (
-        "projects/table/arena.yaml:5: metrics.weights names 'citaton_rate', which no record has"
+        "projects/table/arena.yaml:11: metrics.weights names 'citaton_rate', which no record has"
         " (did you mean 'citation_rate'?); it is left out of the composite, and the run fails"
     )
     result = pytester.runpytest("projects/table")
@@ -57,10 +57,10 @@ def test_a_weight_on_a_metric_nobody_emits_is_said_at_its_line_and_fails_the_run
     result = pytester.runpytest("projects/green")  # every case passed: the weight fails it
     result.stdout.fnmatch_lines(
         [
-            "*1 passed*",
             "arena: the run fails: a leaderboard's settings name what no record has",
             "  projects/green/arena.yaml:3: metrics.weights names 'acuracy', which no record"
             " has (did you mean 'accuracy'?)*",
+            "*1 passed*",
         ]
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
