@@ -52,7 +52,7 @@ class Record:
     metrics: dict[str, float] = field(default_factory=dict)
     tokens_in: int = 0
     tokens_out: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0  # None: the model's price is unknown (never shown as $0)
     latency_ms: float | None = None
     retries: int = 0  # tries the engine repeated after 429, 5xx, dropped connections, timeouts
     cached: bool = False  # answered from the response cache: no call, nothing spent this run

@@ -106,7 +106,7 @@ class Connector(ABC):
     ) -> None:
         self.key = key
         self.settings = settings
-        self.price = price or self.default_price or Price()
+        self.price = price or self.default_price  # None: unknown, so is the cost
         self.root = root  # the project folder: where relative paths in settings start
 
     @classmethod
@@ -160,9 +160,12 @@ class Connector(ABC):
         """Release clients and sessions; called once on the engine's loop at the end."""
         return None
 
-    def cost_of(self, response: Response) -> float:
+    def cost_of(self, response: Response) -> float | None:
+        """Dollars, from the connector's own figure or the price; None when neither is known."""
         if response.cost is not None:
             return response.cost
+        if self.price is None:
+            return None
         return (
             response.tokens_in * self.price.input_per_mtok
             + response.tokens_out * self.price.output_per_mtok

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from pytest_arena.connectors import providers
 from pytest_arena.connectors.base import (
     Connector,
     ConnectorError,
@@ -101,12 +102,17 @@ class HttpConnector(Connector):
                     f"put it under params: 'params: {{{name}: {json.dumps(value)}}}'",
                 )
         data = {"model": key, **raw}
-        data.setdefault("base_url", cls.default_base_url)
-        if "api_key_env" not in data and _same_host(data["base_url"], cls.default_base_url):
-            # The provider's own key goes to the provider only: another server gets no key
-            # unless `api_key_env` names one.
+        written = "base_url" in data
+        if not written:  # the provider's, or where its own client's variable points
+            env = providers.BASE_URL_ENV.get(cls.name, "")
+            data["base_url"] = os.environ.get(env, "").strip() or cls.default_base_url
+        if "api_key_env" not in data and (
+            not written or _same_host(data["base_url"], cls.default_base_url)
+        ):
+            # The provider's own key goes to the provider (or where the user's variable sends
+            # its client) only: another server gets no key unless `api_key_env` names one.
             data["api_key_env"] = cls.default_key_env
-        return data, cls.default_price
+        return data, cls.default_price or providers.known_price(cls.name, str(data["model"]))
 
     def __repr__(self) -> str:
         s = self.settings

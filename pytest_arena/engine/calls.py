@@ -43,7 +43,7 @@ class CallResult:
     retries: int = 0
     cached: bool = False
     latency_ms: float = 0.0
-    cost: float = 0.0
+    cost: float | None = 0.0  # None: the model's price is unknown
     warning: str | None = None  # the call worked, but something beside it did not
 
 
@@ -346,7 +346,7 @@ class Engine:
         response.retries = retries
         cost = connector.cost_of(response)
         for budget in budgets:
-            budget.charge(cost)
+            budget.charge(cost or 0.0)  # an unknown price cannot count against a budget
         return CallResult(response, retries=retries, latency_ms=response.latency_ms, cost=cost)
 
     def _workspace(self, request: Request) -> Path:

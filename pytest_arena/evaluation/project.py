@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pytest_arena.connectors import CONNECTORS, Connector, Request, build_connector
+from pytest_arena.connectors import CONNECTORS, Connector, Request, build_connector, providers
 from pytest_arena.connectors.registry import known_models
 from pytest_arena.engine.budget import Budget
 from pytest_arena.engine.calls import Call, CallResult, Engine
@@ -373,7 +373,7 @@ def _check_gate_models(file: ProjectFile) -> None:
     known = known_models(defined)
     problems = []
     for key in gate.models if gate is not None else {}:
-        if key not in known:
+        if key not in known and providers.split(key) is None:
             hint = did_you_mean(key, known)
             problems.append(
                 Problem(

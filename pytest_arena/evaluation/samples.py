@@ -142,7 +142,9 @@ def combine(samples: Sequence[Record], status: str, sampling: Sampling) -> Recor
         metrics=_mean_metrics(samples),
         tokens_in=sum(s.tokens_in for s in samples),
         tokens_out=sum(s.tokens_out for s in samples),
-        cost=math.fsum(s.cost for s in samples),
+        cost=None
+        if any(s.cost is None for s in samples)
+        else math.fsum(s.cost or 0.0 for s in samples),
         latency_ms=math.fsum(latencies) / len(latencies) if latencies else None,
         retries=sum(s.retries for s in samples),
         cached=all(s.cached for s in samples),
@@ -152,6 +154,12 @@ def combine(samples: Sequence[Record], status: str, sampling: Sampling) -> Recor
         samples=[s.sample_dict() for s in samples],
         sampling=summary,
     )
+
+
+def _total_cost(samples: Sequence[Record]) -> float | None:
+    """What the samples cost; None when any one's price is unknown."""
+    costs = [s.cost for s in samples]
+    return None if None in costs else math.fsum(c or 0.0 for c in costs)
 
 
 def _mean_metrics(samples: Sequence[Record]) -> dict[str, float]:

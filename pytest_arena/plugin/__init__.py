@@ -17,7 +17,7 @@ import pytest
 
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
-from pytest_arena.plugin import failure_style, options, outputs
+from pytest_arena.plugin import failure_style, options, outputs, progress_line
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.plugin.terminal import RECORD_ATTR, ArenaReporter
 from pytest_arena.plugin.xdist_controller import COLLECTED, LEDGERS
@@ -81,6 +81,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     outputs.add_options(group)
     failure_style.add_options(group, parser)
+    progress_line.add_options(group)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -100,6 +101,7 @@ def pytest_configure(config: pytest.Config) -> None:
         style = failure_style.FailureStyle(config, RECORD_ATTR)
         config.pluginmanager.register(style, FAILURE_STYLE)
         config.pluginmanager.register(ArenaReporter(state, style), REPORTER)
+    progress_line.register(config)
     outputs.register(config, state, RECORD_ATTR)
 
 

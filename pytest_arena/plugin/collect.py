@@ -17,6 +17,7 @@ from pytest_arena.engine.calls import Call, CallResult
 from pytest_arena.evaluation import samples
 from pytest_arena.evaluation.case_run import Outcome, Prepared, finish, prepare
 from pytest_arena.evaluation.project import Plan, PlanError, Project, load
+from pytest_arena.plugin import progress_line
 from pytest_arena.plugin.outputs import where_whole
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import ERROR, FAILED, FLAKY, Record
@@ -391,6 +392,9 @@ class ArenaItem(pytest.Item):
         request, call = prepared.request, None
         if request is not None and not self.project.connector(self.model).is_inline():
             call = self.project.submit(self.model, request)
+        line = progress_line.of(self.config)
+        if line is not None:
+            line.launched(call)
         return prepared, call
 
     def runtest(self) -> None:
@@ -398,6 +402,7 @@ class ArenaItem(pytest.Item):
         self.start()
         assert self.pending is not None
         sampling = self.sampling
+        line = progress_line.of(self.config)
         drawn: list[Record] = []
         status: str | None = None
         while status is None:
@@ -406,10 +411,14 @@ class ArenaItem(pytest.Item):
             prepared, call = self.pending.pop(0)
             if prepared.request is None:
                 result = CallResult()
-            elif call is not None:
-                result = self.project.engine.wait(call)
-            else:
+            elif call is None:
                 result = self.project.call(self.model, prepared.request)
+            elif line is not None:
+                result = line.wait(self.project.engine, call)
+            else:
+                result = self.project.engine.wait(call)
+            if line is not None and call is None:
+                line.count(result)
             if result.skipped is not None:
                 self.pending = []
                 pytest.skip(result.skipped)

@@ -151,6 +151,12 @@ def render(report: Mapping[str, Any], *, title: str = "pytest-arena report") -> 
     )
 
 
+def render_template(name: str, **values: Any) -> str:
+    """Another page of `templates/` (such as `arena compare`'s), autoescaped, with the
+    report's style as `style`."""
+    return str(_environment().get_template(name).render(style=_asset("report.css"), **values))
+
+
 def write_html(path: Path, report: Mapping[str, Any]) -> None:
     """Write the page to `path` whole, or not at all (through a temporary file)."""
     path.parent.mkdir(parents=True, exist_ok=True)

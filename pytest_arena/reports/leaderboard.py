@@ -25,8 +25,8 @@ class Row:
     accuracy: float | None = None
     pass_rate: float | None = None
     tokens: int = 0
-    cost: float = 0.0
-    latency: float | None = None  # mean milliseconds per call
+    cost: float | None = 0.0  # None: some answer's price is unknown
+    latency: float | None = None  # mean milliseconds per live call (cached answers left out)
     judge_cost: float = 0.0  # what grading cost, apart from the model's own cost
     metrics: dict[str, float] = field(default_factory=dict)
     composite: float = 0.0
@@ -182,9 +182,9 @@ def _row(model: str, records: list[Record]) -> Row:
             score_sum += r.weight * score
             weight_sum += r.weight
         row.tokens += r.tokens_in + r.tokens_out
-        row.cost += r.cost
+        row.cost = None if row.cost is None or r.cost is None else row.cost + r.cost
         row.judge_cost += r.judge_cost
-        if r.latency_ms is not None:
+        if r.latency_ms is not None and not r.cached:  # a cached answer took no time now
             latencies.append(r.latency_ms)
         for name, value in r.metrics.items():
             sums = metric_sums.setdefault(name, [0.0, 0.0])

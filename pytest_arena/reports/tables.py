@@ -8,6 +8,8 @@ from pytest_arena.engine.money import dollars
 from pytest_arena.record import Record
 from pytest_arena.reports.leaderboard import Board, Row
 
+UNKNOWN = "\u2013"  # an en dash: a cost no price gives (never $0)
+
 
 def render_board(board: Board, fmt: str = "simple") -> str:
     show_unscored = any(r.unscored for r in board.rows)
@@ -61,9 +63,10 @@ def spending(
     """One line on what the run spent, what the cache saved and what budgets stopped;
     `spent_on_calls` (the engine's total) also counts answers whose cases never ran."""
     answers = [a for r in records for a in _answers(r)]
-    cached = [cost for was_cached, cost in answers if was_cached]
-    spent = sum(cost for was_cached, cost in answers if not was_cached)
+    cached = [cost or 0.0 for was_cached, cost in answers if was_cached]
+    spent = sum(cost or 0.0 for was_cached, cost in answers if not was_cached)
     spent += sum(r.judge_cost for r in records)
+    unpriced = sum(cost is None for was_cached, cost in answers if not was_cached)
     unrecorded = (spent_on_calls or 0.0) - spent
     parts = [f"{len(answers)} answer{'' if len(answers) == 1 else 's'} graded"]
     if cached:
@@ -73,6 +76,9 @@ def spending(
     if retried:
         parts.append(f"{retried} retries")
     line = ", ".join(parts) + f"; {dollars(spent)} spent on models and judges"
+    if unpriced:
+        line += f", and an unknown amount on {unpriced} answer{'' if unpriced == 1 else 's'}"
+        line += " of models without a price (set price: in models.define)"
     if unrecorded > 1e-9:
         line += f", and {dollars(unrecorded)} on answers to cases the run stopped before"
     if budget_skips:
@@ -80,11 +86,16 @@ def spending(
     return line
 
 
-def _answers(record: Record) -> list[tuple[bool, float]]:
-    """(from the cache, cost) of each answer a record graded: each sample of a repeated case."""
+def _answers(record: Record) -> list[tuple[bool, float | None]]:
+    """(from the cache, cost) of each answer a record graded: each sample of a repeated case;
+    a cost of None is unknown (no price)."""
     if record.samples:
-        return [(bool(s.get("cached")), float(s.get("cost") or 0.0)) for s in record.samples]
+        return [(bool(s.get("cached")), _cost(s.get("cost"))) for s in record.samples]
     return [(record.cached, record.cost)]
+
+
+def _cost(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
 
 
 def formula(board: Board) -> str:
@@ -100,7 +111,9 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
 
 
-def _money(value: float) -> str:
+def _money(value: float | None) -> str:
+    if value is None:
+        return UNKNOWN
     return f"${value:.2f}" if value >= 1 else f"${value:.6f}"
 
 

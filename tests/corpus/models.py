@@ -46,7 +46,8 @@ models(
     "models: [sim_perfec]\n" + OK_CASE,
     "projects/models_unknown_model/arena.yaml:1: model 'sim_perfec' is neither defined in"
     " models.define nor a builtin (sim_small, sim_large, sim_perfect, sim_echo, sim_judge)",
-    "  fix: did you mean 'sim_perfect'? define it under 'models: define: sim_perfec:' or pick a known model",
+    "  fix: did you mean 'sim_perfect'? define it under 'models: define: sim_perfec:', pick a"
+    " known model, or name a provider's model as openai:MODEL or anthropic:MODEL",
 )
 models(
     "models_unknown_connector",
