@@ -60,6 +60,7 @@ class Record:
     judge_cost: float = 0.0
     weight: float = 1.0
     tags: list[str] = field(default_factory=list)
+    group: str | None = None  # the case's `group`: cases sharing a context, clustered
     sample: int = 0
     error: str | None = None
     board: dict[str, Any] = field(default_factory=dict)  # the project's leaderboard settings

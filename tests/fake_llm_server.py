@@ -15,6 +15,7 @@ and Anthropic's `system`), so a test project can ask for a behaviour per case:
     [[fault=truncated]]                reply 200 and drop the connection halfway through the body
     [[fault=missing]]                  reply 200 with JSON lacking the expected fields
     [[fault=401 echo_headers=1]]       an error whose message quotes the request's headers
+    [[fault=400 about=image]]          an error saying image input is not supported
     [[together=20]]                    hold each such request until 20 are held at once
                                        (504 if they do not come within the hang limit)
 
@@ -361,6 +362,8 @@ class FakeLLMServer:
         elif retry_after is not None:
             headers["Retry-After"] = retry_after
         message = f"fake failure {status}"
+        if "about" in opts:  # [[fault=400 about=image]]: as a server refusing image input does
+            message += f": {opts['about']} input is not supported by this model"
         if "echo_headers" in opts:  # as servers that quote a bad key back do
             message += f" (you sent {dict(request.headers)})"
         return web.json_response(error(status, message), status=status, headers=headers)

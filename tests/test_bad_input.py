@@ -285,7 +285,11 @@ def test_an_eval_type_naming_no_scorer_lists_the_known_ones(
         ]
     )
     # the broken case still counts on the leaderboard, as an error for each model
-    result.stdout.re_match_lines([r"\s+\d\s+sim_perfect\s+0\.500\s+0\.500\s+50\.0%\s+2\s+0\s+1\s"])
+    result.stdout.re_match_lines(
+        [
+            r"\s+=?\d\s+sim_perfect\s+0\.500 ± 0\.500\s+0\.500 ± 0\.500\s+50\.0% ± 40\.5\s+2\s+0\s+1\s"
+        ]
+    )
 
 
 def test_a_misspelt_builtin_option_names_the_valid_options(

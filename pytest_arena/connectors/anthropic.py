@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from pytest_arena.connectors.base import Request, Response
 from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, answer
+from pytest_arena.spec.images import anthropic_content, content_text
 
 DEFAULT_MAX_TOKENS = 1024
 
@@ -34,11 +35,15 @@ class AnthropicConnector(HttpConnector):
         return self.settings.base_url.rstrip("/") + "/v1/messages"
 
     def body(self, request: Request) -> dict[str, Any]:
-        system = [m.get("content", "") for m in request.messages if m.get("role") == "system"]
+        system = [
+            content_text(m.get("content", ""))
+            for m in request.messages
+            if m.get("role") == "system"
+        ]
         messages = [
             {
                 "role": "assistant" if m.get("role") == "assistant" else "user",
-                "content": m["content"],
+                "content": anthropic_content(m["content"]),
             }
             for m in request.messages
             if m.get("role") != "system"

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from pytest_arena.spec.case import Case
+from pytest_arena.spec.images import content_text
 from pytest_arena.spec.schema import Price
 
 
@@ -20,7 +21,7 @@ class Request:
     """One call to a model: the rendered messages and the case they came from."""
 
     model: str
-    messages: list[dict[str, str]]
+    messages: list[dict[str, Any]]  # content: text, or OpenAI's parts (text, image_url)
     case: Case
     sample: int = 0
     params: dict[str, Any] = field(default_factory=dict)
@@ -28,10 +29,11 @@ class Request:
 
     @property
     def prompt(self) -> str:
-        """The content of the last user message."""
+        """The content of the last user message; of content parts, their text, each image
+        as `[image: its alt text]`."""
         for message in reversed(self.messages):
             if message.get("role") == "user":
-                return message.get("content", "")
+                return content_text(message.get("content", ""))
         return ""
 
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from pytest_arena.connectors.base import Request, Response
 from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, answer
+from pytest_arena.spec.images import without_alt
 
 
 class OpenAISettings(HttpSettings):
@@ -33,7 +34,7 @@ class OpenAIConnector(HttpConnector):
             **self.settings.params,
             **request.params,
             "model": self.settings.model,
-            "messages": request.messages,
+            "messages": without_alt(request.messages),
         }
 
     def auth_headers(self, key: str) -> dict[str, str]:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pytest_arena.connectors.base import Connector, Request, Response, estimate_tokens
 from pytest_arena.connectors.sim_answers import OFF_TOPIC, judge_reply, variant, wrong
 from pytest_arena.spec.case import as_text
+from pytest_arena.spec.images import IMAGE_TOKENS, content_text, image_count
 from pytest_arena.spec.schema import Price
 
 
@@ -131,7 +132,10 @@ class SimConnector(Connector):
         latency = s.latency_ms
         if s.latency_jitter_ms:
             latency = max(0.0, latency + rng.uniform(-s.latency_jitter_ms, s.latency_jitter_ms))
-        tokens_in = sum(estimate_tokens(m.get("content", "")) + 4 for m in request.messages)
+        tokens_in = sum(
+            estimate_tokens(content_text(m.get("content", ""))) + 4 for m in request.messages
+        )
+        tokens_in += IMAGE_TOKENS * image_count(request.messages)
         return Response(
             text=text,
             tokens_in=tokens_in,

@@ -19,6 +19,7 @@ from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.contract import Part, combine
 from pytest_arena.spec import Case
+from pytest_arena.spec.images import shortened
 from pytest_arena.spec.template import render_messages
 
 
@@ -63,6 +64,7 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
         reference=case.reference,
         weight=case.weight,
         tags=list(case.tags),
+        group=case.group,
         sample=sample,
         board=project.board(),
     )
@@ -99,7 +101,7 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
         prepared.stop = stop
     else:
         prepared.request = request
-        record.messages = [dict(m) for m in request.messages]
+        record.messages = shortened(request.messages)  # an inline image's bytes: only their size
     return prepared
 
 

@@ -374,6 +374,7 @@ class ArenaItem(pytest.Item):
                 error=self.plan,
                 weight=self.case.weight,
                 tags=list(self.case.tags),
+                group=self.case.group,
                 board=self.project.board(),
             )
             raise CaseError(self.plan)

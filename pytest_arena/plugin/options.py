@@ -24,7 +24,11 @@ def check(config: pytest.Config) -> None:
     problems.append(_models(config.getoption("arena_models", None)))
     problems.append(_repeat(config.getoption("arena_repeat", None)))
     problems.append(failure_style.check(config))
-    for name, example in (("arena_json", "arena.json"), ("arena_html", "arena.html")):
+    for name, example in (
+        ("arena_json", "arena.json"),
+        ("arena_html", "arena.html"),
+        ("arena_save_baseline", "baseline.json"),
+    ):
         raw = config.getoption(name, None)
         if raw is not None:
             option = "--" + name.replace("_", "-")

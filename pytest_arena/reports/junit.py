@@ -13,11 +13,13 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_arena.record import Record
 from pytest_arena.reports.failures import message
+from pytest_arena.reports.leaderboard import Board
 
 METRIC_PREFIX = "metric."
 PER_CASE_FAMILIES = ("xunit1", "legacy")  # the junit_family values whose testcases hold properties
@@ -49,6 +51,26 @@ def properties(record: Record) -> list[tuple[str, str]]:
             ("min_pass_rate", sampling.get("min_pass_rate")),
         ]
     pairs += [(METRIC_PREFIX + name, value) for name, value in sorted(record.metrics.items())]
+    return [(name, _text(value)) for name, value in pairs]
+
+
+def board_properties(boards: Iterable[Board]) -> list[tuple[str, str]]:
+    """Each board's composite, accuracy and pass rate per model, with their 95% bounds, and
+    its rank as shown (`=2`: tied), as `arena.PROJECT.MODEL.NAME` pairs."""
+    pairs: list[tuple[str, Any]] = []
+    for board in boards:
+        for row in board.rows:
+            head = f"arena.{board.project}.{row.model}"
+            pairs.append((f"{head}.rank", row.rank_label or str(row.rank)))
+            for name in ("composite", "accuracy", "pass_rate"):
+                value = getattr(row, name)
+                if value is None:
+                    continue
+                pairs.append((f"{head}.{name}", value))
+                interval = row.intervals.get(name)
+                if interval is not None and interval.low is not None:
+                    pairs += [(f"{head}.{name}.low", interval.low)]
+                    pairs += [(f"{head}.{name}.high", interval.high)]
     return [(name, _text(value)) for name, value in pairs]
 
 

@@ -6,7 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from pytest_arena.record import ERROR, FAILED, FLAKY, PASSED, UNSCORED, Record
-from pytest_arena.reports.statistics import pass_at_k, pass_hat_k
+from pytest_arena.reports import verdicts
+from pytest_arena.reports.statistics import Interval, pass_at_k, pass_hat_k
 from pytest_arena.spec.errors import did_you_mean
 
 BUILTIN_DIMENSIONS = ("accuracy", "pass_rate", "cost", "latency", "tokens")
@@ -31,6 +32,8 @@ class Row:
     metrics: dict[str, float] = field(default_factory=dict)
     composite: float = 0.0
     rank: int = 0
+    rank_label: str = ""  # "=2": ranked with others the data cannot tell apart
+    intervals: dict[str, Interval] = field(default_factory=dict)  # by dimension, 95%
     pass_at_k: float | None = None  # with repeats: the mean over cases of pass@k, pass^k
     pass_hat_k: float | None = None
 
@@ -51,6 +54,8 @@ class Board:
     k: int | None = None  # the k of pass@k and pass^k; None: no case was repeated
     notes: list[str] = field(default_factory=list)  # how to read it, e.g. uneven case counts
     mistakes: list[str] = field(default_factory=list)  # settings that make it wrong: fail the run
+    comparisons: list[verdicts.Comparison] = field(default_factory=list)  # each against the leader
+    power: verdicts.Power | None = None
 
 
 def build_boards(records: Iterable[Record]) -> list[Board]:
@@ -102,9 +107,62 @@ def build_board(project: str, records: list[Record]) -> Board:
     rows.sort(key=lambda r: (-r.composite, -(r.accuracy or 0.0), r.model))
     for rank, row in enumerate(rows, start=1):
         row.rank = rank
-    return Board(
+    board = Board(
         project, rows, weights, metric_names, warnings, k, _uneven(by_model), mistakes=mistakes
     )
+    _judge(board, by_model, lower)
+    return board
+
+
+def _judge(
+    board: Board, by_model: Mapping[str, list[Record]], lower: frozenset[str] | set[str]
+) -> None:
+    """Intervals on the board's numbers, each model against the leader, ties, the power."""
+    rows = board.rows
+    for row in rows:
+        row.intervals = verdicts.row_intervals(by_model[row.model])
+    plain = set(board.weights) == {"accuracy"} and all(
+        r.accuracy is not None and 0.0 <= r.accuracy <= 1.0 for r in rows
+    )  # the composite is the accuracy itself
+    boot: dict[str, Interval] = {}
+    if plain:
+        for row in rows:
+            row.intervals["composite"] = row.intervals["accuracy"]
+    elif board.weights:
+
+        def composites(drawn: dict[str, list[Record]]) -> dict[str, float]:
+            drawn_rows = [_row(m, found) for m, found in drawn.items() if found]
+            return {r.model: composite(r, drawn_rows, board.weights, lower) for r in drawn_rows}
+
+        boot = verdicts.composite_intervals(by_model, composites)
+        for row in rows:
+            if row.model in boot:
+                row.intervals["composite"] = boot[row.model]
+    if not rows:
+        return
+    leader = rows[0]
+    board.comparisons = [
+        verdicts.compare(r.model, by_model[r.model], leader.model, by_model[leader.model])
+        for r in rows[1:]
+    ]
+    head, members = rows[0], [rows[0]]
+    groups = [members]
+    for row in rows[1:]:
+        if plain:
+            apart = verdicts.compare(
+                row.model, by_model[row.model], head.model, by_model[head.model]
+            ).significant
+        else:
+            apart = verdicts.separated(boot.get(f"{row.model} - {head.model}"))
+        if apart:
+            head, members = row, [row]
+            groups.append(members)
+        else:
+            members.append(row)
+    for members in groups:
+        for row in members:
+            row.rank_label = f"={members[0].rank}" if len(members) > 1 else str(row.rank)
+    board.power = verdicts.power_line([r.model for r in rows], by_model)
 
 
 def _tries(record: Record) -> tuple[int, int] | None:

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from pytest_arena.engine.money import dollars
 from pytest_arena.record import Record
 from pytest_arena.reports.leaderboard import Board, Row
+from pytest_arena.reports.statistics import Interval
+from pytest_arena.reports.verdicts import Power, half_width
 
 UNKNOWN = "\u2013"  # an en dash: a cost no price gives (never $0)
 
@@ -27,11 +29,11 @@ def render_board(board: Board, fmt: str = "simple") -> str:
     table = []
     for row in board.rows:
         cells: list[str | int] = [
-            row.rank,
+            row.rank_label or row.rank,
             row.model,
-            f"{row.composite:.3f}",
-            _share(row.accuracy),
-            _percent(row.pass_rate),
+            _share(row.composite, row.intervals.get("composite")),
+            _share(row.accuracy, row.intervals.get("accuracy")),
+            _percent(row.pass_rate, row.intervals.get("pass_rate")),
             row.cases,
             row.failed,
             row.errors,
@@ -52,6 +54,7 @@ def render_board(board: Board, fmt: str = "simple") -> str:
 
     text = tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True, stralign="right")
     lines = [text, f"composite = {formula(board)}"]
+    lines += verdict_lines(board)
     lines += [f"note: {n}" for n in board.notes]
     lines += [f"warning: {w}" for w in board.warnings]
     return "\n".join(lines)
@@ -103,12 +106,67 @@ def formula(board: Board) -> str:
     return " + ".join(f"{w / total:.2f}·{d}" for d, w in board.weights.items()) or "0"
 
 
-def _share(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+def verdict_lines(board: Board) -> list[str]:
+    """What the board can be trusted to say: ties, each model against the leader, power."""
+    lines: list[str] = []
+    if any(r.rank_label.startswith("=") for r in board.rows):
+        lines.append(
+            "=N: ranks the data cannot tell apart (the 95% paired interval of the composites'"
+            " difference, from the rank's first, holds 0)"
+        )
+    if board.comparisons:
+        leader = board.comparisons[0].against
+        lines.append(f"against the leader {leader}, on the cases both answered (accuracy):")
+        for c in board.comparisons:
+            d = c.difference
+            if d.estimate is None or d.low is None or d.high is None or d.p_value is None:
+                lines.append(f"  {c.model}: {d.n} case(s) in common, too few to compare")
+                continue
+            verdict = "different" if c.significant else "not told apart"
+            lines.append(
+                f"  {c.model} {d.estimate:+.3f} (95% CI {d.low:+.3f} to {d.high:+.3f}),"
+                f" p{_p(d.p_value)} {c.test}, {d.n} cases: {verdict}"
+            )
+    if board.power is not None:
+        lines.append(power_sentence(board.power))
+    return lines
 
 
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:.1f}%"
+def power_sentence(power: Power) -> str:
+    between = (
+        f"{power.models[0]} and {power.models[1]}"
+        if len(power.models) > 1
+        else f"{power.models[0]} and a model as spread but unrelated"
+    )
+    if power.needed is None:
+        return (
+            f"power: {between} score the same on all {power.n} paired cases, so there is no"
+            " spread to size a run by"
+        )
+    return (
+        f"power: with {power.n} paired cases (sd of the differences {power.paired_sd:.3f},"
+        f" {between}), a difference of {power.detectable:.3f} or more is found 80% of the"
+        f" time at 5% significance; a {power.target * 100:.0f}-point difference needs about"
+        f" {power.needed:,} cases"
+    )
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"={value:.3f}"
+
+
+def _share(value: float | None, interval: Interval | None = None) -> str:
+    if value is None:
+        return "-"
+    half = half_width(interval)
+    return f"{value:.3f}" if half is None else f"{value:.3f} ± {half:.3f}"
+
+
+def _percent(value: float | None, interval: Interval | None = None) -> str:
+    if value is None:
+        return "-"
+    half = half_width(interval)
+    return f"{value * 100:.1f}%" if half is None else f"{value * 100:.1f}% ± {half * 100:.1f}"
 
 
 def _money(value: float | None) -> str:
@@ -122,5 +180,4 @@ def _ms(value: float | None) -> str:
 
 
 def _metric(row: Row, name: str) -> str:
-    value = row.metrics.get(name)
-    return "-" if value is None else f"{value:.3f}"
+    return _share(row.metrics.get(name), row.intervals.get(name))

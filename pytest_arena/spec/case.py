@@ -10,7 +10,7 @@ from typing import Any
 
 from pytest_arena.spec.schema import ComponentSpec
 
-Input = str | list[dict[str, str]] | dict[str, Any]
+Input = str | list[dict[str, Any]] | dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class Case:
     line: int = 1
     dataset: str | None = None
     field_lines: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
+    group: str | None = None  # cases that share a context (one document): clustered errors
 
     def line_of(self, name: str) -> int:
         """The line where this case sets `name` (`scoring.0`: a contract's first component),

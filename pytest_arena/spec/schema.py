@@ -6,7 +6,15 @@ import math
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 CASE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -117,13 +125,19 @@ class GateSpec(Strict):
 
     all: dict[str, Bound] = Field(default_factory=dict)  # every model that ran
     models: dict[str, dict[str, Bound]] = Field(default_factory=dict)  # one model each
+    # against --arena-baseline: fail on an accuracy drop significant at regression_level,
+    # and (critical: no_regression) on any regressed case tagged 'critical'
+    regression: Literal["significant"] | None = None
+    regression_level: float = Field(0.05, gt=0, lt=1)
+    critical: Literal["no_regression"] | None = None
 
     @model_validator(mode="after")
     def _some_limits(self) -> GateSpec:
-        if not self.all and not any(self.models.values()):
+        rules = self.regression or self.critical
+        if not self.all and not any(self.models.values()) and not rules:
             raise ValueError(
-                "the gate has no limits; add e.g. 'all: {accuracy: {min: 0.8}}'"
-                " or 'models: {sim_small: {pass_rate: {min: 0.5}}}'"
+                "the gate has no limits; add e.g. 'all: {accuracy: {min: 0.8}}',"
+                " 'models: {sim_small: {pass_rate: {min: 0.5}}}' or 'regression: significant'"
             )
         return self
 
@@ -277,16 +291,83 @@ class JudgeSpec(Strict):
     reduce: Literal["majority", "mean"] = "majority"
 
 
+class TextPart(Strict):
+    type: Literal["text"]
+    text: str
+
+
+class ImageUrl(Strict):
+    url: str
+    detail: Literal["auto", "low", "high"] | None = None
+
+
+class ImageUrlPart(Strict):
+    """OpenAI's form: `{type: image_url, image_url: {url: ...}}`."""
+
+    type: Literal["image_url"]
+    image_url: ImageUrl
+    alt: str | None = None  # what the image shows: the simulated models read it
+
+
+class ImagePart(Strict):
+    """Arena's form: `{image: FILE_OR_URL, alt: ...}`; a file is sent inline, as base64."""
+
+    image: str
+    alt: str | None = None
+    detail: Literal["auto", "low", "high"] | None = None
+
+
+def _part_kind(value: Any) -> str | None:
+    if isinstance(value, dict):
+        if "image" in value and "type" not in value:
+            return "part[image]"
+        kind = value.get("type")
+        return f"part[{kind}]" if kind in ("text", "image_url") else None
+    return None
+
+
+ContentPart = Annotated[
+    Annotated[TextPart, Tag("part[text]")]
+    | Annotated[ImageUrlPart, Tag("part[image_url]")]
+    | Annotated[ImagePart, Tag("part[image]")],
+    Discriminator(
+        _part_kind,
+        custom_error_type="content_part",
+        custom_error_message="a content part is {type: text, text: ...}, {type: image_url,"
+        " image_url: {url: ...}} or {image: FILE_OR_URL, alt: ...}",
+    ),
+]
+
+
+def _text_or_list(value: Any) -> str:
+    return "list[parts]" if isinstance(value, list) else "str"
+
+
 class Message(Strict):
     role: Literal["system", "user", "assistant", "tool"]
-    content: str
+    # one alternative is checked: a list is not also said to be "not a valid string"
+    content: Annotated[
+        Annotated[str, Tag("str")] | Annotated[list[ContentPart], Tag("list[parts]")],
+        Discriminator(_text_or_list),
+    ]
+
+
+def _input_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "list[Message]"
+    return "dict" if isinstance(value, dict) else "str"
 
 
 class CaseSpec(SamplingSettings):
     """One case as written in `tests:` or produced from a dataset row."""
 
     id: str
-    input: str | list[Message] | dict[str, Any]
+    input: Annotated[
+        Annotated[str, Tag("str")]
+        | Annotated[list[Message], Tag("list[Message]")]
+        | Annotated[dict[str, Any], Tag("dict")],
+        Discriminator(_input_kind),
+    ]
     reference: Any = None
     tags: list[str] = Field(default_factory=list)
     weight: float = Field(1.0, ge=0, allow_inf_nan=False)
@@ -295,6 +376,7 @@ class CaseSpec(SamplingSettings):
     scoring: list[ComponentSpec] | None = None
     threshold: Threshold | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    group: str | None = None  # cases sharing one context: their error bars are clustered
     models: list[str] | None = None  # model keys or tags: the case runs on these only
 
     @field_validator("models", mode="before")

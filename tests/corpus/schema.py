@@ -263,13 +263,14 @@ blocks(
     "gate_empty",
     "models: [sim_perfect]\ngate: {}\n" + OK_CASE,
     "projects/gate_empty/arena.yaml:2: gate: the gate has no limits; add e.g. 'all: {accuracy:"
-    " {min: 0.8}}' or 'models: {sim_small: {pass_rate: {min: 0.5}}}'",
+    " {min: 0.8}}', 'models: {sim_small: {pass_rate: {min: 0.5}}}' or 'regression: significant'",
 )
 blocks(
     "gate_misspelt_all",
     "models: [sim_perfect]\ngate:\n  al: {accuracy: {min: 0.5}}\n" + OK_CASE,
     "projects/gate_misspelt_all/arena.yaml:3: gate.al: unknown key 'al'",
-    "  fix: did you mean 'all'? known keys here: all, models",
+    "  fix: did you mean 'all'? known keys here: all, models, regression, regression_level,"
+    " critical",
 )
 blocks(
     "gate_bound_without_limit",
