@@ -28,6 +28,7 @@ from pytest_arena.spec.errors import Problem, did_you_mean, location
 from pytest_arena.spec.loader import CaseProblem
 from pytest_arena.spec.python_files import project_package
 from pytest_arena.spec.schema import ComponentSpec
+from pytest_arena.spec.text_files import read_text
 from pytest_arena.spec.validation import dotted
 
 DEFAULT_SCORER = "exact_match"
@@ -210,6 +211,12 @@ class Project:
     def _component(self, spec: ComponentSpec, where: str, case: Case) -> Component:
         if spec.command is not None:
             scorer = ScriptScorer.from_command(spec.label, spec.command)
+            why = scorer.unstartable(self.root)
+            if why is not None:
+                raise PlanError(
+                    f"{where}: scoring: {scorer.shown} cannot be started: {why}\n  fix: give"
+                    " a path relative to the folder holding arena.yaml, or a program on PATH"
+                )
             options = dict(spec.params)
             if spec.timeout is not None:
                 options["timeout"] = spec.timeout
@@ -239,18 +246,14 @@ class Project:
         them bound, validated this once for every output it grades. PlanError if they are wrong.
         """
         if name == "llm_judge":
-            judge_model = options.get("model") or self.file.spec.judge.model
-            try:
-                self.connector(str(judge_model))
-            except SpecError as exc:
-                raise PlanError(f"{where()}: the judge of llm_judge: {exc.format()}") from None
+            self._check_judge(options, shared, where)
         model = entry.options_model
         if model is None:
             return None
         try:
             if isinstance(entry.scorer, TypedScorer):
                 bound = entry.scorer.bind(options)
-                self._check_files(name, bound.options, shared, where)
+                self._check_files(name, bound, shared, where)
                 return bound
             model.model_validate(options)  # a custom scorer reads them from context.options
             return None
@@ -259,28 +262,62 @@ class Project:
             first = str(errors[0]["loc"][0]) if errors and errors[0]["loc"] else ""
             if first in shared and shared.get(first) is options.get(first):
                 at = f"{self._at(('scorers', 'options', name, first))}: scorers.options.{name}"
+            elif not first and all(shared.get(k) is v for k, v in options.items()):
+                # options that do not go together, all written in scorers.options
+                at = f"{self._at(('scorers', 'options', name))}: scorers.options.{name}"
             else:
                 at = where()
             raise PlanError(f"{at}: {_options_problem(name, model, exc)}") from None
 
+    def _check_judge(
+        self, options: dict[str, Any], shared: dict[str, Any], where: Callable[[], str]
+    ) -> None:
+        """llm_judge's model (its option `model`, else `judge.model`) can be reached; PlanError
+        at the line where that model is named, if not."""
+        given = options.get("model")
+        key = str(given or self.file.spec.judge.model)
+        try:
+            self.connector(key, "the judge")
+        except SpecError as exc:
+            if key in self.file.spec.models.define:  # its definition is wrong: said at its line
+                raise PlanError(f"{where()}: the judge of llm_judge: {exc.format()}") from None
+            problem = exc.problems[0]
+            said = problem.message.replace(" (from the judge)", "")
+            fix = f"\n  fix: {problem.hint}" if problem.hint else ""
+            if given is None:
+                at = f"{self._at(('judge', 'model'))}: judge.model"
+                raise PlanError(f"{at}: {said}{fix}") from None
+            if shared.get("model") is given:
+                at = f"{self._at(('scorers', 'options', 'llm_judge', 'model'))}"
+                at += ": scorers.options.llm_judge"
+            else:
+                at = where()
+            raise PlanError(f"{at}: the judge of llm_judge: {said}{fix}") from None
+
     def _check_files(
-        self, name: str, opts: Any, shared: dict[str, Any], where: Callable[[], str]
+        self, name: str, bound: TypedScorer[Any], shared: dict[str, Any], where: Callable[[], str]
     ) -> None:
         """The files an option names (`rubric_file`, `schema_file`: `*_file`) exist in the
-        project, so a missing one is said here, once per case, not as a traceback per item."""
-        for key, value in vars(opts).items():
+        project, are UTF-8 text and suit the scorer (`check_file`), so a bad one is said
+        here, once per case, not as a traceback per item."""
+        for key, value in vars(bound.options).items():
             if not key.endswith("_file") or not isinstance(value, str):
-                continue
-            if (self.file.root / value).is_file():
                 continue
             if shared.get(key) == value:
                 at = f"{self._at(('scorers', 'options', name, key))}: scorers.options.{name}"
             else:
                 at = where()
-            raise PlanError(
-                f"{at}: {key} '{value}' does not exist (looked in {self.file.root});"
-                " paths are relative to the folder holding arena.yaml"
-            )
+            path = self.file.root / value
+            if not path.is_file():
+                raise PlanError(
+                    f"{at}: {key} '{value}' does not exist (looked in {self.file.root});"
+                    " paths are relative to the folder holding arena.yaml"
+                )
+            try:
+                read_text(path)
+                bound.check_file(key, path)
+            except SpecError as exc:
+                raise PlanError(f"{exc.format()}\n  (the {key} of {name}, named at {at})") from None
 
     def _at(self, loc: tuple[str | int, ...]) -> str:
         return location(self.file.path, self.file.lines.line(loc))
@@ -303,6 +340,10 @@ class Project:
             "weights": dict(spec.metrics.weights),
             "lower_is_better": list(spec.metrics.lower_is_better),
         }
+        if spec.metrics.weights:  # where each is written, for the board to say
+            board["weights_at"] = {
+                name: self._at(("metrics", "weights", name)) for name in spec.metrics.weights
+            }
         if spec.metrics.pass_k is not None:
             board["pass_k"] = spec.metrics.pass_k
         if spec.gate is not None:
@@ -421,11 +462,13 @@ def _first(*values: float | None) -> float | None:
 
 
 def _options_problem(name: str, model: type[Any], exc: ValidationError) -> str:
-    valid = ", ".join(model.model_fields) or "none"
+    valid = ", ".join(f.alias or n for n, f in model.model_fields.items()) or "none"
     parts = []
     for error in exc.errors(include_url=False):
         option = ".".join(str(p) for p in error["loc"])
-        if error["type"] == "extra_forbidden":
+        if not option:  # the options together (one excludes another)
+            parts.append(error["msg"].removeprefix("Value error, "))
+        elif error["type"] == "extra_forbidden":
             parts.append(f"unknown option '{option}'")
         else:
             parts.append(f"option '{option}': {error['msg']}")

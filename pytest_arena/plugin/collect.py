@@ -83,7 +83,8 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
     models = state.models or project.default_models()
     if not models:
         message = (
-            f"{location(arena)}: no models to run: pass --arena-models sim_small"
+            f"{location(arena, project.file.lines.line(('models',)) or 1)}: no models to run:"
+            " pass --arena-models sim_small"
             " (any model keys, comma separated) or set 'models: default: [sim_small]'"
             " in arena.yaml"
         )

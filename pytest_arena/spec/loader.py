@@ -271,6 +271,12 @@ def _load_dataset(
         return
     try:
         fmt = dataset_format(file, dataset.format)
+    except SpecError as exc:  # said where the dataset (and its `format:`) is written
+        problem = exc.problems[0]
+        at = Problem(project.path, line, problem.message, dotted((*loc, "path")), problem.hint)
+        project.problems.append(CaseProblem(rel, at, rel))
+        return
+    try:
         rows = list(read_rows(file, fmt))
     except SpecError as exc:
         project.problems.append(CaseProblem(rel, exc.problems[0], rel))
