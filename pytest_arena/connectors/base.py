@@ -167,6 +167,11 @@ class Connector(ABC):
         """True when a call is cheap CPU work that gains nothing from running ahead."""
         return False
 
+    def warm_up(self) -> None:
+        """Load what the first call will need (an HTTP client's modules), on the engine's
+        thread while pytest still collects. Connectors that need nothing do nothing."""
+        return None
+
     def cache_identity(self) -> dict[str, Any]:
         """What, beside the request, decides the answer: connector, base URL, model name and
         request parameters. Never a secret: this is stored in the response cache."""

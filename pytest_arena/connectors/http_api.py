@@ -159,6 +159,9 @@ class HttpConnector(Connector):
 
         return asyncio.run(once())
 
+    def warm_up(self) -> None:
+        import aiohttp  # noqa: F401  (its import builds TLS contexts: long, off the main thread)
+
     async def aclose(self) -> None:
         session, self._session = self._session, None
         if session is not None and not session.closed:

@@ -78,6 +78,7 @@ class Engine:
     _cache_reads: concurrent.futures.ThreadPoolExecutor | None = None
     _cache_writes: concurrent.futures.ThreadPoolExecutor | None = None
     _workspaces: int = 0
+    _warmed: set[int] = field(default_factory=set)  # connectors warmed up, by id
     _ledgers: list[Ledger] = field(default_factory=list)
     closed: bool = False
 
@@ -128,6 +129,15 @@ class Engine:
         if connector.is_inline() and not (tools and tools.tools and connector.takes_tools):
             return self._inline(connector, request, all_budgets)
         return self.wait(self.submit(connector, request, limits, budgets, tools))
+
+    def warm_up(self, connector: Connector) -> None:
+        """Start the loop's thread now and let `connector` load what its calls need there,
+        so that the first call, once items are selected, does not wait for it. Once per
+        connector; nothing for inline ones."""
+        if self.closed or connector.is_inline() or id(connector) in self._warmed:
+            return
+        self._warmed.add(id(connector))
+        self._start().call_soon_threadsafe(_quietly, connector.warm_up)
 
     def wait(self, call: Call) -> CallResult:
         return call.future.result()
@@ -410,6 +420,12 @@ async def _within(call: Coroutine[Any, Any, Response], seconds: float | None) ->
         async with asyncio.timeout(seconds):
             return await call
     return await asyncio.wait_for(call, seconds)
+
+
+def _quietly(warm_up: Callable[[], None]) -> None:
+    """A warm-up's failure is the first call's to say, with its case."""
+    with contextlib.suppress(Exception):
+        warm_up()
 
 
 def _backoff(base: float, retries: int) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import os
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -250,16 +251,26 @@ def _call_user(what: str, function: Any, *args: Any, limit: float | None) -> Any
 
 
 def _user_traceback(exc: BaseException | None) -> str | None:
-    """The traceback of user code, without the frames of this module."""
+    """The traceback of user code: without the frames of this module that called it, nor
+    those of the package below the user's last line (a `ScoreResult` refusing its values)."""
     if exc is None:
         return None
     tb = exc.__traceback__
     while tb is not None and _ours(tb.tb_frame.f_code.co_filename):
         tb = tb.tb_next
-    return "".join(traceback.format_exception(type(exc), exc, tb))
+    frames = []
+    walk = tb
+    while walk is not None:
+        frames.append(walk.tb_frame.f_code.co_filename)
+        walk = walk.tb_next
+    keep = len(frames)
+    while keep > 1 and (frames[keep - 1].startswith(_PACKAGE) or frames[keep - 1] == "<string>"):
+        keep -= 1  # "<string>": the __init__ a dataclass makes, calling __post_init__
+    return "".join(traceback.format_exception(type(exc), exc, tb, limit=keep))
 
 
 _FUTURES = str(Path(concurrent.futures.__file__).parent)
+_PACKAGE = str(Path(__file__).parent.parent) + os.sep
 
 
 def _ours(filename: str) -> bool:

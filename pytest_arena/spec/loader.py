@@ -91,7 +91,11 @@ def load_project(path: Path) -> ProjectFile:
                 CaseProblem(name, exc.problems[0], None, tuple(exc.problems[1:]))
             )
             continue
-        field_lines = {k: lines.line((*loc, k)) or line for k in raw if isinstance(k, str)}
+        field_lines = {
+            k: lines.line((*loc, k)) or line
+            for k in raw
+            if isinstance(k, str) and k not in _PLAIN_FIELDS
+        }
         for i, _ in enumerate(raw.get("scoring") or ()):
             field_lines[f"scoring.{i}"] = lines.line((*loc, "scoring", i)) or line
         try:
@@ -101,9 +105,17 @@ def load_project(path: Path) -> ProjectFile:
             project.problems.append(CaseProblem(name, _image_problem(exc, path, at)))
             continue
         _add(project, case, seen)
+    # read into project.cases: the raw entries and their lines are not needed again (they
+    # would stay for the whole run, several objects per case)
+    spec.tests = []
+    lines.forget_below(("tests",))
     for index, dataset in enumerate(spec.datasets):
         _load_dataset(project, dataset, ("datasets", index), seen)
     return project
+
+
+_PLAIN_FIELDS = frozenset({"id", "input", "reference", "tags", "weight", "metadata"})
+# a case's keys whose line nothing asks for after loading (Case.line_of: scoring, options...)
 
 
 def _check_template(spec: ProjectSpec, lines: LineMap, path: Path) -> None:
@@ -259,6 +271,12 @@ def _load_dataset(
         return
     try:
         fmt = dataset_format(file, dataset.format)
+    except SpecError as exc:  # said where the dataset (and its `format:`) is written
+        problem = exc.problems[0]
+        at = Problem(project.path, line, problem.message, dotted((*loc, "path")), problem.hint)
+        project.problems.append(CaseProblem(rel, at, rel))
+        return
+    try:
         rows = list(read_rows(file, fmt))
     except SpecError as exc:
         project.problems.append(CaseProblem(rel, exc.problems[0], rel))
