@@ -64,6 +64,8 @@ class Record:
     sample: int = 0
     error: str | None = None
     board: dict[str, Any] = field(default_factory=dict)  # the project's leaderboard settings
+    # the whole response (context.response), size-capped: message, tool calls, trajectory
+    response: dict[str, Any] | None = None
     # with repeats: every sample (SAMPLE_FIELDS each), and how the verdict came of them
     samples: list[dict[str, Any]] = field(default_factory=list)
     sampling: dict[str, Any] = field(default_factory=dict)
@@ -97,6 +99,7 @@ _FREE_FORM = (
     "detail",
     "metrics",
     "board",
+    "response",
     "score",
     "latency_ms",
     "samples",

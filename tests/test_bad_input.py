@@ -210,7 +210,7 @@ def test_a_scorer_file_that_fails_to_import_is_named_and_other_scorers_still_wor
         [
             "projects/scored/arena.yaml:4: eval_type: no scorer is named 'tone'; known scorers:"
             " choice, contains, edit_similarity, exact_match, json_match, json_schema, llm_judge,"
-            " numeric_match, regex, token_f1; these scorer files failed to load and may define it: tone.py"
+            " numeric_match, regex, token_f1, tool_call, trajectory; these scorer files failed to load and may define it: tone.py"
         ]
     )
 

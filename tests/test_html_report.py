@@ -533,3 +533,40 @@ def test_a_large_report_draws_its_rows_page_by_page_and_filters_them_all(
     browser.js("new Promise(r => setTimeout(r, 300))")
     assert visible_rows(browser) == ["big::c1199"]
     assert drill(browser, "big", "c1199", "m").count("answer 1199") == 1
+
+
+def test_the_drill_down_shows_a_tool_loops_trajectory(tmp_path: Path, browser: Browser) -> None:
+    call = {"id": "c1", "name": "lookup_order", "arguments": {"order_id": "<b>1182</b>"}}
+    steps = [
+        {
+            "step": 1,
+            "message": {"content": "", "tool_calls": [call]},
+            "tool_results": [
+                {"id": "c1", "name": "lookup_order", "content": "error: no order", "is_error": True}
+            ],
+            "tokens_in": 30,
+            "tokens_out": 8,
+            "latency_ms": 12.0,
+            "cached": False,
+        },
+        {"step": 2, "message": {"content": "<i>Sorry</i>, no such order."}, "tokens_in": 50},
+    ]
+    record = Record(
+        "desk",
+        "lookup",
+        "small",
+        FAILED,
+        score=0.0,
+        passed=False,
+        reason="expected call 1, lookup_order: argument 'order_id' is wrong",
+        output="<i>Sorry</i>, no such order.",
+        response={"message": steps[-1]["message"], "trajectory": steps},
+    )
+    opened(browser, page(tmp_path, [record]))
+    text = drill(browser, "desk", "lookup", "small")
+    assert "TRAJECTORY: 2 STEPS" in text
+    assert 'lookup_order({"order_id":"<b>1182</b>"})' in text  # as text, never as markup
+    assert "error: no order" in text and "30 in, 8 out, 12 ms" in text
+    assert "<i>Sorry</i>, no such order." in text
+    assert browser.js("document.querySelectorAll('#drill .trajectory li').length") == 2
+    assert browser.js("document.querySelectorAll('#drill .trajectory pre.tool-error').length") == 1

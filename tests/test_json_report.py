@@ -51,6 +51,15 @@ def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
         "reference": "abcdefgh",
         "messages": [{"role": "user", "content": "abcd"}],
         "detail": {},
+        "group": None,
+        "response": {
+            "message": {"role": "assistant", "content": "abcdefgh", "tool_calls": []},
+            "finish_reason": None,
+            "usage": {"tokens_in": 5, "tokens_out": 2, "cost": 9.0},
+            "duration_ms": 20.0,
+            "meta": {"verdict": "right"},  # the sim's own: how it chose its answer
+            "trajectory": [],
+        },
         "metrics": {"citation_rate": 0.5},
         "tokens": {"input": 5, "output": 2},
         "cost": 9.0,

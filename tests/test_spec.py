@@ -221,7 +221,7 @@ def test_problems_in_cases_and_rows_are_collected_apart_from_good_cases(tmp_path
         "line2": "data/d.jsonl:2: a JSONL row must be a JSON object {...}",
         "data/none.jsonl": f"arena.yaml:5: datasets[1].path: dataset file 'data/none.jsonl' does not exist (looked in {tmp_path})\n"
         "  fix: paths are relative to the folder holding arena.yaml",
-        "data/d.txt": "data/d.txt: cannot tell the format of 'd.txt' from its suffix\n"
+        "data/d.txt": "arena.yaml:5: datasets[2].path: cannot tell the format of 'd.txt' from its suffix\n"
         "  fix: name it .yaml, .jsonl or .csv, or set 'format:' on the dataset",
     }
 

@@ -26,6 +26,7 @@ from pytest_arena.connectors.base import (
     SettingProblem,
     estimate_tokens,
 )
+from pytest_arena.spec.images import content_text, image_count
 from pytest_arena.spec.schema import Price
 
 if TYPE_CHECKING:
@@ -158,6 +159,9 @@ class HttpConnector(Connector):
 
         return asyncio.run(once())
 
+    def warm_up(self) -> None:
+        import aiohttp  # noqa: F401  (its import builds TLS contexts: long, off the main thread)
+
     async def aclose(self) -> None:
         session, self._session = self._session, None
         if session is not None and not session.closed:
@@ -219,8 +223,15 @@ class HttpConnector(Connector):
         if status >= 400:
             retryable = status in RETRYABLE_STATUS or status >= 500
             retry_after = _retry_after(reply_headers.get("Retry-After")) if retryable else None
+            said = _server_message(text)
+            if status == 400 and "image" in said.lower() and image_count(request.messages):
+                raise ConnectorError(
+                    f"{where}: HTTP 400: the model refused the image input of case"
+                    f" '{request.case.id}': {said}; use a model that reads images, or keep"
+                    " this case off this model with 'models:' on the case"
+                )
             raise ConnectorError(
-                f"{where}: HTTP {status}: {_server_message(text)}",
+                f"{where}: HTTP {status}: {said}",
                 retryable=retryable,
                 retry_after=retry_after,
             )
@@ -246,7 +257,9 @@ def answer(
     usage = usage if isinstance(usage, dict) else {}
     tokens_in, tokens_out = usage.get(keys[0]), usage.get(keys[1])
     if not isinstance(tokens_in, int) or not isinstance(tokens_out, int):
-        tokens_in = sum(estimate_tokens(m.get("content", "")) + 4 for m in request.messages)
+        tokens_in = sum(
+            estimate_tokens(content_text(m.get("content", ""))) + 4 for m in request.messages
+        )
         tokens_out = estimate_tokens(text)
         meta["tokens_estimated"] = True
     return Response(text=text, tokens_in=tokens_in, tokens_out=tokens_out, meta=meta)

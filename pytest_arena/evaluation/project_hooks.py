@@ -114,7 +114,10 @@ def _assigned_at(path: Path, name: str) -> int | None:
         return None
     found = None
     for node in tree.body:
-        for target in ast.walk(node) if isinstance(node, ast.Assign | ast.AnnAssign) else ():
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        for target in (n for t in targets for n in ast.walk(t)):  # `a = b = ...`, `a, b = ...`
             if isinstance(target, ast.Name) and target.id == name:
                 found = node.lineno
         imported = node.names if isinstance(node, ast.ImportFrom | ast.Import) else []

@@ -197,6 +197,8 @@ def pytest_runtest_makereport(
     phase_done = call.when == "call" or (call.when == "setup" and report.failed)
     if record is not None and phase_done:
         setattr(report, RECORD_ATTR, record.to_dict())
+        if isinstance(item, collect.ArenaItem):
+            item.record = None  # the report carries it from here: kept once, not twice
     return report
 
 

@@ -83,7 +83,8 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
     models = state.models or project.default_models()
     if not models:
         message = (
-            f"{location(arena)}: no models to run: pass --arena-models sim_small"
+            f"{location(arena, project.file.lines.line(('models',)) or 1)}: no models to run:"
+            " pass --arena-models sim_small"
             " (any model keys, comma separated) or set 'models: default: [sim_small]'"
             " in arena.yaml"
         )
@@ -92,11 +93,13 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
         return run
     for model in models:
         try:
-            project.connector(model, "--arena-models" if state.models else "")
+            connector = project.connector(model, "--arena-models" if state.models else "")
         except SpecError as exc:
             run.problems.append((f"model-{model}", exc.format()))
         else:
             run.models.append(model)
+            if not config.getoption("collectonly", False):
+                state.engine.warm_up(connector)  # an HTTP client loads while pytest collects
     run.problems += [(f"scorers/{p.path.name}", p.format()) for p in project.scorers.problems]
     return run
 
@@ -412,7 +415,7 @@ class ArenaItem(pytest.Item):
             if prepared.request is None:
                 result = CallResult()
             elif call is None:
-                result = self.project.call(self.model, prepared.request)
+                result = self.project.call(self.model, prepared.request, tools=True)
             elif line is not None:
                 result = line.wait(self.project.engine, call)
             else:

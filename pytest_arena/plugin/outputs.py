@@ -118,6 +118,7 @@ class ArenaOutputs:
         self.unwritten: list[str] = []  # outputs that could not be written, and why
         self.html: Path | None = None  # the HTML report, once written
         self.no_case: list[str] | None = None  # the run collected projects, but not one case
+        self.mistakes: list[str] = []  # leaderboard settings that name what no record has
         self.baseline: list[Record] | None = None
         self.baseline_path = options.report_path(config, "arena_baseline")
         self.compared: list[baseline.BaselineComparison] = []
@@ -186,6 +187,9 @@ class ArenaOutputs:
         if after != before:
             session.exitstatus = after
             self.changed = (before, after)
+        self.mistakes = [m for board in boards for m in board.mistakes]
+        if self.mistakes and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a board that is not what it says
         if path or html_path:
             report = json_report.build_report(
                 records,
@@ -258,6 +262,13 @@ class ArenaOutputs:
             )
             for where in self.no_case:
                 terminalreporter.write_line(f"  {where}")
+        if self.mistakes:
+            terminalreporter.write_line(
+                "arena: the run fails: a leaderboard's settings name what no record has",
+                red=True,
+            )
+            for mistake in self.mistakes:
+                terminalreporter.write_line(f"  {mistake}")
         if self.lost:
             terminalreporter.write_sep("-", "arena cases lost with crashed workers")
             terminalreporter.write_line(

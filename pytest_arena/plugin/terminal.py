@@ -26,6 +26,7 @@ class ArenaReporter:
         self.state = state
         self.failure_style = failure_style
         self.budget_skips = 0
+        self.boards: dict[str, Any] = {}  # each project's leaderboard settings, kept once
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
         record = getattr(report, RECORD_ATTR, None)
@@ -49,7 +50,16 @@ class ArenaReporter:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, RECORD_ATTR, None)
         if record:
-            self.state.records.append(Record.from_dict(record))
+            board = record.get("board")
+            if board:  # the same for every record of a project: kept once, not per record
+                known = self.boards.setdefault(str(record.get("project")), board)
+                if known is not board and known == board:
+                    record["board"] = known
+            kept = Record.from_dict(record)
+            self.state.records.append(kept)
+            # the report's data is the record's own from here: the same values under the
+            # same keys, held once (a run keeps every report to its end)
+            setattr(report, RECORD_ATTR, vars(kept))
         elif (
             report.skipped
             and isinstance(report.longrepr, tuple)

@@ -87,6 +87,7 @@ def _record(r: Record) -> dict[str, Any]:
         "reference": json_safe(r.reference),
         "messages": json_safe(r.messages),
         "detail": json_safe(r.detail),
+        "response": json_safe(r.response),
         "metrics": json_safe(r.metrics),
         "tokens": {"input": r.tokens_in, "output": r.tokens_out},
         "cost": json_safe(r.cost),

@@ -53,6 +53,7 @@ class Board:
     warnings: list[str] = field(default_factory=list)
     k: int | None = None  # the k of pass@k and pass^k; None: no case was repeated
     notes: list[str] = field(default_factory=list)  # how to read it, e.g. uneven case counts
+    mistakes: list[str] = field(default_factory=list)  # settings that make it wrong: fail the run
     comparisons: list[verdicts.Comparison] = field(default_factory=list)  # each against the leader
     power: verdicts.Power | None = None
 
@@ -84,14 +85,19 @@ def build_board(project: str, records: list[Record]) -> Board:
             " Give the cases that should count a weight above 0"
         )
     known = [*BUILTIN_DIMENSIONS, *metric_names]
+    written = board_settings.get("weights_at") or {}
+    mistakes: list[str] = []
     for name in list(weights):
         if name not in known:
             hint = did_you_mean(name, known)
-            warnings.append(
-                f"metrics.weights names '{name}', which no record has"
-                f"{' (' + hint + ')' if hint else ''}; it is left out of the composite"
+            at = f"{written[name]}: " if name in written else ""
+            mistakes.append(
+                f"{at}metrics.weights names '{name}', which no record has"
+                f"{' (' + hint + ')' if hint else ''}; it is left out of the composite, and"
+                " the run fails"
             )
             del weights[name]
+    warnings += mistakes
     k = _k(records, board_settings.get("pass_k"))
     if k is not None:
         for row in rows:
@@ -101,7 +107,9 @@ def build_board(project: str, records: list[Record]) -> Board:
     rows.sort(key=lambda r: (-r.composite, -(r.accuracy or 0.0), r.model))
     for rank, row in enumerate(rows, start=1):
         row.rank = rank
-    board = Board(project, rows, weights, metric_names, warnings, k, _uneven(by_model))
+    board = Board(
+        project, rows, weights, metric_names, warnings, k, _uneven(by_model), mistakes=mistakes
+    )
     _judge(board, by_model, lower)
     return board
 

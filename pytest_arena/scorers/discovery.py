@@ -127,7 +127,7 @@ def _add_script(found: ScorerSet, path: Path) -> None:
         found.problems.append(
             Problem(
                 path,
-                None,
+                1,
                 f"script scorer name '{name}' is already taken by {_where(other)}",
                 hint="rename the script",
             )
@@ -178,11 +178,31 @@ def _scorer_classes(values: Iterable[object], module: str) -> list[type[Scorer]]
     ]
 
 
-def _line_of(cls: type) -> int | None:
+def _line_of(cls: type | Callable[..., object]) -> int | None:
     try:
         return inspect.getsourcelines(cls)[1]
     except (OSError, TypeError):
         return None
+
+
+def _signature_problem(cls: type[Scorer], path: Path) -> Problem | None:
+    """A `score` that cannot take (output, reference, context) would fail every case."""
+    score = cls.score
+    bound = isinstance(inspect.getattr_static(cls, "score"), staticmethod | classmethod)
+    try:
+        inspect.signature(score).bind(*[None] * (3 if bound else 4))  # (self,) and the three
+    except TypeError:
+        pass
+    except ValueError:  # no signature to read (a builtin): trust it
+        return None
+    else:
+        return None
+    return Problem(
+        path,
+        _line_of(score),
+        f"{cls.__name__}.score() must accept the arguments (output, reference, context)",
+        hint="define it as 'def score(self, output, reference, context):'",
+    )
 
 
 def _register(found: ScorerSet, cls: type[Scorer], path: Path) -> None:
@@ -197,6 +217,10 @@ def _register(found: ScorerSet, cls: type[Scorer], path: Path) -> None:
                 hint="give each scorer its own `name`",
             )
         )
+        return
+    wrong = _signature_problem(cls, path)
+    if wrong is not None:
+        found.problems.append(wrong)
         return
     try:
         instance = cls()

@@ -10,7 +10,7 @@ from typing import Any
 
 from pytest_arena.spec.schema import ComponentSpec
 
-Input = str | list[dict[str, str]] | dict[str, Any]
+Input = str | list[dict[str, Any]] | dict[str, Any]
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,15 @@ from typing import Any
 from pytest_arena.spec.case import Case
 from pytest_arena.spec.datasets import Row, dataset_format, read_rows
 from pytest_arena.spec.errors import Problem, SpecError
-from pytest_arena.spec.schema import CaseSpec, DatasetSpec, FieldMap, ProjectSpec
+from pytest_arena.spec.images import ImageProblem, image_part
+from pytest_arena.spec.schema import (
+    CaseSpec,
+    DatasetSpec,
+    FieldMap,
+    ImagePart,
+    ProjectSpec,
+    TextPart,
+)
 from pytest_arena.spec.template import compile_template, variables
 from pytest_arena.spec.validation import dotted, validate
 from pytest_arena.spec.yamlfile import LineMap, load_yaml
@@ -83,13 +91,31 @@ def load_project(path: Path) -> ProjectFile:
                 CaseProblem(name, exc.problems[0], None, tuple(exc.problems[1:]))
             )
             continue
-        field_lines = {k: lines.line((*loc, k)) or line for k in raw if isinstance(k, str)}
+        field_lines = {
+            k: lines.line((*loc, k)) or line
+            for k in raw
+            if isinstance(k, str) and k not in _PLAIN_FIELDS
+        }
         for i, _ in enumerate(raw.get("scoring") or ()):
             field_lines[f"scoring.{i}"] = lines.line((*loc, "scoring", i)) or line
-        _add(project, _case(case_spec, project, path, line, None, field_lines), seen)
+        try:
+            case = _case(case_spec, project, path, line, None, field_lines)
+        except _BadImage as exc:
+            at = lines.line((*loc, "input", exc.index, "content", exc.part)) or line
+            project.problems.append(CaseProblem(name, _image_problem(exc, path, at)))
+            continue
+        _add(project, case, seen)
+    # read into project.cases: the raw entries and their lines are not needed again (they
+    # would stay for the whole run, several objects per case)
+    spec.tests = []
+    lines.forget_below(("tests",))
     for index, dataset in enumerate(spec.datasets):
         _load_dataset(project, dataset, ("datasets", index), seen)
     return project
+
+
+_PLAIN_FIELDS = frozenset({"id", "input", "reference", "tags", "weight", "metadata"})
+# a case's keys whose line nothing asks for after loading (Case.line_of: scoring, options...)
 
 
 def _check_template(spec: ProjectSpec, lines: LineMap, path: Path) -> None:
@@ -118,9 +144,7 @@ def _case(
 ) -> Case:
     return Case(
         id=spec.id,
-        input=spec.input
-        if not isinstance(spec.input, list)
-        else [m.model_dump() for m in spec.input],
+        input=_input(spec, project.root),
         reference=spec.reference,
         tags=tuple(spec.tags),
         group=spec.group,
@@ -139,6 +163,46 @@ def _case(
         dataset=dataset,
         field_lines=field_lines or {},
     )
+
+
+class _BadImage(Exception):
+    """An image part of message `index`, part `part`, that cannot be sent."""
+
+    def __init__(self, index: int, part: int, problem: ImageProblem) -> None:
+        super().__init__(str(problem))
+        self.index, self.part, self.problem = index, part, problem
+
+
+def _input(spec: CaseSpec, root: Path) -> Any:
+    """The case's input; chat messages with their content parts in OpenAI's form, image
+    files read and inlined. _BadImage for a file that cannot be."""
+    if not isinstance(spec.input, list):
+        return spec.input
+    messages: list[dict[str, Any]] = []
+    for index, message in enumerate(spec.input):
+        if isinstance(message.content, str):
+            messages.append({"role": message.role, "content": message.content})
+            continue
+        parts: list[dict[str, Any]] = []
+        for number, part in enumerate(message.content):
+            if isinstance(part, TextPart):
+                parts.append({"type": "text", "text": part.text})
+                continue
+            if isinstance(part, ImagePart):
+                source, detail = part.image, part.detail
+            else:
+                source, detail = part.image_url.url, part.image_url.detail
+            try:
+                parts.append(image_part(source, root, part.alt, detail))
+            except ImageProblem as exc:
+                raise _BadImage(index, number, exc) from None
+        messages.append({"role": message.role, "content": parts})
+    return messages
+
+
+def _image_problem(exc: _BadImage, path: Path, line: int | None) -> Problem:
+    key = f"input[{exc.index}].content[{exc.part}]"
+    return Problem(path, line, str(exc.problem), key=key, hint=exc.problem.hint)
 
 
 def _add(project: ProjectFile, case: Case, seen: dict[str, tuple[Path, int]]) -> None:
@@ -207,6 +271,12 @@ def _load_dataset(
         return
     try:
         fmt = dataset_format(file, dataset.format)
+    except SpecError as exc:  # said where the dataset (and its `format:`) is written
+        problem = exc.problems[0]
+        at = Problem(project.path, line, problem.message, dotted((*loc, "path")), problem.hint)
+        project.problems.append(CaseProblem(rel, at, rel))
+        return
+    try:
         rows = list(read_rows(file, fmt))
     except SpecError as exc:
         project.problems.append(CaseProblem(rel, exc.problems[0], rel))
@@ -310,7 +380,15 @@ def _load_row(
         found = [_in_column(problem, column_of) for problem in exc.problems]
         project.problems.append(CaseProblem(name, found[0], rel, tuple(found[1:])))
         return
-    _add(project, _case(case_spec, project, file, row.line, rel), seen)
+    try:
+        case = _case(case_spec, project, file, row.line, rel)
+    except _BadImage as exc:
+        at = row.line
+        if row.lines is not None:
+            at = row.lines.line((*row.loc, "input", exc.index, "content", exc.part)) or at
+        project.problems.append(CaseProblem(name, _image_problem(exc, file, at), rel))
+        return
+    _add(project, case, seen)
 
 
 def _misspelt_field(

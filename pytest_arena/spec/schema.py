@@ -6,7 +6,15 @@ import math
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 CASE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -283,16 +291,83 @@ class JudgeSpec(Strict):
     reduce: Literal["majority", "mean"] = "majority"
 
 
+class TextPart(Strict):
+    type: Literal["text"]
+    text: str
+
+
+class ImageUrl(Strict):
+    url: str
+    detail: Literal["auto", "low", "high"] | None = None
+
+
+class ImageUrlPart(Strict):
+    """OpenAI's form: `{type: image_url, image_url: {url: ...}}`."""
+
+    type: Literal["image_url"]
+    image_url: ImageUrl
+    alt: str | None = None  # what the image shows: the simulated models read it
+
+
+class ImagePart(Strict):
+    """Arena's form: `{image: FILE_OR_URL, alt: ...}`; a file is sent inline, as base64."""
+
+    image: str
+    alt: str | None = None
+    detail: Literal["auto", "low", "high"] | None = None
+
+
+def _part_kind(value: Any) -> str | None:
+    if isinstance(value, dict):
+        if "image" in value and "type" not in value:
+            return "part[image]"
+        kind = value.get("type")
+        return f"part[{kind}]" if kind in ("text", "image_url") else None
+    return None
+
+
+ContentPart = Annotated[
+    Annotated[TextPart, Tag("part[text]")]
+    | Annotated[ImageUrlPart, Tag("part[image_url]")]
+    | Annotated[ImagePart, Tag("part[image]")],
+    Discriminator(
+        _part_kind,
+        custom_error_type="content_part",
+        custom_error_message="a content part is {type: text, text: ...}, {type: image_url,"
+        " image_url: {url: ...}} or {image: FILE_OR_URL, alt: ...}",
+    ),
+]
+
+
+def _text_or_list(value: Any) -> str:
+    return "list[parts]" if isinstance(value, list) else "str"
+
+
 class Message(Strict):
     role: Literal["system", "user", "assistant", "tool"]
-    content: str
+    # one alternative is checked: a list is not also said to be "not a valid string"
+    content: Annotated[
+        Annotated[str, Tag("str")] | Annotated[list[ContentPart], Tag("list[parts]")],
+        Discriminator(_text_or_list),
+    ]
+
+
+def _input_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "list[Message]"
+    return "dict" if isinstance(value, dict) else "str"
 
 
 class CaseSpec(SamplingSettings):
     """One case as written in `tests:` or produced from a dataset row."""
 
     id: str
-    input: str | list[Message] | dict[str, Any]
+    input: Annotated[
+        Annotated[str, Tag("str")]
+        | Annotated[list[Message], Tag("list[Message]")]
+        | Annotated[dict[str, Any], Tag("dict")],
+        Discriminator(_input_kind),
+    ]
     reference: Any = None
     tags: list[str] = Field(default_factory=list)
     weight: float = Field(1.0, ge=0, allow_inf_nan=False)
@@ -330,6 +405,13 @@ class BudgetSpec(Strict):
     max_cost: float | None = Field(None, ge=0)  # dollars; no call starts once spent
 
 
+class ToolsSpec(Strict):
+    """How the project's tools (functions of its `tools.py`) are used in a tool loop."""
+
+    max_turns: int = Field(10, ge=1, le=200)  # model calls of one case; more is a failure
+    timeout: float = Field(30.0, gt=0)  # seconds one tool call may take
+
+
 class ProjectSpec(SamplingSettings):
     """The whole of `arena.yaml`. Cases are validated one by one, apart."""
 
@@ -343,6 +425,7 @@ class ProjectSpec(SamplingSettings):
     threshold: Threshold | None = None
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
     budget: BudgetSpec = Field(default_factory=BudgetSpec)
+    tools: ToolsSpec = Field(default_factory=ToolsSpec)
     gate: GateSpec | None = None
     flaky: Literal["fail", "pass"] = "fail"  # whether a FLAKY case fails the run
     tests: list[Any] = Field(default_factory=list)

@@ -83,8 +83,6 @@ data(
     with_data("data/q.txt", ROWS),
     "projects/data_unknown_suffix/arena.yaml:3: *cannot tell the format of 'q.txt' from its suffix",
     "  fix: name it .yaml, .jsonl or .csv, or set 'format:' on the dataset",
-    xfail="no line: 'projects/.../data/q.txt: cannot tell the format of 'q.txt' from its"
-    " suffix' names the data file, not arena.yaml:3 where the dataset (and its format:) is written",
 )
 data(
     "data_jsonl_bad_json",

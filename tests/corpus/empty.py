@@ -73,19 +73,16 @@ blank(
     "",
     "projects/blank_arena_yaml/arena.yaml:1: no models to run: pass --arena-models sim_small (any"
     " model keys, comma separated) or set 'models: default: [sim_small]' in arena.yaml",
-    xfail="no line: 'projects/.../arena.yaml: no models to run: pass --arena-models ...'",
 )
 blank(
     "blank_comments_only",
     "# cases to come\n",
     "projects/blank_comments_only/arena.yaml:1: no models to run*",
-    xfail="no line: 'projects/.../arena.yaml: no models to run: pass --arena-models ...'",
 )
 blank(
     "blank_no_models",
     OK_CASE,
     "projects/blank_no_models/arena.yaml:1: no models to run*",
-    xfail="no line: 'projects/.../arena.yaml: no models to run: pass --arena-models ...'",
 )
 
 # -- cases that all weigh nothing: the board says so ----------------------------------------

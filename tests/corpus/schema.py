@@ -6,13 +6,6 @@ from __future__ import annotations
 
 from tests.corpus.kit import OK_CASE, category, scored
 
-JUDGE_LINE = (
-    "the judge's model is placed at the case's line and, inside the message, at 'models:'"
-    " (line 1), never where the judge's model is written: 'arena.yaml:N: the judge of"
-    " llm_judge: projects/.../arena.yaml:1: model 'sim_jugde' is neither defined ...'"
-)
-
-
 # -- the top level of arena.yaml ------------------------------------------------------------
 
 top = category("top")
@@ -184,9 +177,6 @@ scorers_block(
     },
     "projects/scorers_judge_two_rubrics/arena.yaml:2: scorers.options.llm_judge: scorer"
     " 'llm_judge': give either 'rubric' or 'rubric_file', not both*",
-    xfail="said at the case's line 4, not line 2 where the options are written, and with an"
-    " empty option name: 'arena.yaml:4: scorer 'llm_judge': option '': Value error, give either"
-    " 'rubric' or 'rubric_file', not both'",
 )
 scorers_block(
     "scorers_judge_unknown_model",
@@ -194,7 +184,6 @@ scorers_block(
     "projects/scorers_judge_unknown_model/arena.yaml:2: scorers.options.llm_judge: the judge of"
     " llm_judge: model 'sim_jugde' is neither defined in models.define nor a builtin*",
     "  fix: did you mean 'sim_judge'?*",
-    xfail=JUDGE_LINE,
 )
 scorers_block(
     "scorers_missing_rubric_file",
@@ -218,10 +207,10 @@ scorers_block(
         ),
         "s.json": '{"type": "object", "properties": {\n',
     },
-    "projects/scorers_schema_file_not_json/*: *schema_file 's.json' is not valid YAML or JSON*",
-    xfail="each case FAILED with 'scorer 'json_schema' raised ValueError: schema_file 's.json'"
-    " is not valid YAML or JSON' and a traceback through pytest_arena/scorers/json_schema.py"
-    " and yaml's parser; the file's line only as yaml's 'in \"<unicode string>\", line 2'",
+    "projects/scorers_schema_file_not_json/s.json:2: schema_file 's.json' is not valid YAML or"
+    " JSON: *",
+    "  (the schema_file of json_schema, named at projects/scorers_schema_file_not_json/arena.yaml:2:"
+    " scorers.options.json_schema)",
 )
 scorers_block(
     "scorers_schema_invalid",
@@ -229,8 +218,6 @@ scorers_block(
     "projects/scorers_schema_invalid/arena.yaml:2: scorers.options.json_schema: scorer"
     " 'json_schema': option 'schema': *the option schema is not a valid JSON Schema: $.type:"
     " 'nonsense' is not valid under any of the given schemas (valid options: schema, schema_file, extract)",
-    xfail="the valid options name a field that is not an option: '(valid options: schema_,"
-    " schema_file, extract)'",
 )
 scorers_block(
     "scorers_option_for_unknown_scorer",
@@ -353,7 +340,6 @@ blocks(
     "projects/judge_unknown_model/arena.yaml:2: judge.model: model 'sim_jugde' is neither defined"
     " in models.define nor a builtin*",
     "  fix: did you mean 'sim_judge'?*",
-    xfail=JUDGE_LINE,
 )
 blocks(
     "prompt_misspelt_template",
@@ -430,9 +416,8 @@ category("gate_at_end")(
 category("metrics_at_end")(
     "metrics_misspelt_metric",
     "models: [sim_perfect]\nmetrics:\n  weights: {acuracy: 0.8, cost: 0.2}\n" + OK_CASE,
-    "*projects/metrics_misspelt_metric/arena.yaml:3*acuracy*did you mean 'accuracy'?*",
+    "warning: projects/metrics_misspelt_metric/arena.yaml:3: metrics.weights names 'acuracy',"
+    " which no record has (did you mean 'accuracy'?); it is left out of the composite, and the"
+    " run fails",
     kind="board",
-    xfail="green, and no line: the board says 'warning: metrics.weights names 'acuracy', which"
-    " no record has (did you mean 'accuracy'?); it is left out of the composite', the"
-    " composite becomes 1.00·cost, and the run exits 0",
 )

@@ -232,6 +232,9 @@
     box.append(el("h4", null, "output"), pre(r.output === null ? "(no output)" : r.output, "output"));
     if (r.raw_output !== null && r.raw_output !== undefined) box.append(el("h4", null, "raw output (before hooks.py post_process)"), pre(r.raw_output));
     box.append(el("h4", null, "reference"), pre(r.reference));
+    const steps = (r.response && r.response.trajectory) || [];
+    if (steps.length) box.append(el("h4", null, "trajectory: " + steps.length + " steps"), trajectory(steps));
+    if (r.response && r.response.cut) box.append(el("p", "note", "response cut: " + r.response.cut));
     const detail = Object.assign({}, r.detail || {});
     const parts = detail.components;
     if (Array.isArray(parts)) {
@@ -257,6 +260,27 @@
       ["workspace", detail.workspace === undefined ? undefined : text(detail.workspace)],
     ]));
     return box;
+  }
+
+  // the steps of a tool loop: each call with its arguments and what the tool returned
+  function trajectory(steps) {
+    const list = el("ol", "trajectory");
+    for (const step of steps) {
+      const message = step.message || {}, calls = message.tool_calls || [];
+      const results = new Map((step.tool_results || []).map((t) => [t.id, t]));
+      const item = el("li", null);
+      const cost = (step.tokens_in || 0) + " in, " + (step.tokens_out || 0) + " out" +
+        (typeof step.latency_ms === "number" ? ", " + step.latency_ms.toFixed(0) + " ms" : "") + (step.cached ? ", cached" : "");
+      item.append(el("span", "note", cost));
+      if (message.content) item.append(pre(message.content, "output"));
+      for (const call of calls) {
+        const result = results.get(call.id) || {};
+        item.append(el("div", "role", call.name + "(" + JSON.stringify(call.arguments) + ")"));
+        if (result.content !== undefined) item.append(pre((result.is_error ? "" : "→ ") + result.content, result.is_error ? "tool-error" : null));
+      }
+      list.append(item);
+    }
+    return list;
   }
 
   function open(p, row, model, td) {
