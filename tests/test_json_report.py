@@ -69,7 +69,6 @@ def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
         "judge": {"tokens": 0, "cost": 0.0},
         "weight": 1.0,
         "tags": [],
-        "group": None,
         "error": None,
         "samples": [],  # drawn once: no samples of its own, and no sampling
         "sampling": None,
