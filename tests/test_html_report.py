@@ -290,6 +290,25 @@ def test_an_old_report_without_messages_renders(tmp_path: Path) -> None:
     assert "quiz" in html.render(data)
 
 
+def test_the_board_shows_ties_comparisons_and_power_as_the_terminal_does() -> None:
+    recs = [
+        Record("p", f"c{i}", model, PASSED if ok else FAILED, float(ok), ok)
+        for i in range(6)
+        for model, ok in (("a", True), ("b", i % 3 != 0))
+    ]
+    data = build_report(recs, build_boards(recs))
+    text = html.render(data)
+    assert text.count("<td>=1</td>") == 2
+    verdicts = re.findall(r'<p class="verdict">([^<]*)</p>', text)
+    assert verdicts[0].startswith("=N: ranks the data cannot tell apart")
+    assert verdicts[1] == "against the leader a, on the cases both answered (accuracy):"
+    assert verdicts[2].strip().startswith("b -0.333 (95% CI ")
+    assert verdicts[2].endswith("6 cases: not told apart")
+    assert verdicts[3].startswith("power: with 6 paired cases")
+    del data["leaderboards"][0]["comparisons"], data["leaderboards"][0]["power"]
+    assert '<p class="verdict">against' not in html.render(data)  # an older report
+
+
 def test_the_pareto_front_is_the_models_nothing_beats_on_cost_and_accuracy() -> None:
     points = [("cheap", 0.1, 0.5), ("dear", 1.0, 0.9), ("worse", 0.5, 0.4), ("mid", 0.3, 0.7)]
     assert plots.pareto(points) == ["cheap", "mid", "dear"]

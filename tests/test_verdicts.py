@@ -167,6 +167,14 @@ def test_one_model_sizes_power_as_against_an_unrelated_twin() -> None:
     assert board.power.paired_sd == pytest.approx(sd)
 
 
+def test_a_power_line_without_spread_says_what_the_scores_did() -> None:
+    apart = render_board(build_board("p", pass_fail("a", [1] * 4) + pass_fail("b", [0] * 4)))
+    assert "power: a and b differ by the same amount on all 4 paired cases," in apart
+    assert "score the same" not in apart
+    alone = render_board(build_board("p", pass_fail("a", [1] * 4)))
+    assert "power: a scores the same on all 4 cases, so there is no spread" in alone
+
+
 def test_a_composite_with_cost_gets_a_seeded_bootstrap_interval() -> None:
     rng = random.Random(4)
     records = []

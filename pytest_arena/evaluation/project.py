@@ -377,7 +377,7 @@ def load(
 
     `plugin_scorers` are (plugin name, Scorer class) pairs that installed plugins offer.
     """
-    file = load_project(path)
+    file = load_project(path, keep_raw=False)
     _check_gate_models(file)
     _check_case_models(file)
     package = project_package(file.root)

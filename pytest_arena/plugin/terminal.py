@@ -13,7 +13,7 @@ from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import FLAKY, UNSCORED, Record
 from pytest_arena.reports.failures import message
 from pytest_arena.reports.leaderboard import build_boards
-from pytest_arena.reports.tables import render_board, spending
+from pytest_arena.reports.tables import TIES, has_ties, render_board, spending
 
 RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
 _VERDICT = {True: "passed", False: "failed", None: "unscored"}
@@ -98,8 +98,11 @@ class ArenaReporter:
                 terminalreporter.write_line(
                     f"{r.project}::{r.case_id}[{r.model}]: {was} -> {_VERDICT[r.passed]}: {why}"
                 )
-        for board in build_boards(self.state.records):
+        boards = build_boards(self.state.records)
+        for board in boards:
             terminalreporter.write_sep("=", f"arena leaderboard: {board.project}")
-            terminalreporter.write_line(render_board(board))
+            terminalreporter.write_line(render_board(board, legend=False))
+        if any(has_ties(board) for board in boards):
+            terminalreporter.write_line(TIES)
         line = spending(self.state.records, self.budget_skips, self.state.spent_on_calls())
         terminalreporter.write_line(f"arena: {line}")

@@ -8,12 +8,20 @@ from pytest_arena.engine.money import dollars
 from pytest_arena.record import Record
 from pytest_arena.reports.leaderboard import Board, Row
 from pytest_arena.reports.statistics import Interval
-from pytest_arena.reports.verdicts import Power, half_width
+from pytest_arena.reports.verdicts import Comparison, Power, half_width
 
 UNKNOWN = "\u2013"  # an en dash: a cost no price gives (never $0)
 
 
-def render_board(board: Board, fmt: str = "simple") -> str:
+TIES = (
+    "=N: ranks the data cannot tell apart (the 95% paired interval of the composites'"
+    " difference, from the rank's first, holds 0)"
+)
+
+
+def render_board(board: Board, fmt: str = "simple", *, legend: bool = True) -> str:
+    """A board as a table with its formula and verdicts; `legend=False` leaves out what `=N`
+    means (said once after several boards)."""
     show_unscored = any(r.unscored for r in board.rows)
     headers = ["rank", "model", "composite", "accuracy", "pass rate", "cases", "failed", "errors"]
     if show_unscored:
@@ -54,7 +62,7 @@ def render_board(board: Board, fmt: str = "simple") -> str:
 
     text = tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True, stralign="right")
     lines = [text, f"composite = {formula(board)}"]
-    lines += verdict_lines(board)
+    lines += verdict_lines(board, legend=legend)
     lines += [f"note: {n}" for n in board.notes]
     lines += [f"warning: {w}" for w in board.warnings]
     return "\n".join(lines)
@@ -106,30 +114,38 @@ def formula(board: Board) -> str:
     return " + ".join(f"{w / total:.2f}·{d}" for d, w in board.weights.items()) or "0"
 
 
-def verdict_lines(board: Board) -> list[str]:
-    """What the board can be trusted to say: ties, each model against the leader, power."""
+def has_ties(board: Board) -> bool:
+    return any(r.rank_label.startswith("=") for r in board.rows)
+
+
+def verdict_lines(board: Board, *, legend: bool = True) -> list[str]:
+    """What the board can be trusted to say: ties, each model against the leader (on the
+    same line when there is one), power."""
     lines: list[str] = []
-    if any(r.rank_label.startswith("=") for r in board.rows):
-        lines.append(
-            "=N: ranks the data cannot tell apart (the 95% paired interval of the composites'"
-            " difference, from the rank's first, holds 0)"
-        )
+    if legend and has_ties(board):
+        lines.append(TIES)
     if board.comparisons:
         leader = board.comparisons[0].against
-        lines.append(f"against the leader {leader}, on the cases both answered (accuracy):")
-        for c in board.comparisons:
-            d = c.difference
-            if d.estimate is None or d.low is None or d.high is None or d.p_value is None:
-                lines.append(f"  {c.model}: {d.n} case(s) in common, too few to compare")
-                continue
-            verdict = "different" if c.significant else "not told apart"
-            lines.append(
-                f"  {c.model} {d.estimate:+.3f} (95% CI {d.low:+.3f} to {d.high:+.3f}),"
-                f" p{_p(d.p_value)} {c.test}, {d.n} cases: {verdict}"
-            )
+        said = [compared(c) for c in board.comparisons]
+        heading = f"against the leader {leader}, on the cases both answered (accuracy):"
+        if len(said) == 1:
+            lines.append(f"{heading} {said[0]}")
+        else:
+            lines += [heading, *(f"  {line}" for line in said)]
     if board.power is not None:
         lines.append(power_sentence(board.power))
     return lines
+
+
+def compared(c: Comparison) -> str:
+    d = c.difference
+    if d.estimate is None or d.low is None or d.high is None or d.p_value is None:
+        return f"{c.model}: {d.n} case(s) in common, too few to compare"
+    verdict = "different" if c.significant else "not told apart"
+    return (
+        f"{c.model} {d.estimate:+.3f} (95% CI {d.low:+.3f} to {d.high:+.3f}),"
+        f" p{_p(d.p_value)} {c.test}, {d.n} cases: {verdict}"
+    )
 
 
 def power_sentence(power: Power) -> str:
@@ -139,10 +155,13 @@ def power_sentence(power: Power) -> str:
         else f"{power.models[0]} and a model as spread but unrelated"
     )
     if power.needed is None:
-        return (
-            f"power: {between} score the same on all {power.n} paired cases, so there is no"
-            " spread to size a run by"
+        same = (
+            f"{power.models[0]} and {power.models[1]} differ by the same amount on all"
+            f" {power.n} paired cases"
+            if len(power.models) > 1
+            else f"{power.models[0]} scores the same on all {power.n} cases"
         )
+        return f"power: {same}, so there is no spread to size a run by"
     return (
         f"power: with {power.n} paired cases (sd of the differences {power.paired_sd:.3f},"
         f" {between}), a difference of {power.detectable:.3f} or more is found 80% of the"

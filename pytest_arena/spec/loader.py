@@ -51,8 +51,11 @@ class ProjectFile:
     problems: list[CaseProblem] = field(default_factory=list)
 
 
-def load_project(path: Path) -> ProjectFile:
-    """Load `arena.yaml` at `path`. A project-wide problem raises SpecError."""
+def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
+    """Load `arena.yaml` at `path`. A project-wide problem raises SpecError.
+
+    `keep_raw=False` drops `spec.tests` (the raw entries) and their lines once read into
+    `cases`: a run needs only the cases, and the raw entries are several objects per case."""
     path = Path(path)
     data, lines = load_yaml(path)
     if data is None:
@@ -105,10 +108,9 @@ def load_project(path: Path) -> ProjectFile:
             project.problems.append(CaseProblem(name, _image_problem(exc, path, at)))
             continue
         _add(project, case, seen)
-    # read into project.cases: the raw entries and their lines are not needed again (they
-    # would stay for the whole run, several objects per case)
-    spec.tests = []
-    lines.forget_below(("tests",))
+    if not keep_raw:
+        spec.tests = []
+        lines.forget_below(("tests",))
     for index, dataset in enumerate(spec.datasets):
         _load_dataset(project, dataset, ("datasets", index), seen)
     return project

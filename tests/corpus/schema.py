@@ -269,8 +269,8 @@ blocks(
     "gate_misspelt_all",
     "models: [sim_perfect]\ngate:\n  al: {accuracy: {min: 0.5}}\n" + OK_CASE,
     "projects/gate_misspelt_all/arena.yaml:3: gate.al: unknown key 'al'",
-    "  fix: did you mean 'all'? known keys here: all, models, regression, regression_level,"
-    " critical",
+    "  fix: did you mean 'all'? known keys here: all, critical, models, regression,"
+    " regression_level",
 )
 blocks(
     "gate_bound_without_limit",
