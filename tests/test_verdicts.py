@@ -213,9 +213,9 @@ def test_ties_are_marked_in_the_terminal_and_the_json_report(
         [
             "    =1  sim_perfect  1.000 ± 0.000  1.000 ± 0.000  100.0% ± 32.9*",
             "    =1     sim_echo  0.000 ± 0.000  0.000 ± 0.000    0.0% ± 32.9*",
+            "against the leader sim_perfect, on the cases both answered (accuracy): sim_echo"
+            " -1.000 (95% CI -1.000 to -1.000), p=0.500 McNemar (exact), 2 cases: not told apart",
             "=N: ranks the data cannot tell apart*",
-            "  sim_echo -1.000 (95% CI -1.000 to -1.000), p=0.500 McNemar (exact), 2 cases:"
-            " not told apart",
         ]
     )
     report = json.loads((pytester.path / "out.json").read_text())
