@@ -4,6 +4,8 @@
     python benchmarks/speed.py http --cases 500 --latency-ms 100 --concurrency 16  # (a)
     python benchmarks/speed.py http --cases 2000 --latency-ms 0                    # (b)
     python benchmarks/speed.py http --cases 500 --latency-ms 100 --concurrency 16 --xdist 2
+    python benchmarks/speed.py sim --cases 2000 --arena-args="-v --arena-progress-every 0" \
+        --arena-variant="--arena-progress-every 1"     # the progress line's cost
 
 Every time is a whole process, from its start to its exit, run by this script through
 subprocess in a fresh folder of generated files. The targets and their baselines:
@@ -45,6 +47,7 @@ import importlib.metadata
 import json
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -246,7 +249,8 @@ def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str])
     xdist = ["-n", str(args.xdist)] if args.xdist else ["-p", "no:xdist"]
     models = sim_models(args.models) if args.target == "sim" else http_models(url, args.concurrency)
     write_project(base / "arena", args.cases, models)
-    arena = Command("arena", [*PYTEST, *xdist, "projects"], base / "arena")
+    extra = shlex.split(args.arena_args)
+    arena = Command("arena", [*PYTEST, *xdist, "projects", *extra], base / "arena")
     arena.run(env)  # the warm-up, whose failures the bare items copy
     counts = summary(arena.output)
     items, failures = sum(counts.values()), failed(arena.output)
@@ -263,6 +267,10 @@ def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str])
             base / "client",
         )
         commands.insert(1, client)
+    for i, variant in enumerate(args.arena_variant, 1):
+        more = shlex.split(variant)
+        name = f"arena #{i}"
+        commands.insert(i, Command(name, [*arena.argv, *more], base / "arena"))
     for command in commands[1:]:
         command.run(env)  # warm-up
     if failed(bare.output) != failures or sum(summary(bare.output).values()) != items:
@@ -314,6 +322,14 @@ def report(
             f"   (min {min(times):.2f}, max {max(times):.2f})"
             f"   output {statistics.median(command.outputs) / 1000:.0f} kB"
         )
+    for i, variant in enumerate(args.arena_variant, 1):
+        other = next(c for c in commands if c.name == f"arena #{i}")
+        change = statistics.median(other.times) / statistics.median(arena.times) - 1
+        rounds = [o / a - 1 for o, a in zip(other.times, arena.times, strict=True)]
+        print(
+            f"arena #{i} (+ {variant}) against arena: {change * 100:+.1f}% by the medians"
+            f"   (rounds: min {min(rounds) * 100:+.1f}%, max {max(rounds) * 100:+.1f}%)"
+        )
     if client is not None:
         baseline = [c + b for c, b in zip(client.times, bare.times, strict=True)]
         stated = "arena / (aiohttp client + bare pytest)"
@@ -345,6 +361,20 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="timed rounds after the warm-up")
     parser.add_argument(
         "--models", default="sim_perfect", help="sim: the sim models, comma-separated"
+    )
+    parser.add_argument(
+        "--arena-args",
+        default="",
+        metavar="ARGS",
+        help="more pytest arguments for arena's runs, e.g. '-v' (its runs are -q otherwise)",
+    )
+    parser.add_argument(
+        "--arena-variant",
+        action="append",
+        default=[],
+        metavar="ARGS",
+        help="also time arena with these arguments added, in the same rounds, and state how"
+        " its median differs from arena's (repeatable), e.g. '--arena-progress-every 1'",
     )
     parser.add_argument(
         "--url", default="", help="http: a server already running (default: start the fake one)"

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from pytest_arena.scorers import Scorer, ScoreResult, ScoringContext
     from pytest_arena.spec.case import Case
     from pytest_arena.testing import scoring_context
+    from pytest_arena.tools import tool
 
 __version__ = "0.1.0"
 
@@ -23,9 +24,18 @@ _LAZY = {
     "Scorer": "pytest_arena.scorers.base",
     "ScoringContext": "pytest_arena.scorers.base",
     "scoring_context": "pytest_arena.testing",
+    "tool": "pytest_arena.tools",
 }
 
-__all__ = ["Case", "ScoreResult", "Scorer", "ScoringContext", "__version__", "scoring_context"]
+__all__ = [
+    "Case",
+    "ScoreResult",
+    "Scorer",
+    "ScoringContext",
+    "__version__",
+    "scoring_context",
+    "tool",
+]
 
 
 __getattr__ = lazy_names(__name__, _LAZY)

@@ -1,30 +1,61 @@
-"""The `arena` command: `arena evaluate` runs projects through pytest; `arena cache`
-shows or clears the response cache."""
+"""The `arena` command: `evaluate` runs projects through pytest; `init` writes a new project;
+`report` renders the HTML report of a JSON report; `compare` compares two runs; `models` lists
+the model keys a project can use; `cache` shows or clears the response cache."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
+import textwrap
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from tabulate import tabulate
 
 from pytest_arena.cache import CacheError, ResponseCache, UnreadableCache
 from pytest_arena.cache.location import CACHE_DIR, default_cache_path, find_rootdir
 
+UNKNOWN = "\u2013"  # an en dash: no value (an unknown price is never $0)
+
+
+EXAMPLES = {
+    "evaluate": "arena evaluate --project projects/my_project --models sim_small,sim_large -q",
+    "init": "arena init projects/faq\n  arena evaluate --project projects/faq",
+    "report": "pytest projects --arena-json run.json\n  arena report run.json --html report.html",
+    "compare": "arena compare before.json after.json --html compare.html",
+    "models": "arena models --project projects/my_project",
+    "cache": "arena cache stats\n  arena cache clear --model sim_small",
+}
+
+
+def _command(commands: Any, name: str, help: str, description: str) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name,
+        help=help,
+        description=textwrap.fill(description, 88),
+        epilog=f"example:\n  {EXAMPLES[name]}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    return parser
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="arena", description="Run LLM and agent benchmarks as pytest test suites."
+        prog="arena",
+        description="Run LLM and agent benchmarks as pytest test suites.",
+        epilog="examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES.values()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    evaluate = commands.add_parser(
+    evaluate = _command(
+        commands,
         "evaluate",
-        help="run projects on models through pytest",
-        description="Run projects on models; arguments arena does not know go to pytest.",
+        "run projects on models through pytest",
+        "Run projects on models; arguments arena does not know go to pytest.",
     )
     evaluate.add_argument(
         "--project",
@@ -34,12 +65,61 @@ def _parser() -> argparse.ArgumentParser:
         help="a project folder or its arena.yaml (repeatable; default: projects/)",
     )
     evaluate.add_argument(
-        "--models", default="", metavar="KEYS", help="comma-separated model keys, e.g. sim_small"
+        "--models",
+        default="",
+        metavar="KEYS",
+        help="comma-separated model keys, e.g. sim_small or openai:gpt-4o-mini",
     )
-    cache = commands.add_parser(
+    init = _command(
+        commands,
+        "init",
+        "write a new project",
+        "Write a new project into the folder NAME: arena.yaml with two cases, a custom"
+        " scorer in scorers/ and its tests in tests/. It runs green on the simulated models.",
+    )
+    init.add_argument("name", metavar="NAME", help="the new folder, e.g. projects/faq")
+    report = _command(
+        commands,
+        "report",
+        "render the HTML report of an --arena-json report",
+        "Render the self-contained HTML report (the same as --arena-html) from a JSON report"
+        " written by --arena-json, now or long after the run.",
+    )
+    report.add_argument("json", type=Path, metavar="RUN.json", help="an --arena-json report")
+    report.add_argument(
+        "--html", type=Path, required=True, metavar="OUT", help="the HTML file to write"
+    )
+    compare = _command(
+        commands,
+        "compare",
+        "compare two runs' JSON reports",
+        "Compare two --arena-json reports: per project and model, the cases whose verdict"
+        " changed (regressions first) with both reasons, and how accuracy, pass rate, cost"
+        " and latency moved, with a paired interval on the cases both runs graded. Exits 1"
+        " when a case passed in A and fails in B.",
+    )
+    compare.add_argument("a", type=Path, metavar="A.json", help="the earlier run (the baseline)")
+    compare.add_argument("b", type=Path, metavar="B.json", help="the later run")
+    compare.add_argument("--html", type=Path, metavar="OUT", help="also write the comparison here")
+    compare.add_argument(
+        "--limit", type=int, default=50, metavar="N", help="changed cases shown per model (50)"
+    )
+    models = _command(
+        commands,
+        "models",
+        "list the model keys a project can use",
+        "List every model key a project can use (the builtin sims, its models.define keys and"
+        " provider keys such as openai:gpt-4o-mini) with connector, base URL, model name,"
+        " price, limits, and whether the API key variable is set (never its value).",
+    )
+    models.add_argument(
+        "--project", type=Path, metavar="P", help="a project folder or its arena.yaml"
+    )
+    cache = _command(
+        commands,
         "cache",
-        help="show or clear the response cache",
-        description="Show or clear the cache of model responses.",
+        "show or clear the response cache",
+        "Show or clear the cache of model responses.",
     )
     actions = cache.add_subparsers(dest="action", metavar="ACTION", required=True)
     path_help = "the cache file (default: .arena-cache/responses.sqlite3 under the pytest rootdir)"
@@ -55,10 +135,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `arena` command; returns pytest's exit status."""
     parser = _parser()
     args, rest = parser.parse_known_args(argv)
-    if args.command == "cache":
-        if rest:
-            parser.error(f"unrecognized arguments: {' '.join(rest)}")
-        return _cache_command(args)
+    if args.command not in (None, "evaluate") and rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    handlers = {
+        "cache": _cache_command,
+        "init": _init_command,
+        "report": _report_command,
+        "compare": _compare_command,
+        "models": _models_command,
+    }
+    if args.command in handlers:
+        return handlers[args.command](args)
     if args.command != "evaluate":
         parser.print_help()
         return 2 if args.command is None and rest else 0
@@ -67,6 +154,139 @@ def main(argv: Sequence[str] | None = None) -> int:
         pytest_args += ["--arena-models", args.models]
     pytest_args += rest
     return _pytest(pytest_args)
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"arena {command}: {message}", file=sys.stderr)
+    return 1
+
+
+def _init_command(args: argparse.Namespace) -> int:
+    from pytest_arena.scaffold import InitError, init
+
+    target = Path(args.name)
+    try:
+        written = init(target)
+    except InitError as exc:
+        return _fail("init", str(exc))
+    for path in written:
+        print(f"wrote {path.as_posix()}")
+    folder = target.as_posix()
+    print(f"run it:        arena evaluate --project {folder}")
+    print(f"test a scorer: pytest {folder}/tests")
+    return 0
+
+
+def _read_report(command: str, path: Path) -> dict[str, Any]:
+    """The JSON report at `path`; _Refused with the reason if it is not one."""
+    from pytest_arena.reports.comparison import NotAReport, check_report
+
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise _Refused(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Refused(
+            f"{path}:{exc.lineno}: not JSON ({exc.msg}); give the file --arena-json wrote"
+        ) from None
+    try:
+        return dict(check_report(data, str(path)))
+    except NotAReport as exc:
+        raise _Refused(str(exc)) from None
+
+
+class _Refused(Exception):
+    pass
+
+
+def _report_command(args: argparse.Namespace) -> int:
+    from pytest_arena.reports.html import write_html
+
+    try:
+        report = _read_report("report", args.json)
+    except _Refused as exc:
+        return _fail("report", str(exc))
+    write_html(args.html, report)
+    print(f"wrote {args.html} ({len(report['records'])} records)")
+    return 0
+
+
+def _compare_command(args: argparse.Namespace) -> int:
+    from pytest_arena.reports import comparison
+
+    try:
+        a, b = _read_report("compare", args.a), _read_report("compare", args.b)
+    except _Refused as exc:
+        return _fail("compare", str(exc))
+    items = comparison.compare(a, b)
+    print(f"A: {args.a}  B: {args.b}")
+    print(comparison.as_text(items, limit=max(args.limit, 0)))
+    if args.html:
+        page = comparison.as_html(items, a, b, names=(str(args.a), str(args.b)))
+        args.html.parent.mkdir(parents=True, exist_ok=True)
+        args.html.write_text(page, "utf-8")
+        print(f"wrote {args.html}")
+    return 1 if comparison.regressed(items) else 0
+
+
+def _models_command(args: argparse.Namespace) -> int:
+    from pytest_arena.connectors.catalog import catalog
+    from pytest_arena.spec import SpecError, load_project
+
+    defined = {}
+    if args.project is not None:
+        path: Path = args.project
+        if path.is_dir():
+            path = path / "arena.yaml"
+        if not path.is_file():
+            return _fail("models", f"no project at {args.project} (no arena.yaml there)")
+        try:
+            defined = dict(load_project(path).spec.models.define)
+        except SpecError as exc:
+            return _fail("models", exc.format())
+    rows = []
+    for info in catalog(defined):
+        price = UNKNOWN if info.price is None else _price(info.price)
+        limits = "" if info.problem else _limits(info)
+        if info.key_env is None:
+            key = "none needed"
+        else:
+            key = f"{info.key_env} ({'set' if info.key_set else 'not set'})"
+        rows.append(
+            (
+                info.key,
+                info.source,
+                info.connector,
+                info.base_url or UNKNOWN,
+                info.model or UNKNOWN,
+                price,
+                info.problem or limits,
+                key,
+            )
+        )
+    headers = ["model key", "from", "connector", "base URL", "model", "price /Mtok in/out"]
+    print(tabulate(rows, headers=[*headers, "limits", "API key"], tablefmt="simple"))
+    print(f"price {UNKNOWN} is unknown: the run shows its cost as unknown, not $0")
+    return 0
+
+
+def _price(price: Any) -> str:
+    if not price.input_per_mtok and not price.output_per_mtok:
+        return "free"
+    return f"${price.input_per_mtok:g} / ${price.output_per_mtok:g}"
+
+
+def _limits(info: Any) -> str:
+    parts = [f"{info.concurrency} at once"]
+    if info.rpm:
+        parts.append(f"{info.rpm:g} rpm")
+    if info.tpm:
+        parts.append(f"{info.tpm:g} tpm")
+    parts.append(f"timeout {info.timeout:g}s" if info.timeout else "no timeout")
+    parts.append(f"{info.max_retries} retries")
+    return ", ".join(parts)
 
 
 def _pytest(args: list[str]) -> int:

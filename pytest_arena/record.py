@@ -9,6 +9,29 @@ from pathlib import PurePath
 from typing import Any
 
 PASSED, FAILED, UNSCORED, ERROR = "passed", "failed", "unscored", "error"
+FLAKY = "flaky"  # samples that disagree, and no clear verdict after the most of them
+
+# what a record keeps of each of its samples, when a case is repeated
+SAMPLE_FIELDS = (
+    "sample",
+    "status",
+    "score",
+    "passed",
+    "reason",
+    "output",
+    "raw_output",
+    "detail",
+    "metrics",
+    "tokens_in",
+    "tokens_out",
+    "cost",
+    "latency_ms",
+    "retries",
+    "cached",
+    "judge_tokens",
+    "judge_cost",
+    "error",
+)
 
 
 @dataclass
@@ -29,7 +52,7 @@ class Record:
     metrics: dict[str, float] = field(default_factory=dict)
     tokens_in: int = 0
     tokens_out: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0  # None: the model's price is unknown (never shown as $0)
     latency_ms: float | None = None
     retries: int = 0  # tries the engine repeated after 429, 5xx, dropped connections, timeouts
     cached: bool = False  # answered from the response cache: no call, nothing spent this run
@@ -37,14 +60,24 @@ class Record:
     judge_cost: float = 0.0
     weight: float = 1.0
     tags: list[str] = field(default_factory=list)
+    group: str | None = None  # the case's `group`: cases sharing a context, clustered
     sample: int = 0
     error: str | None = None
     board: dict[str, Any] = field(default_factory=dict)  # the project's leaderboard settings
+    # the whole response (context.response), size-capped: message, tool calls, trajectory
+    response: dict[str, Any] | None = None
+    # with repeats: every sample (SAMPLE_FIELDS each), and how the verdict came of them
+    samples: list[dict[str, Any]] = field(default_factory=list)
+    sampling: dict[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, str, str, int]:
         """Identity across processes and `--dist` modes (node ids are not stable there)."""
         return (self.project, self.case_id, self.model, self.sample)
+
+    def sample_dict(self) -> dict[str, Any]:
+        """What a repeated case's record keeps of this sample, as JSON-safe data."""
+        return {name: json_safe(getattr(self, name)) for name in SAMPLE_FIELDS}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data, safe to send from a pytest-xdist worker."""
@@ -66,8 +99,11 @@ _FREE_FORM = (
     "detail",
     "metrics",
     "board",
+    "response",
     "score",
     "latency_ms",
+    "samples",
+    "sampling",
 )  # may hold anything
 
 

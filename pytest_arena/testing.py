@@ -25,11 +25,15 @@ def scoring_context(
     project_root: Path | str | None = None,
     workspace: Path | str | None = None,
     judge: str | None = "sim_judge",
+    response: Mapping[str, Any] | None = None,
+    trajectory: Iterable[Mapping[str, Any]] | None = None,
 ) -> ScoringContext:
     """A ScoringContext for one made-up case, in one line.
 
     `judge` names the judge's model key (a simulated one unless you say otherwise);
-    pass None for a context without a judge.
+    pass None for a context without a judge. `response` is `context.response`;
+    `trajectory` its steps, for scorers of agents: `[{"message": {"content": "...",
+    "tool_calls": [{"id", "name", "arguments"}]}, "tool_results": [...]}, ...]`.
     """
     case = Case(
         id=case_id,
@@ -47,7 +51,20 @@ def scoring_context(
         judge=_judge(case, judge, root) if judge else None,
         project_root=root,
         workspace=Path(workspace) if workspace is not None else None,
+        response=_response(response, trajectory),
     )
+
+
+def _response(
+    response: Mapping[str, Any] | None, trajectory: Iterable[Mapping[str, Any]] | None
+) -> dict[str, Any]:
+    data = dict(response or {})
+    if trajectory is not None:
+        steps = [{"step": i, **step} for i, step in enumerate(trajectory, 1)]
+        data["trajectory"] = steps
+        if steps and "message" not in data:
+            data["message"] = steps[-1].get("message", {})
+    return data
 
 
 def _judge(case: Case, model: str, root: Path) -> Judge:

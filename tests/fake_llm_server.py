@@ -15,8 +15,17 @@ and Anthropic's `system`), so a test project can ask for a behaviour per case:
     [[fault=truncated]]                reply 200 and drop the connection halfway through the body
     [[fault=missing]]                  reply 200 with JSON lacking the expected fields
     [[fault=401 echo_headers=1]]       an error whose message quotes the request's headers
+    [[fault=400 about=image]]          an error saying image input is not supported
     [[together=20]]                    hold each such request until 20 are held at once
                                        (504 if they do not come within the hang limit)
+    [[call=lookup {"id": "7"}]]        call a tool: the first such marker on the first turn,
+    [[call=refund {"id": "7"}]]        the second on the next (turns are counted by the
+                                       assistant tool calls in the history), then answer
+    [[loop=lookup {"id": "7"}]]        call this tool on every turn, never answering
+
+Tool calls come in each API's own format (OpenAI's `tool_calls` with JSON-string
+arguments and finish_reason "tool_calls"; Anthropic's `tool_use` blocks and stop_reason
+"tool_use"), with ids `call_1`, `call_2`, ...
 
 Any number works as a fault status (400, 401, 500, 529, ...). The server counts requests,
 in total and per prompt, and the most it was answering at once (`peak`), and keeps the
@@ -43,8 +52,10 @@ from typing import Any
 from aiohttp import web
 
 MARKER = re.compile(r"\[\[(\w+)=([^\]]*)\]\]")
+TOOL_MARKER = re.compile(r"\[\[(call|loop)=(\w+) (\{[^\]]*\})\]\]")
 HOST = "127.0.0.1"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+ToolCall = tuple[str, str, str]  # id, name, arguments as JSON text
 
 
 def markers(text: str) -> dict[str, str]:
@@ -196,7 +207,21 @@ class FakeLLMServer:
             (_content(m) for m in reversed(messages) if m.get("role") == "user"), prompt
         )
 
-        def answer(text: str, tokens_in: int, tokens_out: int) -> dict[str, Any]:
+        turns = sum(1 for m in messages if m.get("role") == "assistant" and m.get("tool_calls"))
+
+        def answer(
+            text: str, tokens_in: int, tokens_out: int, call: ToolCall | None = None
+        ) -> dict[str, Any]:
+            message: dict[str, Any] = {"role": "assistant", "content": text}
+            if call is not None:
+                message["content"] = None
+                message["tool_calls"] = [
+                    {
+                        "id": call[0],
+                        "type": "function",
+                        "function": {"name": call[1], "arguments": call[2]},
+                    }
+                ]
             return {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion",
@@ -205,8 +230,8 @@ class FakeLLMServer:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
+                        "message": message,
+                        "finish_reason": "stop" if call is None else "tool_calls",
                     }
                 ],
                 "usage": {
@@ -219,7 +244,7 @@ class FakeLLMServer:
         def error(status: int, message: str) -> dict[str, Any]:
             return {"error": {"message": message, "type": "fake_error", "code": status}}
 
-        return await self._reply(request, prompt, last_user, answer, error)
+        return await self._reply(request, prompt, last_user, answer, error, turns)
 
     async def _anthropic(self, request: web.Request) -> web.StreamResponse:
         body, problem = await self._read(request)
@@ -236,14 +261,28 @@ class FakeLLMServer:
             (_content(m) for m in reversed(messages) if m.get("role") == "user"), prompt
         )
 
-        def answer(text: str, tokens_in: int, tokens_out: int) -> dict[str, Any]:
+        turns = sum(
+            1
+            for m in messages
+            if m.get("role") == "assistant"
+            and isinstance(m.get("content"), list)
+            and any(b.get("type") == "tool_use" for b in m["content"])
+        )
+
+        def answer(
+            text: str, tokens_in: int, tokens_out: int, call: ToolCall | None = None
+        ) -> dict[str, Any]:
+            content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+            if call is not None:
+                arguments = json.loads(call[2])
+                content = [{"type": "tool_use", "id": call[0], "name": call[1], "input": arguments}]
             return {
                 "id": "msg_fake",
                 "type": "message",
                 "role": "assistant",
                 "model": f"{body.get('model', '')}-served",
-                "content": [{"type": "text", "text": text}],
-                "stop_reason": "end_turn",
+                "content": content,
+                "stop_reason": "end_turn" if call is None else "tool_use",
                 "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
             }
 
@@ -251,7 +290,7 @@ class FakeLLMServer:
             kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
             return {"type": "error", "error": {"type": kind, "message": message}}
 
-        return await self._reply(request, prompt, last_user, answer, error)
+        return await self._reply(request, prompt, last_user, answer, error, turns)
 
     async def _read(self, request: web.Request) -> tuple[dict[str, Any], web.StreamResponse | None]:
         raw = await request.read()
@@ -275,11 +314,12 @@ class FakeLLMServer:
         last_user: str,
         answer: Any,
         error: Any,
+        turns: int = 0,
     ) -> web.StreamResponse:
         with self._lock:
             self.per_prompt[prompt] += 1
             seen = self.per_prompt[prompt]
-        return await self._answer(request, prompt, last_user, answer, error, seen)
+        return await self._answer(request, prompt, last_user, answer, error, seen, turns)
 
     async def _answer(
         self,
@@ -289,6 +329,7 @@ class FakeLLMServer:
         answer: Any,
         error: Any,
         seen: int,
+        turns: int = 0,
     ) -> web.StreamResponse:
         marks = markers(prompt)
         if "together" in marks and not await self._together(int(marks["together"])):
@@ -300,6 +341,13 @@ class FakeLLMServer:
             kind, opts = _fault(marks["fault"])
             if seen <= int(opts.get("times", "1000000000")):
                 return await self._fault(request, kind, opts, error)
+        tools = TOOL_MARKER.findall(prompt)
+        loop = next(((n, a) for kind, n, a in tools if kind == "loop"), None)
+        calls = [(n, a) for kind, n, a in tools if kind == "call"]
+        call = loop or (calls[turns] if turns < len(calls) else None)
+        if call is not None:
+            made = (f"call_{turns + 1}", call[0], call[1])
+            return web.json_response(answer("", len(prompt.split()), 10, made))
         text = marks.get("answer", last_user)
         return web.json_response(answer(text, len(prompt.split()), len(text.split())))
 
@@ -361,6 +409,8 @@ class FakeLLMServer:
         elif retry_after is not None:
             headers["Retry-After"] = retry_after
         message = f"fake failure {status}"
+        if "about" in opts:  # [[fault=400 about=image]]: as a server refusing image input does
+            message += f": {opts['about']} input is not supported by this model"
         if "echo_headers" in opts:  # as servers that quote a bad key back do
             message += f" (you sent {dict(request.headers)})"
         return web.json_response(error(status, message), status=status, headers=headers)

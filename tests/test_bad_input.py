@@ -80,7 +80,7 @@ def test_an_unknown_top_level_key_suggests_the_right_one(
     result.stdout.fnmatch_lines(
         [
             "projects/broken/arena.yaml:1: model: unknown key 'model'",
-            "  fix: did you mean 'models'? known keys here: budget, datasets, description, gate, judge, metrics,*",
+            "  fix: did you mean 'models'? known keys here: budget, datasets, description, flaky, gate, judge, metrics,*",
         ]
     )
 
@@ -210,7 +210,7 @@ def test_a_scorer_file_that_fails_to_import_is_named_and_other_scorers_still_wor
         [
             "projects/scored/arena.yaml:4: eval_type: no scorer is named 'tone'; known scorers:"
             " choice, contains, edit_similarity, exact_match, json_match, json_schema, llm_judge,"
-            " numeric_match, regex, token_f1; these scorer files failed to load and may define it: tone.py"
+            " numeric_match, regex, token_f1, tool_call, trajectory; these scorer files failed to load and may define it: tone.py"
         ]
     )
 
@@ -285,7 +285,11 @@ def test_an_eval_type_naming_no_scorer_lists_the_known_ones(
         ]
     )
     # the broken case still counts on the leaderboard, as an error for each model
-    result.stdout.re_match_lines([r"\s+\d\s+sim_perfect\s+0\.500\s+0\.500\s+50\.0%\s+2\s+0\s+1\s"])
+    result.stdout.re_match_lines(
+        [
+            r"\s+=?\d\s+sim_perfect\s+0\.500 ± 0\.500\s+0\.500 ± 0\.500\s+50\.0% ± 40\.5\s+2\s+0\s+1\s"
+        ]
+    )
 
 
 def test_a_misspelt_builtin_option_names_the_valid_options(

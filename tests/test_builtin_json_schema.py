@@ -11,6 +11,7 @@ import pytest
 from pytest_arena import Case
 from pytest_arena.scorers import ScoreResult, ScoringContext
 from pytest_arena.scorers.json_schema import JsonSchema
+from pytest_arena.spec.errors import SpecError
 
 PERSON = {
     "type": "object",
@@ -179,30 +180,6 @@ def test_json_schema_reads_a_schema_file_in_the_project(
     [
         (
             {},
-            {"schema_file": "none.yaml"},
-            None,
-            "schema_file 'none.yaml' cannot be read: No such file or directory: {root}/none.yaml",
-        ),
-        (
-            {"s.yaml": "type: [object"},
-            {"schema_file": "s.yaml"},
-            None,
-            "schema_file 's.yaml' is not valid YAML or JSON: ",
-        ),
-        (
-            {"s.yaml": "- object"},
-            {"schema_file": "s.yaml"},
-            None,
-            "schema_file 's.yaml' must hold a mapping or a boolean, not list",
-        ),
-        (
-            {"s.yaml": "type: objec"},
-            {"schema_file": "s.yaml"},
-            None,
-            "schema_file 's.yaml' is not a valid JSON Schema: $.type: 'objec' is not valid under any of the given schemas",
-        ),
-        (
-            {},
             {},
             {"type": 3},
             "the reference is not a valid JSON Schema: $.type: 3 is not valid under any of the given schemas",
@@ -223,6 +200,42 @@ def test_json_schema_names_a_schema_it_cannot_use(
     with pytest.raises(ValueError) as caught:
         json_schema("{}", reference, root=tmp_path, **options)
     assert str(caught.value).startswith(message.format(root=tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        (None, None, "cannot read the file: No such file or directory"),
+        ("type: [object", 2, "schema_file 's.yaml' is not valid YAML or JSON: YAML syntax error"),
+        ("- object", 1, "schema_file 's.yaml' must hold a mapping or a boolean, not list"),
+        (
+            "type: objec",
+            1,
+            "schema_file 's.yaml' is not a valid JSON Schema: $.type: 'objec' is not valid under"
+            " any of the given schemas",
+        ),
+        ("type: object\nx: caf\xe9\n", 2, "not UTF-8 text: byte 0xe9 at column 7"),
+    ],
+)
+def test_a_schema_file_it_cannot_use_is_named_with_its_line(
+    tmp_path: Path, text: str | None, line: int | None, message: str
+) -> None:
+    if text is not None:
+        (tmp_path / "s.yaml").write_bytes(text.encode("latin-1"))
+    with pytest.raises(SpecError) as caught:
+        json_schema("{}", None, root=tmp_path, schema_file="s.yaml")
+    (problem,) = caught.value.problems
+    assert (problem.path, problem.line) == (tmp_path / "s.yaml", line)
+    assert problem.message.startswith(message)
+
+
+def test_a_json_schema_file_is_said_in_jsons_words(tmp_path: Path) -> None:
+    (tmp_path / "s.json").write_text('{"type": "object",\n  "properties": {\n}')
+    with pytest.raises(SpecError) as caught:
+        json_schema("{}", None, root=tmp_path, schema_file="s.json")
+    (problem,) = caught.value.problems
+    assert problem.line == 3
+    assert problem.message.startswith("schema_file 's.json' is not valid YAML or JSON: Expecting")
 
 
 def test_an_invalid_schema_option_is_refused_by_the_options_model() -> None:

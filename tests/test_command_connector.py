@@ -91,7 +91,7 @@ def test_the_agent_reads_stdin_and_the_case_and_writes_in_its_workspace(tmp_path
     assert seen["cwd"] == seen["workspace"] == str(workspace)
     assert (seen["extra"], seen["model"]) == ("yes", "agent")
     assert (workspace / "notes.txt").read_text() == "written by the agent"
-    assert response.meta == {"workspace": str(workspace)}
+    assert response.meta == {"workspace": str(workspace), "exit_status": 0, "stderr_tail": ""}
     assert not response.text.endswith("\n")
     assert not connector.cacheable and connector.wants_workspace
 

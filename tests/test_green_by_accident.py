@@ -297,7 +297,7 @@ def test_a_board_whose_cases_all_weigh_nothing_says_so(
     result.stdout.fnmatch_lines(
         [
             "*= arena leaderboard: light =*",
-            "*1  sim_perfect        0.000           -       100.0%        2*",
+            "*1  sim_perfect  0.000 ± 0.000           -  100.0% ± 32.9        2*",
             "composite = 1.00·accuracy",
             "warning: every graded case of every model has weight 0, so there is no accuracy (-)"
             " and the composite counts it as 0; the pass rate counts cases, whatever their"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.conftest import MakeProject
@@ -288,3 +290,15 @@ def test_an_override_without_a_reason_is_refused(
     result.stdout.fnmatch_lines(
         ["hooks.py override_verdict changed the verdict without a reason; give one"]
     )
+
+
+def test_a_hook_that_is_not_a_function_is_said_where_it_is_bound(tmp_path: Path) -> None:
+    from pytest_arena.evaluation.project_hooks import load_hooks
+    from pytest_arena.spec.errors import SpecError
+    from pytest_arena.spec.python_files import project_package
+
+    (tmp_path / "hooks.py").write_text("LIMIT = 3\npost_process = 'strip'\nNAME = post_process\n")
+    with pytest.raises(SpecError) as caught:
+        load_hooks(tmp_path, project_package(tmp_path))
+    (problem,) = caught.value.problems
+    assert (problem.line, problem.message) == (2, "post_process must be a function, not str")

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from pytest_arena.evaluation.samples import Sampling, combine
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
 from pytest_arena.reports import html, plots
 from pytest_arena.reports.json_report import build_report
@@ -168,29 +169,35 @@ def records() -> list[Record]:
             judge_cost=0.0004,
             judge_tokens=40,
         ),
-        Record(
-            "support",
-            "late",
-            "big",
-            PASSED,
-            1.0,
-            True,
-            "ok",
-            "tone",
-            output="sorry, please wait",
-            sample=0,
-        ),
-        Record(
-            "support",
-            "late",
-            "big",
+        combine(  # a repeated case: one record holding both samples, which disagree
+            [
+                Record(
+                    "support",
+                    "late",
+                    "big",
+                    PASSED,
+                    1.0,
+                    True,
+                    "ok",
+                    "tone",
+                    output="sorry, please wait",
+                    sample=0,
+                ),
+                Record(
+                    "support",
+                    "late",
+                    "big",
+                    FAILED,
+                    0.0,
+                    False,
+                    "no politeness marker",
+                    "tone",
+                    output="wait",
+                    sample=1,
+                ),
+            ],
             FAILED,
-            0.0,
-            False,
-            "no politeness marker",
-            "tone",
-            output="wait",
-            sample=1,
+            Sampling(2, 2),
         ),
         Record("support", "late", "small", PASSED, 1.0, True, "ok", "tone", output="please wait"),
     ]
@@ -281,6 +288,25 @@ def test_an_old_report_without_messages_renders(tmp_path: Path) -> None:
     for record in data["records"]:
         del record["messages"]
     assert "quiz" in html.render(data)
+
+
+def test_the_board_shows_ties_comparisons_and_power_as_the_terminal_does() -> None:
+    recs = [
+        Record("p", f"c{i}", model, PASSED if ok else FAILED, float(ok), ok)
+        for i in range(6)
+        for model, ok in (("a", True), ("b", i % 3 != 0))
+    ]
+    data = build_report(recs, build_boards(recs))
+    text = html.render(data)
+    assert text.count("<td>=1</td>") == 2
+    verdicts = re.findall(r'<p class="verdict">([^<]*)</p>', text)
+    assert verdicts[0].startswith("=N: ranks the data cannot tell apart")
+    assert verdicts[1] == "against the leader a, on the cases both answered (accuracy):"
+    assert verdicts[2].strip().startswith("b -0.333 (95% CI ")
+    assert verdicts[2].endswith("6 cases: not told apart")
+    assert verdicts[3].startswith("power: with 6 paired cases")
+    del data["leaderboards"][0]["comparisons"], data["leaderboards"][0]["power"]
+    assert '<p class="verdict">against' not in html.render(data)  # an older report
 
 
 def test_the_pareto_front_is_the_models_nothing_beats_on_cost_and_accuracy() -> None:
@@ -427,7 +453,8 @@ def test_a_cell_opens_its_drill_down(tmp_path: Path, browser: Browser) -> None:
     text = drill(browser, "support", "refund", "small")
     assert "sim_judge" in text and "judge: misses the refund" in text and "40 tokens" in text
     text = drill(browser, "support", "late", "big")
-    assert "2 samples, which disagree (flaky)" in text and "SAMPLE 1" in text
+    assert "2 samples, which disagree" in text and "SAMPLE 1" in text
+    assert "passed 1 of 2; needs 100%" in text
     click(browser, "#drill-close")
     assert browser.js("document.getElementById('drill').hidden") is True
 
@@ -525,3 +552,40 @@ def test_a_large_report_draws_its_rows_page_by_page_and_filters_them_all(
     browser.js("new Promise(r => setTimeout(r, 300))")
     assert visible_rows(browser) == ["big::c1199"]
     assert drill(browser, "big", "c1199", "m").count("answer 1199") == 1
+
+
+def test_the_drill_down_shows_a_tool_loops_trajectory(tmp_path: Path, browser: Browser) -> None:
+    call = {"id": "c1", "name": "lookup_order", "arguments": {"order_id": "<b>1182</b>"}}
+    steps = [
+        {
+            "step": 1,
+            "message": {"content": "", "tool_calls": [call]},
+            "tool_results": [
+                {"id": "c1", "name": "lookup_order", "content": "error: no order", "is_error": True}
+            ],
+            "tokens_in": 30,
+            "tokens_out": 8,
+            "latency_ms": 12.0,
+            "cached": False,
+        },
+        {"step": 2, "message": {"content": "<i>Sorry</i>, no such order."}, "tokens_in": 50},
+    ]
+    record = Record(
+        "desk",
+        "lookup",
+        "small",
+        FAILED,
+        score=0.0,
+        passed=False,
+        reason="expected call 1, lookup_order: argument 'order_id' is wrong",
+        output="<i>Sorry</i>, no such order.",
+        response={"message": steps[-1]["message"], "trajectory": steps},
+    )
+    opened(browser, page(tmp_path, [record]))
+    text = drill(browser, "desk", "lookup", "small")
+    assert "TRAJECTORY: 2 STEPS" in text
+    assert 'lookup_order({"order_id":"<b>1182</b>"})' in text  # as text, never as markup
+    assert "error: no order" in text and "30 in, 8 out, 12 ms" in text
+    assert "<i>Sorry</i>, no such order." in text
+    assert browser.js("document.querySelectorAll('#drill .trajectory li').length") == 2
+    assert browser.js("document.querySelectorAll('#drill .trajectory pre.tool-error').length") == 1

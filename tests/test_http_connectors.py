@@ -84,7 +84,11 @@ def test_anthropic_answer_system_field_and_headers(fake_llm: FakeLLMServer) -> N
     response = call(connector, request("[[answer=Rome]] Capital of Italy?", system="Be brief."))
     assert response.text == "Rome"
     assert (response.tokens_in, response.tokens_out) == (6, 1)
-    assert response.meta == {"stop_reason": "end_turn", "model": "claude-test-served"}
+    assert response.meta == {
+        "stop_reason": "end_turn",
+        "finish_reason": "end_turn",
+        "model": "claude-test-served",
+    }
     body = fake_llm.bodies[-1]
     assert body["system"] == "Be brief."
     assert body["messages"] == [{"role": "user", "content": "[[answer=Rome]] Capital of Italy?"}]

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from pytest_arena.record import PASSED, Record
-from pytest_arena.reports.json_report import build_report, schema, unique
+from pytest_arena.reports.json_report import VERSION, build_report, schema, unique
 from pytest_arena.reports.leaderboard import build_boards
 from tests.conftest import XDIST, MakeProject
 from tests.projects import TABLE_PROJECT, TABLE_SCORER
@@ -31,7 +31,7 @@ def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
     make_project("table", GATED, files={"scorers/table.py": TABLE_SCORER})
     report = run_report(pytester)
     jsonschema.validate(report, schema())
-    assert report["version"] == 1
+    assert report["version"] == VERSION == 2
     assert report["exit_status"] == 1  # pricey costs $27, over the gate's $10
     assert report["gates_decide"] is True
     assert len(report["records"]) == 6
@@ -51,6 +51,15 @@ def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
         "reference": "abcdefgh",
         "messages": [{"role": "user", "content": "abcd"}],
         "detail": {},
+        "group": None,
+        "response": {
+            "message": {"role": "assistant", "content": "abcdefgh", "tool_calls": []},
+            "finish_reason": None,
+            "usage": {"tokens_in": 5, "tokens_out": 2, "cost": 9.0},
+            "duration_ms": 20.0,
+            "meta": {"verdict": "right"},  # the sim's own: how it chose its answer
+            "trajectory": [],
+        },
         "metrics": {"citation_rate": 0.5},
         "tokens": {"input": 5, "output": 2},
         "cost": 9.0,
@@ -61,6 +70,8 @@ def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
         "weight": 1.0,
         "tags": [],
         "error": None,
+        "samples": [],  # drawn once: no samples of its own, and no sampling
+        "sampling": None,
     }
     (board,) = report["leaderboards"]
     assert [(r["rank"], r["model"], r["composite"]) for r in board["rows"]] == [

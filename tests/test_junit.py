@@ -142,6 +142,15 @@ def test_the_default_report_is_valid_against_pytests_schema(
     assert "xunit2" not in result.stdout.str()  # no warning about record_property
     assert "warnings summary" not in result.stdout.str()
     assert_valid(pytester.path / "out.xml")
+    # the boards' values and 95% bounds are the testsuite's properties, as with -n 0
+    suite = ET.parse(pytester.path / "out.xml").getroot().find("testsuite")
+    assert suite is not None
+    board = {p.get("name"): p.get("value") for p in suite.findall("properties/property")}
+    low, value, high = (
+        board[f"arena.table.sim_perfect.accuracy{end}"] for end in (".low", "", ".high")
+    )
+    assert 0 <= float(low) <= float(value) <= float(high) <= 1
+    assert board["arena.table.sim_perfect.rank"] in ("1", "=1", "2", "=2")
     found = cases(pytester.path / "out.xml")
     assert output(found["broken[sim_perfect]"])["status"] == "error"
     assert output(found["row[sim_perfect]"])["case"] == "row"  # the dataset's case

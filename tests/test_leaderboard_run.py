@@ -26,16 +26,18 @@ def test_the_leaderboard_matches_numbers_computed_by_hand(
     result.stdout.fnmatch_lines(
         [
             "*= arena leaderboard: table =*",
-            "  rank        model    composite    accuracy    pass rate    cases    failed    errors    unscored    tokens       cost    latency    citation_rate",
+            "  rank        model      composite       accuracy     pass rate    cases    failed    errors    unscored    tokens       cost    latency    citation_rate",
             "---*",
-            "     1       pricey        0.700       0.875        50.0%        3         1         0           1        21     $27.00      20 ms            0.875",
-            "     2  sim_perfect        0.550       0.625        50.0%        3         1         0           1        21  $0.000000       0 ms            0.250",
+            "    =1       pricey  0.700 ± 0.400  0.875 ± 0.246  50.0% ± 40.5        3         1         0           1        21     $27.00      20 ms    0.875 ± 0.246",
+            "    =1  sim_perfect  0.550 ± 0.400  0.625 ± 0.367  50.0% ± 40.5        3         1         0           1        21  $0.000000       0 ms    0.250 ± 0.492",
             "composite = 0.40·accuracy + 0.40·citation_rate + 0.20·cost",
+            "against the leader pricey, on the cases both answered (accuracy): sim_perfect -0.250 (95% CI -0.985 to +0.485), p=0.505 paired z, 2 cases: not told apart",
+            "=N: ranks the data cannot tell apart*",
         ]
     )
 
 
-def test_a_weight_on_a_metric_nobody_emits_is_a_warning_with_a_suggestion(
+def test_a_weight_on_a_metric_nobody_emits_is_said_at_its_line_and_fails_the_run(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
     make_project(
@@ -43,14 +45,27 @@ def test_a_weight_on_a_metric_nobody_emits_is_a_warning_with_a_suggestion(
         TABLE_PROJECT.replace("citation_rate: 0.4", "citaton_rate: 0.4"),
         files={"scorers/table.py": TABLE_SCORER},
     )
-    result = pytester.runpytest()
+    make_project(
+        "green",
+        "models: [sim_perfect]\nmetrics:\n  weights: {acuracy: 0.8, cost: 0.2}\n"
+        "tests:\n  - {id: a, input: x, reference: x}\n",
+    )
+    said = (
+        "projects/table/arena.yaml:11: metrics.weights names 'citaton_rate', which no record has"
+        " (did you mean 'citation_rate'?); it is left out of the composite, and the run fails"
+    )
+    result = pytester.runpytest("projects/table")
+    result.stdout.fnmatch_lines(["composite = 0.67·accuracy + 0.33·cost", f"warning: {said}"])
+    result = pytester.runpytest("projects/green")  # every case passed: the weight fails it
     result.stdout.fnmatch_lines(
         [
-            "composite = 0.67·accuracy + 0.33·cost",
-            "warning: metrics.weights names 'citaton_rate', which no record has"
-            " (did you mean 'citation_rate'?); it is left out of the composite",
+            "arena: the run fails: a leaderboard's settings name what no record has",
+            "  projects/green/arena.yaml:3: metrics.weights names 'acuracy', which no record"
+            " has (did you mean 'accuracy'?)*",
+            "*1 passed*",
         ]
     )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
 def test_each_project_gets_its_own_board(

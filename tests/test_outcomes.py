@@ -190,5 +190,8 @@ def test_unscored_cases_are_their_own_category_and_never_fail(
     result.stdout.fnmatch_lines(["projects/notes/arena.yaml::short[[]sim_perfect] UNSCORED*"])
     # the pass rate counts only the scored case; the metric is the mean of 2 and 14 characters
     result.stdout.re_match_lines(
-        [r"\s+1\s+sim_perfect\s+1\.000\s+1\.000\s+100\.0%\s+3\s+0\s+0\s+2\s.*\s8\.000$"]
+        [
+            r"\s+1\s+sim_perfect\s+1\.000\s+1\.000\s+100\.0% ± 39\.7\s+3\s+0\s+0\s+2\s"
+            r".*\s8\.000 ± 11\.760$"
+        ]
     )

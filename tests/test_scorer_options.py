@@ -96,7 +96,7 @@ def test_an_unbound_builtin_refuses_a_bad_option_even_without_a_reference() -> N
         ExactMatch().score("Paris", None, scoring_context(options={"ignorecase": True}))
 
 
-def test_a_run_validates_a_builtins_options_once_per_case_not_once_per_item(
+def test_a_run_validates_a_builtins_options_once_per_option_set_not_once_per_item(
     pytester: pytest.Pytester, make_project: MakeProject, validations: list[Any]
 ) -> None:
     cases = "".join(
@@ -115,10 +115,11 @@ tests:
     )
     result = pytester.runpytest()
     result.assert_outcomes(passed=20, failed=20)
-    # one validation per case, when its plan is made, for both its items and every call;
-    # before the options were bound, each item's scoring validated them again (20 + 40)
-    assert len(validations) == 20
-    assert validations.count({"ignore_case": True}) == 19
+    # one validation per plan: the 19 cases without options of their own share one plan,
+    # the case with its own options has its own; before plans were shared, each case
+    # validated again (20), and before options were bound, each item's scoring (20 + 40)
+    assert len(validations) == 2
+    assert validations.count({"ignore_case": True}) == 1
     assert {"ignore_case": True, "normalize_whitespace": True} in validations
 
 

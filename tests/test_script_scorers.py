@@ -102,7 +102,9 @@ def test_the_runloop_guide_script_runs_verbatim_with_the_seed_params(
         ]
     )
     # accuracy: (1.0 + 0.7 + 0.0) / 3
-    result.stdout.re_match_lines([r"\s+1\s+sim_perfect\s+0\.567\s+0\.567\s+33\.3%\s+3\s+2\s+0\s"])
+    result.stdout.re_match_lines(
+        [r"\s+1\s+sim_perfect\s+0\.567 ± 0\.500\s+0\.567 ± 0\.500\s+33\.3% ± 36\.5\s+3\s+2\s+0\s"]
+    )
 
 
 @needs_jq_and_bc

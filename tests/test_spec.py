@@ -221,6 +221,73 @@ def test_problems_in_cases_and_rows_are_collected_apart_from_good_cases(tmp_path
         "line2": "data/d.jsonl:2: a JSONL row must be a JSON object {...}",
         "data/none.jsonl": f"arena.yaml:5: datasets[1].path: dataset file 'data/none.jsonl' does not exist (looked in {tmp_path})\n"
         "  fix: paths are relative to the folder holding arena.yaml",
-        "data/d.txt": "data/d.txt: cannot tell the format of 'd.txt' from its suffix\n"
+        "data/d.txt": "arena.yaml:5: datasets[2].path: cannot tell the format of 'd.txt' from its suffix\n"
         "  fix: name it .yaml, .jsonl or .csv, or set 'format:' on the dataset",
     }
+
+
+def test_a_row_key_spelt_like_a_missing_case_field_is_an_error_and_others_are_metadata(
+    tmp_path: Path,
+) -> None:
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": """
+                datasets:
+                  - path: q.jsonl
+                    fields: {reference: answer}
+                """,
+                "q.jsonl": (
+                    '{"id": "a", "input": "x", "answer": "x", "answers": ["x"], "refs": 2}\n'
+                    '{"id": "b", "input": "y", "answr": "y"}\n'
+                ),
+            },
+        )
+    )
+    (case,) = project.cases
+    assert case.metadata == {"answers": ["x"], "refs": 2}  # the row has its answer column
+    (problem,) = project.problems
+    assert (problem.problem.line, problem.problem.key) == (2, "answr")
+    assert "unknown key 'answr' (did you mean 'answer'?)" in problem.problem.message
+
+
+@pytest.mark.parametrize(
+    ("template", "said"),
+    [
+        ("Q: {input, briefly", "'{input' is never closed"),
+        ("Q: {input.", "'{input' is never closed"),
+        ("Q: {input} and {extra", "'{extra' is never closed"),
+        ("Pick from {red, green}: {input}", None),  # a brace written as it is, closed
+        ('Reply as {"answer": ...}: {input}', None),
+    ],
+)
+def test_an_unclosed_variable_is_found_before_any_punctuation(
+    template: str, said: str | None
+) -> None:
+    from pytest_arena.spec.template import Template
+
+    mistake = Template(template).mistake()
+    assert (mistake is None) if said is None else (said in (mistake or ""))
+
+
+def test_weights_must_be_finite_and_a_contract_must_weigh_something(tmp_path: Path) -> None:
+    arena = write(
+        tmp_path,
+        {
+            "arena.yaml": """
+            metrics:
+              weights: {accuracy: .inf}
+            tests:
+              - {id: a, input: x}
+            """
+        },
+    )
+    with pytest.raises(SpecError, match=r"arena.yaml:2: metrics.weights.accuracy: Input should"):
+        load_project(arena)
+    arena.write_text(
+        "scoring:\n  - {scorer: exact_match, weight: 0}\n  - {scorer: contains, weight: 0}\n"
+        "tests:\n  - {id: a, input: x}\n"
+    )
+    with pytest.raises(SpecError, match=r"arena.yaml:1: scoring: every component's weight is 0"):
+        load_project(arena)

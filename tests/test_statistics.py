@@ -16,11 +16,13 @@ from statsmodels.stats.proportion import proportion_confint
 
 from pytest_arena.reports.statistics import (
     bootstrap_interval,
+    bootstrap_intervals,
     cases_needed,
     clustered_interval,
     mcnemar_exact,
     mean_interval,
     min_detectable_difference,
+    normal_p_value,
     paired_difference,
     pass_at_k,
     pass_hat_k,
@@ -249,3 +251,33 @@ def test_the_95_interval_covers_the_true_mean_95_times_in_100() -> None:
         assert interval.low is not None and interval.high is not None
         covered += interval.low <= 0.7 <= interval.high
     assert 930 <= covered <= 970
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bootstrap_intervals_are_each_names_own_bootstrap(seed: int) -> None:
+    rows = list(zip(scores(random.Random(seed), 80), scores(random.Random(9), 80), strict=True))
+
+    def both(sample: list[tuple[float, float]]) -> dict[str, float]:
+        return {
+            "a": stdlib_statistics.fmean(a for a, _ in sample),
+            "a-b": stdlib_statistics.fmean(a - b for a, b in sample),
+        }
+
+    got = bootstrap_intervals(rows, both, seed=seed)
+    alone = bootstrap_interval(rows, lambda s: both(s)["a-b"], seed=seed)
+    assert got["a-b"] == alone
+    assert got["a"] == bootstrap_interval(rows, lambda s: both(s)["a"], seed=seed)
+    assert bootstrap_intervals([], both) == {}
+    assert bootstrap_intervals(rows[:1], both)["a"].low is None
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_normal_p_value_is_scipys_two_sided_z_test(seed: int) -> None:
+    rng = random.Random(seed)
+    estimate, se = rng.gauss(0, 1), rng.uniform(0.01, 2)
+    assert normal_p_value(estimate, se) == pytest.approx(
+        2 * scipy.stats.norm.sf(abs(estimate) / se)
+    )
+    assert normal_p_value(0.0, 0.0) == 1.0 and normal_p_value(0.2, 0.0) == 0.0
+    with pytest.raises(ValueError):
+        normal_p_value(0.1, -1.0)

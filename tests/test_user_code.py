@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from pytest_arena.evaluation import user_code
+from pytest_arena.spec.python_files import ImportStuck, project_package
 from tests.conftest import MakeProject
 
 
@@ -44,6 +47,45 @@ def test_a_call_that_overruns_is_left_behind_and_the_next_one_runs_at_once() -> 
     release.set()
     stuck[0].join(5)
     assert not stuck[0].is_alive()  # done with its call, it ends
+
+
+def test_an_async_function_is_awaited_within_the_limit() -> None:
+    async def add(a: int, b: int) -> tuple[int, str]:
+        await asyncio.sleep(0)
+        return a + b, threading.current_thread().name
+
+    assert user_code.call(add, (1, 2), 5) == (3, "arena-user-code")
+    assert user_code.call(add, (1, 2), None) == (3, threading.current_thread().name)
+
+    async def slow() -> None:
+        await asyncio.sleep(30)
+
+    with pytest.raises(user_code.Overran):
+        user_code.call(slow, (), 0.2)
+
+
+def test_an_async_function_is_awaited_where_a_loop_already_runs() -> None:
+    async def inner() -> int:
+        return 7
+
+    async def outer() -> int:
+        result: int = user_code.call(inner, (), None)  # pytest's thread, a loop running
+        return result
+
+    assert asyncio.run(outer()) == 7
+
+
+def test_an_import_that_never_ends_is_stopped_at_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "slow.py").write_text("import time\n\nX = 1\ntime.sleep(30)\n")
+    monkeypatch.setattr(user_code, "DEFAULT_TIMEOUT", 0.3)
+    package = project_package(tmp_path)
+    with pytest.raises(ImportStuck, match=r"did not finish importing within 0\.3 s") as caught:
+        user_code.import_file(tmp_path / "slow.py", package)
+    assert caught.value.line == 4
+    (tmp_path / "quick.py").write_text("X = 1\n")
+    assert user_code.import_file(tmp_path / "quick.py", package).X == 1
 
 
 def test_without_a_limit_the_call_stays_on_this_thread() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -48,6 +49,11 @@ class Boom(Scorer):
             os._exit(3)
         return ScoreResult(1.0, True, "fine")
 """
+
+
+def cells(line: str) -> list[str]:
+    """A board row's cells, each value without its interval ('0.702 ± 0.1' is '0.702')."""
+    return re.sub(r" ± \S+", "", line).split()
 
 
 def board(lines: list[str]) -> list[str]:
@@ -128,7 +134,7 @@ def test_a_crashed_worker_leaves_an_error_row_naming_the_crash(
     result.stdout.fnmatch_lines(
         ["FAILED projects/many/arena.yaml::q3[[]sim_large] - worker 'gw*' crashed while r*"]
     )
-    rows = {line.split()[1]: line.split() for line in board(result.stdout.lines)[3:-1]}
+    rows = {cells(line)[1]: cells(line) for line in board(result.stdout.lines)[3:-1]}
     assert rows["sim_large"][5:8] == ["24", "0", "1"]  # cases, failed, errors
     assert rows["sim_small"][5:8] == ["24", "0", "0"]
     report = json.loads((pytester.path / "report.json").read_text())
@@ -164,7 +170,7 @@ def test_cases_lost_when_workers_may_not_restart_are_error_rows(
             f"{lost} case(s) never ran and count as errors: not run: worker gw* crashed*",
         ]
     )
-    rows = [line.split() for line in board(result.stdout.lines)[3:-1]]
+    rows = [cells(line) for line in board(result.stdout.lines)[3:-1]]
     assert sum(int(row[5]) for row in rows) == 72  # every case has its row
     assert sum(int(row[7]) for row in rows) == lost + 1  # the crash and the lost
 
@@ -186,7 +192,7 @@ def test_dataset_cases_lost_with_a_worker_are_error_rows_of_their_project(
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*arena cases lost with crashed workers*"])
     result.stdout.no_fnmatch_line("*arena leaderboard: many*")
-    table = [line.split() for line in board(result.stdout.lines)[3:-1]]
+    table = [cells(line) for line in board(result.stdout.lines)[3:-1]]
     assert sum(int(row[5]) for row in table) == 72  # every case has its row, under "Many Sums"
 
 

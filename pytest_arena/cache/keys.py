@@ -35,6 +35,8 @@ def key_parts(connector: Connector, request: Request) -> dict[str, Any]:
         # the model's own params, then the request's (hooks.py pre_request may set some)
         "params": {**identity.get("params", {}), **request.params},
         "sample": request.sample,
+        # tools offered change the answer; a call without any keeps the key it always had
+        **({"tools": request.tools} if request.tools else {}),
     }
 
 

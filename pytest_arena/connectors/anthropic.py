@@ -8,6 +8,13 @@ from pydantic import BaseModel
 
 from pytest_arena.connectors.base import Request, Response
 from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, answer
+from pytest_arena.connectors.tool_format import (
+    anthropic_calls,
+    anthropic_messages,
+    anthropic_tools,
+    render_calls,
+)
+from pytest_arena.spec.images import anthropic_content, content_text
 
 DEFAULT_MAX_TOKENS = 1024
 
@@ -27,6 +34,7 @@ class AnthropicConnector(HttpConnector):
     settings_model: ClassVar[type[BaseModel]] = AnthropicSettings
     default_base_url: ClassVar[str] = "https://api.anthropic.com"
     default_key_env: ClassVar[str] = "ANTHROPIC_API_KEY"
+    takes_tools: ClassVar[bool] = True
     settings: AnthropicSettings
 
     @property
@@ -34,15 +42,19 @@ class AnthropicConnector(HttpConnector):
         return self.settings.base_url.rstrip("/") + "/v1/messages"
 
     def body(self, request: Request) -> dict[str, Any]:
-        system = [m.get("content", "") for m in request.messages if m.get("role") == "system"]
-        messages = [
-            {
-                "role": "assistant" if m.get("role") == "assistant" else "user",
-                "content": m["content"],
-            }
+        system = [
+            content_text(m.get("content", ""))
             for m in request.messages
-            if m.get("role") != "system"
+            if m.get("role") == "system"
         ]
+        messages = anthropic_messages(
+            [
+                {**m, "content": anthropic_content(m["content"])}
+                if m.get("role") in ("user", "assistant") and not m.get("tool_calls")
+                else m
+                for m in request.messages
+            ]
+        )
         body: dict[str, Any] = {
             "max_tokens": DEFAULT_MAX_TOKENS,
             **self.settings.params,
@@ -52,6 +64,8 @@ class AnthropicConnector(HttpConnector):
         }
         if system:
             body["system"] = "\n\n".join(system)
+        if request.tools:
+            body["tools"] = anthropic_tools(request.tools)
         return body
 
     def auth_headers(self, key: str) -> dict[str, str]:
@@ -65,5 +79,17 @@ class AnthropicConnector(HttpConnector):
         if not isinstance(blocks, list):
             raise TypeError("content is not a list of blocks")
         text = "".join(b["text"] for b in blocks if b.get("type") == "text")
-        meta = {"stop_reason": data.get("stop_reason"), "model": data.get("model")}
+        stop = data.get("stop_reason")
+        meta: dict[str, Any] = {
+            "stop_reason": stop,
+            "finish_reason": stop,
+            "model": data.get("model"),
+        }
+        calls = anthropic_calls(blocks)
+        if calls:
+            meta["tool_calls"] = calls
+            if not text:  # a reply of calls alone: its text output shows them
+                text, meta["rendered_calls"] = render_calls(calls), True
+        if stop == "refusal":
+            meta["refusal"] = text
         return answer(text, data.get("usage"), ("input_tokens", "output_tokens"), request, meta)

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from pytest_arena.spec.case import Case
+from pytest_arena.spec.images import content_text
 from pytest_arena.spec.schema import Price
 
 
@@ -20,18 +21,23 @@ class Request:
     """One call to a model: the rendered messages and the case they came from."""
 
     model: str
-    messages: list[dict[str, str]]
+    messages: list[dict[str, Any]]  # content: text, or OpenAI's parts (text, image_url)
     case: Case
     sample: int = 0
     params: dict[str, Any] = field(default_factory=dict)
     workspace: Path | None = None  # a fresh folder for this call, for connectors that want one
+    # the project's tools offered to the model: [{name, description, parameters (JSON schema)}];
+    # messages may then hold assistant messages with `tool_calls` ([{id, name, arguments}])
+    # and `tool` messages ({tool_call_id, name, content, is_error}) of earlier turns
+    tools: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def prompt(self) -> str:
-        """The content of the last user message."""
+        """The content of the last user message; of content parts, their text, each image
+        as `[image: its alt text]`."""
         for message in reversed(self.messages):
             if message.get("role") == "user":
-                return message.get("content", "")
+                return content_text(message.get("content", ""))
         return ""
 
 
@@ -45,7 +51,16 @@ class Response:
     latency_ms: float | None = None  # None: the engine measures the call
     cost: float | None = None  # set by connectors that are told the cost; else priced
     retries: int = 0
+    # what the model said beside the text, JSON data: `tool_calls` ([{id, name, arguments}],
+    # arguments parsed), `finish_reason`, `refusal`; a python agent's own `meta`; a command
+    # agent's `exit_status` and `stderr_tail`
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """The tool calls of the reply: [{id, name, arguments}]."""
+        calls = self.meta.get("tool_calls")
+        return list(calls) if isinstance(calls, list) else []
 
 
 class ConnectorError(Exception):
@@ -93,6 +108,7 @@ class Connector(ABC):
     settings_model: ClassVar[type[BaseModel]]
     default_price: ClassVar[Price | None] = None
     cacheable: ClassVar[bool] = True  # False: answers are free or have side effects
+    takes_tools: ClassVar[bool] = False  # True: the project's tools are offered to the model
     wants_workspace: ClassVar[bool] = False  # True: the engine gives each call a fresh folder
     default_concurrency: ClassVar[int] = 16  # calls in flight unless the model sets `concurrency`
 
@@ -106,7 +122,7 @@ class Connector(ABC):
     ) -> None:
         self.key = key
         self.settings = settings
-        self.price = price or self.default_price or Price()
+        self.price = price or self.default_price  # None: unknown, so is the cost
         self.root = root  # the project folder: where relative paths in settings start
 
     @classmethod
@@ -151,6 +167,11 @@ class Connector(ABC):
         """True when a call is cheap CPU work that gains nothing from running ahead."""
         return False
 
+    def warm_up(self) -> None:
+        """Load what the first call will need (an HTTP client's modules), on the engine's
+        thread while pytest still collects. Connectors that need nothing do nothing."""
+        return None
+
     def cache_identity(self) -> dict[str, Any]:
         """What, beside the request, decides the answer: connector, base URL, model name and
         request parameters. Never a secret: this is stored in the response cache."""
@@ -160,9 +181,12 @@ class Connector(ABC):
         """Release clients and sessions; called once on the engine's loop at the end."""
         return None
 
-    def cost_of(self, response: Response) -> float:
+    def cost_of(self, response: Response) -> float | None:
+        """Dollars, from the connector's own figure or the price; None when neither is known."""
         if response.cost is not None:
             return response.cost
+        if self.price is None:
+            return None
         return (
             response.tokens_in * self.price.input_per_mtok
             + response.tokens_out * self.price.output_per_mtok

@@ -133,7 +133,11 @@ class CommandConnector(Connector):
                 + hint
             )
         text = stdout.decode(errors="replace").removesuffix("\n").removesuffix("\r")
-        meta: dict[str, Any] = {"workspace": str(workspace)}
+        meta: dict[str, Any] = {
+            "workspace": str(workspace),
+            "exit_status": done.returncode,
+            "stderr_tail": stderr.decode(errors="replace").strip()[-STDERR_TAIL:],
+        }
         return Response(text=text, meta=meta)
 
 

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from pytest_arena.connectors import providers
 from pytest_arena.connectors.base import (
     Connector,
     ConnectorError,
@@ -25,6 +26,7 @@ from pytest_arena.connectors.base import (
     SettingProblem,
     estimate_tokens,
 )
+from pytest_arena.spec.images import content_text, image_count
 from pytest_arena.spec.schema import Price
 
 if TYPE_CHECKING:
@@ -101,12 +103,17 @@ class HttpConnector(Connector):
                     f"put it under params: 'params: {{{name}: {json.dumps(value)}}}'",
                 )
         data = {"model": key, **raw}
-        data.setdefault("base_url", cls.default_base_url)
-        if "api_key_env" not in data and _same_host(data["base_url"], cls.default_base_url):
-            # The provider's own key goes to the provider only: another server gets no key
-            # unless `api_key_env` names one.
+        written = "base_url" in data
+        if not written:  # the provider's, or where its own client's variable points
+            env = providers.BASE_URL_ENV.get(cls.name, "")
+            data["base_url"] = os.environ.get(env, "").strip() or cls.default_base_url
+        if "api_key_env" not in data and (
+            not written or _same_host(data["base_url"], cls.default_base_url)
+        ):
+            # The provider's own key goes to the provider (or where the user's variable sends
+            # its client) only: another server gets no key unless `api_key_env` names one.
             data["api_key_env"] = cls.default_key_env
-        return data, cls.default_price
+        return data, cls.default_price or providers.known_price(cls.name, str(data["model"]))
 
     def __repr__(self) -> str:
         s = self.settings
@@ -151,6 +158,9 @@ class HttpConnector(Connector):
                 return await self._call(session, request)
 
         return asyncio.run(once())
+
+    def warm_up(self) -> None:
+        import aiohttp  # noqa: F401  (its import builds TLS contexts: long, off the main thread)
 
     async def aclose(self) -> None:
         session, self._session = self._session, None
@@ -213,8 +223,15 @@ class HttpConnector(Connector):
         if status >= 400:
             retryable = status in RETRYABLE_STATUS or status >= 500
             retry_after = _retry_after(reply_headers.get("Retry-After")) if retryable else None
+            said = _server_message(text)
+            if status == 400 and "image" in said.lower() and image_count(request.messages):
+                raise ConnectorError(
+                    f"{where}: HTTP 400: the model refused the image input of case"
+                    f" '{request.case.id}': {said}; use a model that reads images, or keep"
+                    " this case off this model with 'models:' on the case"
+                )
             raise ConnectorError(
-                f"{where}: HTTP {status}: {_server_message(text)}",
+                f"{where}: HTTP {status}: {said}",
                 retryable=retryable,
                 retry_after=retry_after,
             )
@@ -240,7 +257,9 @@ def answer(
     usage = usage if isinstance(usage, dict) else {}
     tokens_in, tokens_out = usage.get(keys[0]), usage.get(keys[1])
     if not isinstance(tokens_in, int) or not isinstance(tokens_out, int):
-        tokens_in = sum(estimate_tokens(m.get("content", "")) + 4 for m in request.messages)
+        tokens_in = sum(
+            estimate_tokens(content_text(m.get("content", ""))) + 4 for m in request.messages
+        )
         tokens_out = estimate_tokens(text)
         meta["tokens_estimated"] = True
     return Response(text=text, tokens_in=tokens_in, tokens_out=tokens_out, meta=meta)

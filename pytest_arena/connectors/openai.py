@@ -8,6 +8,13 @@ from pydantic import BaseModel
 
 from pytest_arena.connectors.base import Request, Response
 from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, answer
+from pytest_arena.connectors.tool_format import (
+    openai_calls,
+    openai_messages,
+    openai_tools,
+    render_calls,
+)
+from pytest_arena.spec.images import without_alt
 
 
 class OpenAISettings(HttpSettings):
@@ -23,28 +30,43 @@ class OpenAIConnector(HttpConnector):
     settings_model: ClassVar[type[BaseModel]] = OpenAISettings
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"
     default_key_env: ClassVar[str] = "OPENAI_API_KEY"
+    takes_tools: ClassVar[bool] = True
 
     @property
     def url(self) -> str:
         return self.settings.base_url.rstrip("/") + "/chat/completions"
 
     def body(self, request: Request) -> dict[str, Any]:
-        return {
+        body = {
             **self.settings.params,
             **request.params,
             "model": self.settings.model,
-            "messages": request.messages,
+            "messages": openai_messages(without_alt(request.messages)),
         }
+        if request.tools:
+            body["tools"] = openai_tools(request.tools)
+        return body
 
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {key}"}
 
     def parse(self, data: Any, request: Request) -> Response:
         choice = data["choices"][0]
-        text = choice["message"]["content"] or ""  # null when the model only calls tools
+        message = choice["message"]
+        text = message.get("content") or ""  # null when the model only calls tools
         if not isinstance(text, str):
             raise TypeError("the message content is not text")
-        meta = {"finish_reason": choice.get("finish_reason"), "model": data.get("model")}
+        meta: dict[str, Any] = {
+            "finish_reason": choice.get("finish_reason"),
+            "model": data.get("model"),
+        }
+        calls = openai_calls(message)
+        if calls:
+            meta["tool_calls"] = calls
+            if not text:  # a reply of calls alone: its text output shows them
+                text, meta["rendered_calls"] = render_calls(calls), True
+        if message.get("refusal"):
+            meta["refusal"] = message["refusal"]
         return answer(
             text, data.get("usage"), ("prompt_tokens", "completion_tokens"), request, meta
         )

@@ -57,14 +57,17 @@ class PythonConnector(Connector):
 
     The function is called as `fn(prompt)`, or `fn(prompt, case)` when it takes a second
     positional parameter; keyword parameters named `messages` and `request` receive the
-    chat messages and the whole Request. A plain function runs in a worker thread, an
+    chat messages and the whole Request, and one named `workspace` the case's fresh folder
+    (a Path; also `request.workspace`). A plain function runs in a worker thread, an
     `async def` one on the engine's loop. It returns the text, a dict with `text` and
-    optionally `tokens_in`, `tokens_out`, `cost`, `meta`, or a Response.
+    optionally `tokens_in`, `tokens_out`, `cost`, `meta`, or a Response; its `meta` reaches
+    the scorers in `context.response["meta"]`.
     """
 
     name: ClassVar[str] = "python"
     settings_model: ClassVar[type[BaseModel]] = PythonSettings
     cacheable: ClassVar[bool] = False
+    wants_workspace: ClassVar[bool] = True
     settings: PythonSettings
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -108,7 +111,7 @@ class PythonConnector(Connector):
                     result = await result
         except Exception as exc:
             raise self._failed(exc) from exc
-        return self._response(result)
+        return self._in(self._response(result), request)
 
     def complete(self, request: Request) -> Response:
         fn = self.function()
@@ -121,7 +124,13 @@ class PythonConnector(Connector):
                 result = asyncio.run(_awaited(result))
         except Exception as exc:
             raise self._failed(exc) from exc
-        return self._response(result)
+        return self._in(self._response(result), request)
+
+    @staticmethod
+    def _in(response: Response, request: Request) -> Response:
+        if request.workspace is not None:
+            response.meta.setdefault("workspace", str(request.workspace))
+        return response
 
     def _arguments(
         self, fn: Callable[..., Any], request: Request
@@ -134,7 +143,7 @@ class PythonConnector(Connector):
             p
             for p in params
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-            and p.name not in ("messages", "request")
+            and p.name not in ("messages", "request", "workspace")
         ]
         args: list[Any] = [request.prompt]
         if len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in params):
@@ -145,6 +154,8 @@ class PythonConnector(Connector):
             kwargs["messages"] = request.messages
         if "request" in named:
             kwargs["request"] = request
+        if "workspace" in named:
+            kwargs["workspace"] = request.workspace
         return args, kwargs
 
     def _failed(self, exc: Exception) -> ConnectorError:

@@ -6,6 +6,7 @@ import importlib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from pytest_arena.connectors import providers
 from pytest_arena.connectors.base import Connector, SettingProblem
 from pytest_arena.connectors.sim import PROFILES, SimConnector
 from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
@@ -67,10 +68,10 @@ def build_connector(
 
     `asked_by` names where the key came from when that is not the project file.
     """
-    definition = defined.get(key)
+    definition = providers.resolve(key, defined)
     if definition is None:
         if key not in PROFILES:
-            hint = did_you_mean(key, known_models(defined))
+            hint = did_you_mean(key, [*known_models(defined), *providers.priced_keys()])
             raise SpecError(
                 [
                     Problem(
@@ -80,7 +81,8 @@ def build_connector(
                         " is neither defined in models.define nor a builtin"
                         f" ({', '.join(BUILTIN_MODELS)})",
                         hint=(hint + " " if hint else "")
-                        + f"define it under 'models: define: {key}:' or pick a known model",
+                        + f"define it under 'models: define: {key}:', pick a known model, or"
+                        f" name a provider's model as {_provider_keys()}",
                     )
                 ]
             )
@@ -111,6 +113,10 @@ def build_connector(
     except ValueError as exc:
         raise _problem(exc, path, lines, loc, key in defined) from None
     return connector
+
+
+def _provider_keys() -> str:
+    return " or ".join(f"{p}{providers.SEPARATOR}MODEL" for p in providers.PROVIDERS)
 
 
 def _problem(

@@ -13,7 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_arena.connectors.base import Connector, Request, Response, estimate_tokens
 from pytest_arena.connectors.sim_answers import OFF_TOPIC, judge_reply, variant, wrong
+from pytest_arena.connectors.sim_tools import answer_of, expected_calls, tool_turn
+from pytest_arena.connectors.tool_format import render_calls
 from pytest_arena.spec.case import as_text
+from pytest_arena.spec.images import IMAGE_TOKENS, content_text, image_count
 from pytest_arena.spec.schema import Price
 
 
@@ -81,6 +84,7 @@ class SimConnector(Connector):
         return {**settings.model_dump(), **raw, "profile": base}, price
 
     cacheable: ClassVar[bool] = False
+    takes_tools: ClassVar[bool] = True
 
     def is_inline(self) -> bool:
         return not (self.settings.latency_ms or self.settings.latency_jitter_ms)
@@ -107,8 +111,19 @@ class SimConnector(Connector):
         where = f"{s.seed}|{case.project}|{case.id}"
         draw = f"{where}|{self.key}|{request.sample}"
         rng = random.Random(draw)
-        meta: dict[str, str] = {}
-        if s.echo:
+        meta: dict[str, Any] = {}
+        reference = answer_of(case.reference)
+        if request.tools and expected_calls(case.reference) is not None and not s.echo:
+            offered = [t["name"] for t in request.tools]
+            calls, text, meta["verdict"] = tool_turn(
+                case.reference, request.messages, offered, self._right(where, draw), rng
+            )
+            if calls:
+                meta.update(tool_calls=calls, rendered_calls=True, finish_reason="tool_calls")
+                text = render_calls(calls)
+            else:
+                meta["finish_reason"] = "stop"
+        elif s.echo:
             text, meta["verdict"] = request.prompt, "echo"
         elif JUDGE_MARK in request.prompt:
             text, meta["form"] = judge_reply(
@@ -116,22 +131,25 @@ class SimConnector(Connector):
             )
             meta["verdict"] = "judged"
         elif self._right(where, draw):
-            if case.reference is None:
+            if reference is None:
                 text, meta["verdict"] = f"Here is my reply to: {request.prompt[:80]}", "right"
             elif rng.random() < s.format_noise:
-                text, meta["form"] = variant(case.reference, rng)
+                text, meta["form"] = variant(reference, rng)
                 meta["verdict"] = "variant"
             else:
-                text, meta["verdict"] = as_text(case.reference), "right"
-        elif case.reference is None:
+                text, meta["verdict"] = as_text(reference), "right"
+        elif reference is None:
             text, meta["verdict"] = rng.choice(OFF_TOPIC), "wrong"
         else:
-            text, meta["form"] = wrong(case.reference, rng)
+            text, meta["form"] = wrong(reference, rng)
             meta["verdict"] = "wrong"
         latency = s.latency_ms
         if s.latency_jitter_ms:
             latency = max(0.0, latency + rng.uniform(-s.latency_jitter_ms, s.latency_jitter_ms))
-        tokens_in = sum(estimate_tokens(m.get("content", "")) + 4 for m in request.messages)
+        tokens_in = sum(
+            estimate_tokens(content_text(m.get("content", ""))) + 4 for m in request.messages
+        )
+        tokens_in += IMAGE_TOKENS * image_count(request.messages)
         return Response(
             text=text,
             tokens_in=tokens_in,

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,6 +26,7 @@ from pytest_arena.connectors.base import Connector, ConnectorError, Request, Res
 from pytest_arena.engine.budget import Budget, refusal_of
 from pytest_arena.engine.ledger import Ledger
 from pytest_arena.engine.limits import Lane, Limits
+from pytest_arena.engine.tool_loop import ToolSet, Turn, run_loop
 from pytest_arena.engine.workspaces import SAFE, new_run_folder
 
 T = TypeVar("T")
@@ -43,8 +44,10 @@ class CallResult:
     retries: int = 0
     cached: bool = False
     latency_ms: float = 0.0
-    cost: float = 0.0
+    cost: float | None = 0.0  # None: the model's price is unknown
     warning: str | None = None  # the call worked, but something beside it did not
+    trajectory: list[dict[str, Any]] | None = None  # the steps of a tool loop
+    failure: str | None = None  # the loop ended without an answer (max_turns)
 
 
 @dataclass
@@ -75,6 +78,7 @@ class Engine:
     _cache_reads: concurrent.futures.ThreadPoolExecutor | None = None
     _cache_writes: concurrent.futures.ThreadPoolExecutor | None = None
     _workspaces: int = 0
+    _warmed: set[int] = field(default_factory=set)  # connectors warmed up, by id
     _ledgers: list[Ledger] = field(default_factory=list)
     closed: bool = False
 
@@ -96,17 +100,20 @@ class Engine:
         request: Request,
         limits: Limits,
         budgets: tuple[Budget, ...] = (),
+        tools: ToolSet | None = None,
     ) -> Call:
-        """Start a call ahead; the future resolves to a CallResult and never raises."""
-        if connector.wants_workspace and self.workspace_root is None:
+        """Start a call ahead; the future resolves to a CallResult and never raises. With
+        `tools` (and a connector that takes them), a tool loop of calls."""
+        looping = tools is not None and bool(tools.tools) and connector.takes_tools
+        if (connector.wants_workspace or looping) and self.workspace_root is None:
             self.workspace_root = self.make_workspace_root()  # on this thread, not the loop's
-        future = self._run(
-            self._guarded(
-                functools.partial(
-                    self._attempts, connector, request, limits, (self.budget, *budgets)
-                )
-            )
-        )
+        every = (self.budget, *budgets)
+        if looping:
+            assert tools is not None
+            work = functools.partial(self._turns, connector, request, limits, every, tools)
+        else:
+            work = functools.partial(self._attempts, connector, request, limits, every)
+        future = self._run(self._guarded(work))
         return Call(future, budgets)
 
     def call(
@@ -115,12 +122,22 @@ class Engine:
         request: Request,
         limits: Limits,
         budgets: tuple[Budget, ...] = (),
+        tools: ToolSet | None = None,
     ) -> CallResult:
         """Make a call now and wait for it; cheap inline calls stay on this thread."""
         all_budgets = (self.budget, *budgets)
-        if connector.is_inline():
+        if connector.is_inline() and not (tools and tools.tools and connector.takes_tools):
             return self._inline(connector, request, all_budgets)
-        return self.wait(self.submit(connector, request, limits, budgets))
+        return self.wait(self.submit(connector, request, limits, budgets, tools))
+
+    def warm_up(self, connector: Connector) -> None:
+        """Start the loop's thread now and let `connector` load what its calls need there,
+        so that the first call, once items are selected, does not wait for it. Once per
+        connector; nothing for inline ones."""
+        if self.closed or connector.is_inline() or id(connector) in self._warmed:
+            return
+        self._warmed.add(id(connector))
+        self._start().call_soon_threadsafe(_quietly, connector.warm_up)
 
     def wait(self, call: Call) -> CallResult:
         return call.future.result()
@@ -232,6 +249,43 @@ class Engine:
             return CallResult(skipped="the run stopped before this call finished")
         except Exception as exc:  # a bug here must end as a failed case, not a hang
             return CallResult(error=f"internal error in the arena engine: {_describe(exc)}")
+
+    async def _turns(
+        self,
+        connector: Connector,
+        request: Request,
+        limits: Limits,
+        budgets: tuple[Budget, ...],
+        tools: ToolSet,
+    ) -> CallResult:
+        """The tool loop: each turn a call as `_attempts` makes it; the tools run in the
+        case's workspace."""
+        if request.workspace is None:
+            request.workspace = self._workspace(request)
+        request.tools = tools.specs()
+
+        async def ask(turn_request: Request) -> Turn:
+            r = await self._attempts(connector, turn_request, limits, budgets)
+            return Turn(r.response, r.error, r.skipped, r.retries, r.cached, r.latency_ms, r.cost)
+
+        done = await run_loop(ask, request, tools)
+        last = done.last
+        result = CallResult(
+            error=last.error,
+            skipped=last.skipped,
+            retries=done.retries,
+            cached=done.cached,
+            latency_ms=done.latency_ms,
+            cost=done.cost,
+            trajectory=done.trajectory,
+            failure=done.failure,
+        )
+        if last.response is not None:
+            result.response = replace(
+                last.response, tokens_in=done.tokens_in, tokens_out=done.tokens_out
+            )
+            result.response.meta = {**last.response.meta, "workspace": str(request.workspace)}
+        return result
 
     async def _attempts(
         self,
@@ -346,7 +400,7 @@ class Engine:
         response.retries = retries
         cost = connector.cost_of(response)
         for budget in budgets:
-            budget.charge(cost)
+            budget.charge(cost or 0.0)  # an unknown price cannot count against a budget
         return CallResult(response, retries=retries, latency_ms=response.latency_ms, cost=cost)
 
     def _workspace(self, request: Request) -> Path:
@@ -366,6 +420,12 @@ async def _within(call: Coroutine[Any, Any, Response], seconds: float | None) ->
         async with asyncio.timeout(seconds):
             return await call
     return await asyncio.wait_for(call, seconds)
+
+
+def _quietly(warm_up: Callable[[], None]) -> None:
+    """A warm-up's failure is the first call's to say, with its case."""
+    with contextlib.suppress(Exception):
+        warm_up()
 
 
 def _backoff(base: float, retries: int) -> float:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pytest_arena.connectors.base import Connector, Request
 from pytest_arena.connectors.base import estimate_tokens as _estimate
 from pytest_arena.engine.breaker import Breaker
+from pytest_arena.spec.images import content_text
 from pytest_arena.spec.schema import ModelDef
 
 DEFAULT_CONCURRENCY = 16
@@ -142,5 +143,5 @@ class Lane:
     def expected_tokens(self, request: Request) -> float:
         """Tokens a call will use: its input, and an answer as long as the mean so far
         (before any answer, as long as the input)."""
-        given = sum(_estimate(m.get("content", "")) for m in request.messages)
+        given = sum(_estimate(content_text(m.get("content", ""))) for m in request.messages)
         return given + (self.tokens_out / self.answers if self.answers else given)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import os
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -14,10 +15,12 @@ from pytest_arena.evaluation import user_code
 from pytest_arena.evaluation.judge import Judge
 from pytest_arena.evaluation.project import Component, Plan, Project
 from pytest_arena.evaluation.project_hooks import ProjectHooks
+from pytest_arena.evaluation.response_data import capped, response_data
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.contract import Part, combine
 from pytest_arena.spec import Case
+from pytest_arena.spec.images import shortened
 from pytest_arena.spec.template import render_messages
 
 
@@ -62,6 +65,7 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
         reference=case.reference,
         weight=case.weight,
         tags=list(case.tags),
+        group=case.group,
         sample=sample,
         board=project.board(),
     )
@@ -98,7 +102,7 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
         prepared.stop = stop
     else:
         prepared.request = request
-        record.messages = [dict(m) for m in request.messages]
+        record.messages = shortened(request.messages)  # an inline image's bytes: only their size
     return prepared
 
 
@@ -113,10 +117,17 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
             raise prepared.stop
         # a failed call's tries count as much as an answered one's
         record.retries, record.cached = result.retries, result.cached
+        request = prepared.request
+        if request is not None and request.workspace is not None:  # said even if it failed
+            record.detail["workspace"] = str(request.workspace)
+        if result.trajectory:  # what the tool loop did before it failed is kept too
+            record.response = capped(response_data(result))
         if result.error is not None:
             raise _Stop(f"model '{model}' call failed: {result.error}")
         response = result.response
         assert response is not None
+        context.response = response_data(result)
+        record.response = capped(dict(context.response))
         record.latency_ms = result.latency_ms
         record.tokens_in, record.tokens_out = response.tokens_in, response.tokens_out
         record.cost = result.cost
@@ -128,6 +139,10 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
             record.detail["workspace"] = str(workspace)
         output = response.text
         record.output = output
+        if result.failure is not None:  # the tool loop ended without an answer: max_turns
+            record.score, record.passed, record.reason = 0.0, False, result.failure
+            record.status = FAILED
+            return Outcome(record)
         if hooks.post_process is not None:
             output = _call_user(
                 "hooks.py post_process",
@@ -236,16 +251,26 @@ def _call_user(what: str, function: Any, *args: Any, limit: float | None) -> Any
 
 
 def _user_traceback(exc: BaseException | None) -> str | None:
-    """The traceback of user code, without the frames of this module."""
+    """The traceback of user code: without the frames of this module that called it, nor
+    those of the package below the user's last line (a `ScoreResult` refusing its values)."""
     if exc is None:
         return None
     tb = exc.__traceback__
     while tb is not None and _ours(tb.tb_frame.f_code.co_filename):
         tb = tb.tb_next
-    return "".join(traceback.format_exception(type(exc), exc, tb))
+    frames = []
+    walk = tb
+    while walk is not None:
+        frames.append(walk.tb_frame.f_code.co_filename)
+        walk = walk.tb_next
+    keep = len(frames)
+    while keep > 1 and (frames[keep - 1].startswith(_PACKAGE) or frames[keep - 1] == "<string>"):
+        keep -= 1  # "<string>": the __init__ a dataclass makes, calling __post_init__
+    return "".join(traceback.format_exception(type(exc), exc, tb, limit=keep))
 
 
 _FUTURES = str(Path(concurrent.futures.__file__).parent)
+_PACKAGE = str(Path(__file__).parent.parent) + os.sep
 
 
 def _ours(filename: str) -> bool:

@@ -116,7 +116,7 @@ class Judge:
             self.usage.calls += 1
             self.usage.tokens_in += response.tokens_in
             self.usage.tokens_out += response.tokens_out
-            self.usage.cost += result.cost
+            self.usage.cost += result.cost or 0.0
             score, passed, reason = parse_verdict(response.text)
             votes.append({"score": score, "passed": passed, "reason": reason})
         return _reduce(votes, reduce, threshold, model)

@@ -9,14 +9,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pytest_arena.connectors import CONNECTORS, Connector, Request, build_connector
+from pytest_arena.connectors import CONNECTORS, Connector, Request, build_connector, providers
 from pytest_arena.connectors.registry import known_models
 from pytest_arena.engine.budget import Budget
 from pytest_arena.engine.calls import Call, CallResult, Engine
 from pytest_arena.engine.limits import Limits
+from pytest_arena.engine.tool_loop import ToolSet
 from pytest_arena.evaluation import user_code
 from pytest_arena.evaluation.judge import Judge
 from pytest_arena.evaluation.project_hooks import ProjectHooks, load_hooks
+from pytest_arena.evaluation.project_tools import load_tools
+from pytest_arena.evaluation.samples import Sampling
 from pytest_arena.scorers.base import Scorer, ScoresOutputs
 from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.discovery import ScorerEntry, ScorerSet, discover
@@ -24,8 +27,11 @@ from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec import Case, ProjectFile, SpecError, load_project
 from pytest_arena.spec.errors import Problem, did_you_mean, location
+from pytest_arena.spec.loader import CaseProblem
 from pytest_arena.spec.python_files import project_package
 from pytest_arena.spec.schema import ComponentSpec
+from pytest_arena.spec.text_files import read_text
+from pytest_arena.spec.validation import dotted
 
 DEFAULT_SCORER = "exact_match"
 
@@ -84,9 +90,13 @@ class Project:
     hooks: ProjectHooks
     connector_types: Mapping[str, type[Connector]] = field(default_factory=lambda: CONNECTORS)
     engine: Engine = field(default_factory=Engine)  # the run's engine, shared by all projects
+    tools: ToolSet | None = None  # the functions of the project's tools.py
     _connectors: dict[str, Connector] = field(default_factory=dict)
     _limits: dict[str, Limits] = field(default_factory=dict)
     _budget: Budget | None = None
+    _plans: dict[tuple[Any, ...], Plan] = field(default_factory=dict)  # shared by like cases
+    _board: dict[str, Any] | None = None
+    repeat: tuple[int, int] | None = None  # --arena-repeat: (min, max) samples of every case
 
     @property
     def name(self) -> str:
@@ -120,13 +130,40 @@ class Project:
             self._budget = self.engine.new_budget(self.file.spec.budget.max_cost, where)
         return self._budget
 
-    def call(self, key: str, request: Request) -> CallResult:
-        """Ask model `key` now, through the engine (cache, limits, retries, budgets)."""
-        return self.engine.call(self.connector(key), request, self.limits(key), (self.budget,))
+    def call(self, key: str, request: Request, tools: bool = False) -> CallResult:
+        """Ask model `key` now, through the engine (cache, limits, retries, budgets); with
+        `tools`, offering the project's tools in a tool loop (a case's call, not a judge's)."""
+        return self.engine.call(
+            self.connector(key),
+            request,
+            self.limits(key),
+            (self.budget,),
+            self.tools if tools else None,
+        )
 
     def submit(self, key: str, request: Request) -> Call:
-        """Start asking model `key` ahead of time; `engine.wait(call)` gives the result."""
-        return self.engine.submit(self.connector(key), request, self.limits(key), (self.budget,))
+        """Start asking model `key` ahead of time, for a case (with the project's tools);
+        `engine.wait(call)` gives the result."""
+        return self.engine.submit(
+            self.connector(key), request, self.limits(key), (self.budget,), self.tools
+        )
+
+    def runs_on(self, case: Case, key: str) -> bool:
+        """Whether `case` runs on model `key`: its `models:` (its own or its dataset's) names
+        the key or one of the tags of the key's definition, or it has no `models:`."""
+        if case.models is None or key in case.models:
+            return True
+        definition = self.file.spec.models.define.get(key)
+        return definition is not None and not set(definition.tags).isdisjoint(case.models)
+
+    def sampling(self, case: Case) -> Sampling:
+        """How many samples of `case` to draw and the pass rate they need: --arena-repeat,
+        else the case's (or its dataset's) `repeat`, else the project's, else one."""
+        spec = self.file.spec
+        own = None if spec.repeat is None else (spec.repeat.min, spec.repeat.max)
+        low, high = self.repeat or case.repeat or own or (1, 1)
+        rate = _first(case.min_pass_rate, spec.min_pass_rate)
+        return Sampling(low, high, 1.0 if rate is None else rate, spec.flaky)
 
     def default_models(self) -> list[str]:
         return list(self.file.spec.models.default)
@@ -137,6 +174,25 @@ class Project:
         A case's own `scoring` contract comes first, then its `eval_type`, then the
         project's `scoring`, then `scorers.default`, then exact_match.
         """
+        key = self._plan_key(case)
+        plan = self._plans.get(key) if key is not None else None
+        if plan is None:
+            plan = self._plan(case)
+            if key is not None:
+                self._plans[key] = plan
+        return plan
+
+    def _plan_key(self, case: Case) -> tuple[Any, ...] | None:
+        """What a case's plan depends on when it sets no scoring and no options of its own
+        (most cases): one plan, its scorers bound and checked once, serves them all. None:
+        the case's own settings make its plan."""
+        if case.scoring is not None or case.options:
+            return None
+        if case.eval_type is None and self.file.spec.scoring is not None:
+            return ("scoring", case.threshold)
+        return ("scorer", case.eval_type)
+
+    def _plan(self, case: Case) -> Plan:
         spec = self.file.spec
         if case.scoring is not None:
             parts = [
@@ -168,6 +224,12 @@ class Project:
     def _component(self, spec: ComponentSpec, where: str, case: Case) -> Component:
         if spec.command is not None:
             scorer = ScriptScorer.from_command(spec.label, spec.command)
+            why = scorer.unstartable(self.root)
+            if why is not None:
+                raise PlanError(
+                    f"{where}: scoring: {scorer.shown} cannot be started: {why}\n  fix: give"
+                    " a path relative to the folder holding arena.yaml, or a program on PATH"
+                )
             options = dict(spec.params)
             if spec.timeout is not None:
                 options["timeout"] = spec.timeout
@@ -197,18 +259,14 @@ class Project:
         them bound, validated this once for every output it grades. PlanError if they are wrong.
         """
         if name == "llm_judge":
-            judge_model = options.get("model") or self.file.spec.judge.model
-            try:
-                self.connector(str(judge_model))
-            except SpecError as exc:
-                raise PlanError(f"{where()}: the judge of llm_judge: {exc.format()}") from None
+            self._check_judge(options, shared, where)
         model = entry.options_model
         if model is None:
             return None
         try:
             if isinstance(entry.scorer, TypedScorer):
                 bound = entry.scorer.bind(options)
-                self._check_files(name, bound.options, shared, where)
+                self._check_files(name, bound, shared, where)
                 return bound
             model.model_validate(options)  # a custom scorer reads them from context.options
             return None
@@ -217,28 +275,62 @@ class Project:
             first = str(errors[0]["loc"][0]) if errors and errors[0]["loc"] else ""
             if first in shared and shared.get(first) is options.get(first):
                 at = f"{self._at(('scorers', 'options', name, first))}: scorers.options.{name}"
+            elif not first and all(shared.get(k) is v for k, v in options.items()):
+                # options that do not go together, all written in scorers.options
+                at = f"{self._at(('scorers', 'options', name))}: scorers.options.{name}"
             else:
                 at = where()
             raise PlanError(f"{at}: {_options_problem(name, model, exc)}") from None
 
+    def _check_judge(
+        self, options: dict[str, Any], shared: dict[str, Any], where: Callable[[], str]
+    ) -> None:
+        """llm_judge's model (its option `model`, else `judge.model`) can be reached; PlanError
+        at the line where that model is named, if not."""
+        given = options.get("model")
+        key = str(given or self.file.spec.judge.model)
+        try:
+            self.connector(key, "the judge")
+        except SpecError as exc:
+            if key in self.file.spec.models.define:  # its definition is wrong: said at its line
+                raise PlanError(f"{where()}: the judge of llm_judge: {exc.format()}") from None
+            problem = exc.problems[0]
+            said = problem.message.replace(" (from the judge)", "")
+            fix = f"\n  fix: {problem.hint}" if problem.hint else ""
+            if given is None:
+                at = f"{self._at(('judge', 'model'))}: judge.model"
+                raise PlanError(f"{at}: {said}{fix}") from None
+            if shared.get("model") is given:
+                at = f"{self._at(('scorers', 'options', 'llm_judge', 'model'))}"
+                at += ": scorers.options.llm_judge"
+            else:
+                at = where()
+            raise PlanError(f"{at}: the judge of llm_judge: {said}{fix}") from None
+
     def _check_files(
-        self, name: str, opts: Any, shared: dict[str, Any], where: Callable[[], str]
+        self, name: str, bound: TypedScorer[Any], shared: dict[str, Any], where: Callable[[], str]
     ) -> None:
         """The files an option names (`rubric_file`, `schema_file`: `*_file`) exist in the
-        project, so a missing one is said here, once per case, not as a traceback per item."""
-        for key, value in vars(opts).items():
+        project, are UTF-8 text and suit the scorer (`check_file`), so a bad one is said
+        here, once per case, not as a traceback per item."""
+        for key, value in vars(bound.options).items():
             if not key.endswith("_file") or not isinstance(value, str):
-                continue
-            if (self.file.root / value).is_file():
                 continue
             if shared.get(key) == value:
                 at = f"{self._at(('scorers', 'options', name, key))}: scorers.options.{name}"
             else:
                 at = where()
-            raise PlanError(
-                f"{at}: {key} '{value}' does not exist (looked in {self.file.root});"
-                " paths are relative to the folder holding arena.yaml"
-            )
+            path = self.file.root / value
+            if not path.is_file():
+                raise PlanError(
+                    f"{at}: {key} '{value}' does not exist (looked in {self.file.root});"
+                    " paths are relative to the folder holding arena.yaml"
+                )
+            try:
+                read_text(path)
+                bound.check_file(key, path)
+            except SpecError as exc:
+                raise PlanError(f"{exc.format()}\n  (the {key} of {name}, named at {at})") from None
 
     def _at(self, loc: tuple[str | int, ...]) -> str:
         return location(self.file.path, self.file.lines.line(loc))
@@ -249,11 +341,24 @@ class Project:
         return Judge(case, self.call, settings.model, settings.samples, settings.reduce)
 
     def board(self) -> dict[str, Any]:
+        """The project's leaderboard settings, made once: every record of the project holds
+        this one dict (read it, do not change it)."""
+        if self._board is None:
+            self._board = self._make_board()
+        return self._board
+
+    def _make_board(self) -> dict[str, Any]:
         spec = self.file.spec
         board: dict[str, Any] = {
             "weights": dict(spec.metrics.weights),
             "lower_is_better": list(spec.metrics.lower_is_better),
         }
+        if spec.metrics.weights:  # where each is written, for the board to say
+            board["weights_at"] = {
+                name: self._at(("metrics", "weights", name)) for name in spec.metrics.weights
+            }
+        if spec.metrics.pass_k is not None:
+            board["pass_k"] = spec.metrics.pass_k
         if spec.gate is not None:
             gate = spec.gate.model_dump(exclude_none=True)
             places: list[tuple[str, ...]] = [("all", m) for m in spec.gate.all]
@@ -272,12 +377,36 @@ def load(
 
     `plugin_scorers` are (plugin name, Scorer class) pairs that installed plugins offer.
     """
-    file = load_project(path)
+    file = load_project(path, keep_raw=False)
     _check_gate_models(file)
+    _check_case_models(file)
     package = project_package(file.root)
     hooks = load_hooks(file.root, package)
-    scorers = discover(file.root, package, BUILTINS, plugin_scorers)
-    return Project(file, scorers, hooks, connectors)
+    scorers = discover(file.root, package, BUILTINS, plugin_scorers, user_code.import_file)
+    _check_options_names(file, scorers)
+    tools = load_tools(file.root, package, file.spec.tools)
+    return Project(file, scorers, hooks, connectors, tools=tools)
+
+
+def _check_options_names(file: ProjectFile, scorers: ScorerSet) -> None:
+    """Options for a scorer nobody has would be ignored without a word. (When a scorer file
+    failed to load, it may have defined it: that file's error is said instead.)"""
+    if scorers.problems:
+        return
+    problems = [
+        Problem(
+            file.path,
+            file.lines.line(("scorers", "options", name)),
+            f"options for '{name}', which no scorer is named, would never be used",
+            key=f"scorers.options.{name}",
+            hint=" ".join(filter(None, [did_you_mean(name, scorers.entries), "known scorers:"]))
+            + f" {', '.join(sorted(scorers.entries))}",
+        )
+        for name in file.spec.scorers.options
+        if scorers.get(name) is None
+    ]
+    if problems:
+        raise SpecError(problems)
 
 
 def _check_gate_models(file: ProjectFile) -> None:
@@ -286,7 +415,7 @@ def _check_gate_models(file: ProjectFile) -> None:
     known = known_models(defined)
     problems = []
     for key in gate.models if gate is not None else {}:
-        if key not in known:
+        if key not in known and providers.split(key) is None:
             hint = did_you_mean(key, known)
             problems.append(
                 Problem(
@@ -302,16 +431,58 @@ def _check_gate_models(file: ProjectFile) -> None:
         raise SpecError(problems)
 
 
+def _check_case_models(file: ProjectFile) -> None:
+    """Every name in a `models:` of a dataset or case is a model key or a tag of a model
+    definition: a dataset's mistake is the project's problem, a case's is that case's."""
+    defined = file.spec.models.define
+    keys = known_models(defined)
+    tags = sorted({tag for definition in defined.values() for tag in definition.tags})
+
+    def unknown(names: Sequence[str], path: Path, line: int | None, key: str) -> Problem | None:
+        for name in names:
+            if name not in keys and name not in tags:
+                hint = did_you_mean(name, [*keys, *tags])
+                known = f"model keys: {', '.join(keys)}"
+                known += f"; tags in models.define: {', '.join(tags)}" if tags else ""
+                return Problem(
+                    path,
+                    line,
+                    f"'{name}' is neither a model key nor a tag of a model in models.define",
+                    key=key,
+                    hint=(hint + " " if hint else "") + known,
+                )
+        return None
+
+    problems = []
+    for index, dataset in enumerate(file.spec.datasets):
+        loc = ("datasets", index, "models")
+        found = unknown(dataset.models or (), file.path, file.lines.line(loc), dotted(loc))
+        if found is not None:
+            problems.append(found)
+    if problems:
+        raise SpecError(problems)
+    kept = []
+    for case in file.cases:
+        found = unknown(case.models or (), case.source, case.line_of("models"), "models")
+        if found is None:
+            kept.append(case)
+        else:
+            file.problems.append(CaseProblem(case.id, found, case.dataset))
+    file.cases[:] = kept
+
+
 def _first(*values: float | None) -> float | None:
     return next((v for v in values if v is not None), None)
 
 
 def _options_problem(name: str, model: type[Any], exc: ValidationError) -> str:
-    valid = ", ".join(model.model_fields) or "none"
+    valid = ", ".join(f.alias or n for n, f in model.model_fields.items()) or "none"
     parts = []
     for error in exc.errors(include_url=False):
         option = ".".join(str(p) for p in error["loc"])
-        if error["type"] == "extra_forbidden":
+        if not option:  # the options together (one excludes another)
+            parts.append(error["msg"].removeprefix("Value error, "))
+        elif error["type"] == "extra_forbidden":
             parts.append(f"unknown option '{option}'")
         else:
             parts.append(f"option '{option}': {error['msg']}")

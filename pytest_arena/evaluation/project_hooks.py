@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import inspect
 from collections.abc import Callable
@@ -10,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_arena.evaluation import user_code
 from pytest_arena.spec.errors import Problem, SpecError
-from pytest_arena.spec.python_files import import_file, import_problem
+from pytest_arena.spec.python_files import import_problem
 
 HOOKS_FILE = "hooks.py"
 HOOKS = ("pre_request", "post_process", "override_verdict")
@@ -31,8 +33,8 @@ def load_hooks(root: Path, package: str) -> ProjectHooks:
     if not path.is_file():
         return ProjectHooks()
     try:
-        module = import_file(path, package)
-    except Exception as exc:
+        module = user_code.import_file(path, package)
+    except (Exception, SystemExit, GeneratorExit) as exc:  # sys.exit() at import is a mistake too
         raise SpecError([import_problem(path, exc, HOOKS_FILE)]) from None
     _check_names(module, path)
     found: dict[str, Callable[..., Any]] = {}
@@ -41,7 +43,16 @@ def load_hooks(root: Path, package: str) -> ProjectHooks:
         if function is None:
             continue
         if not callable(function):
-            raise SpecError([Problem(path, None, f"{name} must be a function")])
+            raise SpecError(
+                [
+                    Problem(
+                        path,
+                        _assigned_at(path, name),
+                        f"{name} must be a function, not {type(function).__name__}",
+                        hint=f"define it as 'def {name}({_ARGS[name]}):'",
+                    )
+                ]
+            )
         try:
             inspect.signature(function).bind(*[None] * _ARGS[name].count(","), None)
         except TypeError:
@@ -93,6 +104,26 @@ _ARGS = {
     "post_process": "output, case, context",
     "override_verdict": "result, output, case, context",
 }
+
+
+def _assigned_at(path: Path, name: str) -> int | None:
+    """The line of hooks.py's last top-level statement that binds `name`."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    found = None
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        for target in (n for t in targets for n in ast.walk(t)):  # `a = b = ...`, `a, b = ...`
+            if isinstance(target, ast.Name) and target.id == name:
+                found = node.lineno
+        imported = node.names if isinstance(node, ast.ImportFrom | ast.Import) else []
+        if any((alias.asname or alias.name) == name for alias in imported):
+            found = node.lineno
+    return found
 
 
 def _line(function: Callable[..., Any]) -> int | None:

@@ -9,22 +9,40 @@ no longer waited for, and the next call gets a fresh worker. Its case fails with
 Code that must run on pytest's own thread (it installs signal handlers, or uses an object
 bound to the thread that made it, such as a sqlite3 connection made at import) can have
 no limit: `timeout: null`, and it is called on that thread directly.
+
+A function that returns an awaitable (an `async def` scorer or hook) has it run to its end
+by `asyncio.run` on the thread that called it, inside the same time limit.
+
+A project's Python files are imported the same way (`import_file`), so that one whose
+import never ends stops only its project; the line it was stuck at is said.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import queue
+import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+from pytest_arena.spec.python_files import ImportStuck
+from pytest_arena.spec.python_files import import_file as _import_file
 
 DEFAULT_TIMEOUT = 60.0  # seconds; generous, since a scorer may call a judge model
 
 
 class Overran(Exception):
     """A call did not return in time; its thread was left running."""
+
+    def __init__(self, message: str, frames: list[tuple[str, int]] | None = None) -> None:
+        super().__init__(message)
+        self.frames = frames or []  # (file, line) where the stuck thread was, innermost last
 
 
 _Job = tuple[Callable[..., Any], tuple[Any, ...], "Future[Any]"]
@@ -35,15 +53,42 @@ class _Worker:
 
     def __init__(self) -> None:
         self.jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        threading.Thread(target=self._loop, name="arena-user-code", daemon=True).start()
+        self.thread = threading.Thread(target=self._loop, name="arena-user-code", daemon=True)
+        self.thread.start()
 
     def _loop(self) -> None:
         while (job := self.jobs.get()) is not None:
             function, args, future = job
             try:
-                future.set_result(function(*args))
+                future.set_result(_run(function, args))
             except BaseException as exc:  # handed to the waiting thread, which decides
                 future.set_exception(exc)
+
+    def frames(self) -> list[tuple[str, int]]:
+        """Where the thread is now: (file, line) of each frame, innermost last."""
+        frame = sys._current_frames().get(self.thread.ident or -1)
+        found: list[tuple[str, int]] = []
+        while frame is not None:
+            found.append((frame.f_code.co_filename, frame.f_lineno))
+            frame = frame.f_back
+        return found[::-1]
+
+
+def _run(function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """`function(*args)`, and the awaitable it returns (an `async def`'s) awaited."""
+    result = function(*args)
+    if not inspect.isawaitable(result):
+        return result
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # no loop runs on this thread: the usual case
+        return asyncio.run(_awaited(result))
+    with ThreadPoolExecutor(1, "arena-user-code-async") as apart:  # a loop already runs here
+        return apart.submit(asyncio.run, _awaited(result)).result()
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
 
 
 _worker: _Worker | None = None
@@ -55,7 +100,7 @@ def call(function: Callable[..., Any], args: tuple[Any, ...], timeout: float | N
     limit, and the call stays on this thread)."""
     global _worker
     if timeout is None:
-        return function(*args)
+        return _run(function, args)
     with _lock:
         worker = _worker = _worker or _Worker()
     future: Future[Any] = Future()
@@ -66,5 +111,25 @@ def call(function: Callable[..., Any], args: tuple[Any, ...], timeout: float | N
         with _lock:
             if _worker is worker:
                 _worker = None  # abandoned to the stuck call; it ends when the call does
+        frames = worker.frames()
         worker.jobs.put(None)
-        raise Overran(f"did not return within {timeout:g} s") from None
+        raise Overran(f"did not return within {timeout:g} s", frames) from None
+
+
+def import_file(path: Path, package: str) -> ModuleType:
+    """Import the project's file `path` (see spec.python_files) within DEFAULT_TIMEOUT;
+    ImportStuck, at the line it was stuck at, if its import does not end by then."""
+    try:
+        module: ModuleType = call(_import_file, (path, package), DEFAULT_TIMEOUT)
+    except Overran as exc:
+        lines = [line for file, line in exc.frames if _same(file, path)]
+        at = lines[-1] if lines else None
+        raise ImportStuck(f"did not finish importing within {DEFAULT_TIMEOUT:g} s", at) from None
+    return module
+
+
+def _same(file: str, path: Path) -> bool:
+    try:
+        return Path(file).resolve() == path.resolve()
+    except OSError:
+        return False

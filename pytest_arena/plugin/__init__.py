@@ -17,7 +17,7 @@ import pytest
 
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
-from pytest_arena.plugin import failure_style, options, outputs
+from pytest_arena.plugin import failure_style, options, outputs, progress_line
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.plugin.terminal import RECORD_ATTR, ArenaReporter
 from pytest_arena.plugin.xdist_controller import COLLECTED, LEDGERS
@@ -49,6 +49,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="comma-separated model keys to run every project on (default: each project's models)",
     )
     group.addoption(
+        "--arena-repeat",
+        action="store",
+        default=None,
+        metavar="N",
+        help="samples of every case on every model, overriding arena.yaml's 'repeat:'; N, or"
+        " MIN:MAX for sequential sampling (stop once the verdict is clear, FLAKY if not by MAX)",
+    )
+    group.addoption(
         "--arena-max-cost",
         action="store",
         type=float,
@@ -73,6 +81,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     outputs.add_options(group)
     failure_style.add_options(group, parser)
+    progress_line.add_options(group)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -83,6 +92,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     state = ArenaState.install(config, options.model_keys(config), lambda: _engine(config))
     options.check(config)  # before any plugin of ours is registered: a usage error stops here
+    state.repeat = options.repeat(config)
     if hasattr(config, "workerinput"):  # an xdist worker: its reports go to the controller
         from pytest_arena.plugin.xdist_worker import WorkerLookahead
 
@@ -91,6 +101,7 @@ def pytest_configure(config: pytest.Config) -> None:
         style = failure_style.FailureStyle(config, RECORD_ATTR)
         config.pluginmanager.register(style, FAILURE_STYLE)
         config.pluginmanager.register(ArenaReporter(state, style), REPORTER)
+    progress_line.register(config)
     outputs.register(config, state, RECORD_ATTR)
 
 
@@ -186,6 +197,8 @@ def pytest_runtest_makereport(
     phase_done = call.when == "call" or (call.when == "setup" and report.failed)
     if record is not None and phase_done:
         setattr(report, RECORD_ATTR, record.to_dict())
+        if isinstance(item, collect.ArenaItem):
+            item.record = None  # the report carries it from here: kept once, not twice
     return report
 
 

@@ -14,11 +14,13 @@ from typing import Any
 import pytest
 
 from pytest_arena.engine.calls import Call, CallResult
+from pytest_arena.evaluation import samples
 from pytest_arena.evaluation.case_run import Outcome, Prepared, finish, prepare
 from pytest_arena.evaluation.project import Plan, PlanError, Project, load
+from pytest_arena.plugin import progress_line
 from pytest_arena.plugin.outputs import where_whole
 from pytest_arena.plugin.state import ArenaState
-from pytest_arena.record import ERROR, FAILED, Record
+from pytest_arena.record import ERROR, FAILED, FLAKY, Record
 from pytest_arena.reports import failures
 from pytest_arena.reports.failures import error_text, failure_text
 from pytest_arena.spec import Case, SpecError
@@ -72,6 +74,7 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
         run.problems.append(("config", exc.format()))
         return run
     project.engine = state.engine
+    project.repeat = state.repeat
     run.project = project
     for dataset in project.file.spec.datasets:
         source = (project.root / dataset.path).resolve()
@@ -80,7 +83,8 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
     models = state.models or project.default_models()
     if not models:
         message = (
-            f"{location(arena)}: no models to run: pass --arena-models sim_small"
+            f"{location(arena, project.file.lines.line(('models',)) or 1)}: no models to run:"
+            " pass --arena-models sim_small"
             " (any model keys, comma separated) or set 'models: default: [sim_small]'"
             " in arena.yaml"
         )
@@ -89,11 +93,13 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
         return run
     for model in models:
         try:
-            project.connector(model, "--arena-models" if state.models else "")
+            connector = project.connector(model, "--arena-models" if state.models else "")
         except SpecError as exc:
             run.problems.append((f"model-{model}", exc.format()))
         else:
             run.models.append(model)
+            if not config.getoption("collectonly", False):
+                state.engine.warm_up(connector)  # an HTTP client loads while pytest collects
     run.problems += [(f"scorers/{p.path.name}", p.format()) for p in project.scorers.problems]
     return run
 
@@ -300,6 +306,8 @@ def case_items(
         plan = str(exc)
     source = case.source if isinstance(parent, DatasetNode) else parent.path
     for model in models:
+        if not project.runs_on(case, model):
+            continue  # `models:` keeps the case off this model: not collected, not skipped
         name = f"{case.id}[{model}]"
         yield ArenaItem.from_parent(
             parent,
@@ -350,8 +358,8 @@ class ArenaItem(pytest.Item):
         self.plan = plan
         self.record: Record | None = None
         self.user_traceback: str | None = None
-        self.prepared: Prepared | None = None
-        self.call: Call | None = None
+        self.sampling = samples.Sampling()
+        self.pending: list[tuple[Prepared, Call | None]] | None = None  # started, not graded
         self.add_marker(_model_mark(project.name, model))
         for tag in case.tags:
             self.add_marker(_tag_mark(tag))
@@ -368,39 +376,65 @@ class ArenaItem(pytest.Item):
                 error=self.plan,
                 weight=self.case.weight,
                 tags=list(self.case.tags),
+                group=self.case.group,
                 board=self.project.board(),
             )
             raise CaseError(self.plan)
 
     def start(self) -> None:
-        """Prepare the request and, unless the call is cheap inline work, start it ahead."""
-        if isinstance(self.plan, str) or self.prepared is not None:
+        """Prepare the first samples' requests and, unless the calls are cheap inline work,
+        start them ahead (the engine runs them concurrently, like any other calls)."""
+        if isinstance(self.plan, str) or self.pending is not None:
             return
-        self.prepared = prepare(self.project, self.case, self.model, self.plan)
-        request = self.prepared.request
+        self.sampling = self.project.sampling(self.case)
+        self.pending = [self._launch(index) for index in range(self.sampling.min)]
+
+    def _launch(self, index: int) -> tuple[Prepared, Call | None]:
+        assert not isinstance(self.plan, str)
+        prepared = prepare(self.project, self.case, self.model, self.plan, index)
+        request, call = prepared.request, None
         if request is not None and not self.project.connector(self.model).is_inline():
-            self.call = self.project.submit(self.model, request)
+            call = self.project.submit(self.model, request)
+        line = progress_line.of(self.config)
+        if line is not None:
+            line.launched(call)
+        return prepared, call
 
     def runtest(self) -> None:
         assert not isinstance(self.plan, str)
         self.start()
-        prepared = self.prepared
-        assert prepared is not None
-        if prepared.request is None:
-            result = CallResult()
-        elif self.call is not None:
-            result = self.project.engine.wait(self.call)
-        else:
-            result = self.project.call(self.model, prepared.request)
-        self.prepared = self.call = None  # done with them: keep memory flat on long runs
-        if result.skipped is not None:
-            pytest.skip(result.skipped)
-        outcome: Outcome = finish(prepared, self.plan, result)
-        self.record, self.user_traceback = outcome.record, outcome.traceback
-        if outcome.record.status == FAILED:
-            raise CaseFailed(outcome.record.reason)
-        if outcome.record.status == ERROR:
-            raise CaseError(outcome.record.reason)
+        assert self.pending is not None
+        sampling = self.sampling
+        line = progress_line.of(self.config)
+        drawn: list[Record] = []
+        status: str | None = None
+        while status is None:
+            if not self.pending:  # sequential sampling: undecided, so one more
+                self.pending.append(self._launch(len(drawn)))
+            prepared, call = self.pending.pop(0)
+            if prepared.request is None:
+                result = CallResult()
+            elif call is None:
+                result = self.project.call(self.model, prepared.request, tools=True)
+            elif line is not None:
+                result = line.wait(self.project.engine, call)
+            else:
+                result = self.project.engine.wait(call)
+            if line is not None and call is None:
+                line.count(result)
+            if result.skipped is not None:
+                self.pending = []
+                pytest.skip(result.skipped)
+            outcome: Outcome = finish(prepared, self.plan, result)
+            drawn.append(outcome.record)
+            self.user_traceback = self.user_traceback or outcome.traceback
+            status = samples.settle(drawn, sampling)
+        self.pending = []  # done with them: keep memory flat on long runs
+        record = self.record = samples.combine(drawn, status, sampling)
+        if record.status == FAILED or (record.status == FLAKY and sampling.flaky == "fail"):
+            raise CaseFailed(record.reason)
+        if record.status == ERROR:
+            raise CaseError(record.reason)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         record = self.record

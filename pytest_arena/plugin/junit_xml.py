@@ -17,7 +17,13 @@ from typing import Any
 import pytest
 
 from pytest_arena.record import Record
-from pytest_arena.reports.junit import PER_CASE_FAMILIES, add_output, output_text, properties
+from pytest_arena.reports.junit import (
+    PER_CASE_FAMILIES,
+    add_output,
+    board_properties,
+    output_text,
+    properties,
+)
 
 
 def junit_family(config: pytest.Config) -> str:
@@ -95,6 +101,25 @@ class JUnitRecords:
     def _give_up(self, error: Exception) -> None:
         if self.broken is None:
             self.broken = f"{type(error).__name__}: {error}"
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Each board's values and 95% bounds as the testsuite's properties (before pytest
+        writes the XML): `arena.PROJECT.MODEL.accuracy`, `....accuracy.low`, `.high`."""
+        from pytest_arena.plugin.state import ArenaState
+        from pytest_arena.reports.leaderboard import build_boards
+
+        try:
+            from _pytest.junitxml import xml_key
+
+            xml = self.config.stash.get(xml_key, None)
+            records = ArenaState.of(self.config).records
+            if xml is None or not records:
+                return
+            for name, value in board_properties(build_boards(records)):
+                xml.add_global_property(name, value)
+        except Exception as error:  # pytest's internals changed
+            self._give_up(error)
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

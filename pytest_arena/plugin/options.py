@@ -13,6 +13,8 @@ import pytest
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import failure_style
 
+MAX_REPEAT = 1000  # the most samples of a case, as spec.schema's (not imported: pydantic is slow)
+
 
 def check(config: pytest.Config) -> None:
     """Raise `pytest.UsageError` for the first arena option whose value cannot work."""
@@ -20,8 +22,13 @@ def check(config: pytest.Config) -> None:
         return  # the controller has checked the same values
     problems = [_max_cost(config.getoption("arena_max_cost", None))]
     problems.append(_models(config.getoption("arena_models", None)))
+    problems.append(_repeat(config.getoption("arena_repeat", None)))
     problems.append(failure_style.check(config))
-    for name, example in (("arena_json", "arena.json"), ("arena_html", "arena.html")):
+    for name, example in (
+        ("arena_json", "arena.json"),
+        ("arena_html", "arena.html"),
+        ("arena_save_baseline", "baseline.json"),
+    ):
         raw = config.getoption(name, None)
         if raw is not None:
             option = "--" + name.replace("_", "-")
@@ -39,6 +46,31 @@ def model_keys(config: pytest.Config) -> list[str]:
     """The keys `--arena-models` names, each once, in their order; empty when not given."""
     raw: str = config.getoption("arena_models", None) or ""
     return list(dict.fromkeys(m.strip() for m in raw.split(",") if m.strip()))
+
+
+def repeat(config: pytest.Config) -> tuple[int, int] | None:
+    """`--arena-repeat N` as (N, N), `--arena-repeat MIN:MAX` as (MIN, MAX); None if absent."""
+    raw: str | None = config.getoption("arena_repeat", None)
+    if raw is None or _repeat(raw):
+        return None
+    low, _, high = raw.partition(":")
+    return int(low), int(high or low)
+
+
+def _repeat(raw: str | None) -> str:
+    if raw is None:
+        return ""
+    low, colon, high = raw.strip().partition(":")
+    numbers = [low, high] if colon else [low]
+    if all(n.strip().isdigit() for n in numbers):
+        values = [int(n) for n in numbers]
+        if all(1 <= v <= MAX_REPEAT for v in values) and values[0] <= values[-1]:
+            return ""
+    return (
+        f"--arena-repeat {raw}: give the samples per case as a whole number from 1 to"
+        f" {MAX_REPEAT} (--arena-repeat 5), or MIN:MAX with MIN at most MAX for sequential"
+        " sampling (--arena-repeat 3:10)"
+    )
 
 
 def report_path(config: pytest.Config, name: str = "arena_json") -> Path | None:

@@ -15,7 +15,7 @@ from pytest_arena.plugin import junit_xml, options
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.plugin.xdist_controller import ArenaXdist
 from pytest_arena.record import Record
-from pytest_arena.reports import gates, github_summary, json_report, junit
+from pytest_arena.reports import baseline, gates, github_summary, json_report, junit
 from pytest_arena.reports.leaderboard import build_boards
 
 OUTPUTS = "arena-outputs"
@@ -38,6 +38,23 @@ def add_options(group: pytest.OptionGroup) -> None:
         metavar="PATH",
         help="write a self-contained HTML report to PATH: leaderboards, plots, and every case"
         " with its drill-down, filters and side-by-side comparison",
+    )
+    group.addoption(
+        "--arena-save-baseline",
+        action="store",
+        default=None,
+        metavar="PATH",
+        help="write each case's result to PATH, sorted, one case a line and no timestamp:"
+        " a baseline to commit and compare later runs with (--arena-baseline)",
+    )
+    group.addoption(
+        "--arena-baseline",
+        action="store",
+        default=None,
+        metavar="PATH",
+        help="compare the run with a baseline saved by --arena-save-baseline: cases regressed"
+        " and fixed (with both reasons), new and gone, and each model's change in accuracy"
+        " with its paired interval and p-value; a gate's 'regression:' rules use it",
     )
     group.addoption(
         "--arena-gate",
@@ -101,6 +118,22 @@ class ArenaOutputs:
         self.unwritten: list[str] = []  # outputs that could not be written, and why
         self.html: Path | None = None  # the HTML report, once written
         self.no_case: list[str] | None = None  # the run collected projects, but not one case
+        self.mistakes: list[str] = []  # leaderboard settings that name what no record has
+        self.baseline: list[Record] | None = None
+        self.baseline_path = options.report_path(config, "arena_baseline")
+        self.compared: list[baseline.BaselineComparison] = []
+        if self.baseline_path is not None:
+            try:
+                text = self.baseline_path.read_text("utf-8")
+            except OSError as error:
+                raise pytest.UsageError(
+                    f"--arena-baseline {self.baseline_path}: cannot be read ({error.strerror});"
+                    " save one first with --arena-save-baseline PATH"
+                ) from None
+            try:
+                self.baseline = baseline.read_baseline(text, str(self.baseline_path))
+            except ValueError as error:
+                raise pytest.UsageError(f"--arena-baseline: {error}") from None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -126,11 +159,22 @@ class ArenaOutputs:
         self._no_case(session)
         path = options.report_path(self.config)
         html_path = options.report_path(self.config, "arena_html")
+        save_path = options.report_path(self.config, "arena_save_baseline")
         if not records and not path and not html_path:
             return
         _fill_crashed(records)
         boards = build_boards(records)
-        self.results = gates.check_gates(boards, gates.gates_of(records))
+        found_gates = gates.gates_of(records)
+        self.results = gates.check_gates(boards, found_gates)
+        if self.baseline is not None:
+            self.compared = baseline.compare_with(json_report.unique(records), self.baseline)
+        self.results = gates.check_baseline(self.results, self.compared, found_gates)
+        if save_path is not None:
+            try:
+                save_path.parent.mkdir(parents=True, exist_ok=True)
+                save_path.write_text(baseline.baseline_text(json_report.unique(records)), "utf-8")
+            except OSError as error:
+                self.unwritten.append(f"the --arena-save-baseline file was not written: {error}")
         before = int(session.exitstatus)
         enabled = bool(self.config.getoption("arena_gate"))
         after = gates.exit_status(
@@ -143,6 +187,9 @@ class ArenaOutputs:
         if after != before:
             session.exitstatus = after
             self.changed = (before, after)
+        self.mistakes = [m for board in boards for m in board.mistakes]
+        if self.mistakes and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a board that is not what it says
         if path or html_path:
             report = json_report.build_report(
                 records,
@@ -151,6 +198,7 @@ class ArenaOutputs:
                 exit_status=after,
                 gates_decide=enabled and bool(self.results),
                 generator=f"pytest-arena {__version__}",
+                baseline=baseline.as_data(self.compared) if self.baseline is not None else None,
             )
             self._write(session, "--arena-json", path, json_report.write_report, report)
             if html_path:
@@ -162,7 +210,7 @@ class ArenaOutputs:
         if summary and boards:
             try:
                 github_summary.append_step_summary(
-                    Path(summary), github_summary.markdown(boards, self.results)
+                    Path(summary), github_summary.markdown(boards, self.results, self.compared)
                 )
             except OSError as error:
                 self.unwritten.append(f"the GitHub job summary was not written: {error}")
@@ -214,6 +262,13 @@ class ArenaOutputs:
             )
             for where in self.no_case:
                 terminalreporter.write_line(f"  {where}")
+        if self.mistakes:
+            terminalreporter.write_line(
+                "arena: the run fails: a leaderboard's settings name what no record has",
+                red=True,
+            )
+            for mistake in self.mistakes:
+                terminalreporter.write_line(f"  {mistake}")
         if self.lost:
             terminalreporter.write_sep("-", "arena cases lost with crashed workers")
             terminalreporter.write_line(
@@ -221,6 +276,11 @@ class ArenaOutputs:
             )
             for record in self.lost:
                 terminalreporter.write_line(f"  {record.project}::{record.case_id}[{record.model}]")
+        if self.baseline is not None:
+            terminalreporter.write_sep("-", f"arena baseline: {self.baseline_path}")
+            for compared in self.compared:
+                for line in compared.lines():
+                    terminalreporter.write_line(line)
         for result in self.results:
             terminalreporter.write_sep("-", f"arena gate: {result.project}")
             for line in result.lines():

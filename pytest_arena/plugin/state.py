@@ -29,6 +29,7 @@ _KEY = pytest.StashKey["ArenaState"]()
 class ArenaState:
     models: list[str] = field(default_factory=list)  # from --arena-models; empty: project defaults
     records: list[Record] = field(default_factory=list)
+    repeat: tuple[int, int] | None = None  # from --arena-repeat; None: each case's own
     make_engine: Callable[[], Engine] | None = None
     _engine: Engine | None = None
     _extensions: tuple[list[tuple[str, type[Scorer]]], Mapping[str, type[Connector]]] | None = None

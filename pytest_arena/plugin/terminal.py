@@ -7,12 +7,13 @@ from typing import Any
 import pytest
 
 from pytest_arena.engine.money import BUDGET_SPENT
+from pytest_arena.evaluation.samples import tally
 from pytest_arena.plugin.failure_style import FailureStyle
 from pytest_arena.plugin.state import ArenaState
-from pytest_arena.record import UNSCORED, Record
+from pytest_arena.record import FLAKY, UNSCORED, Record
 from pytest_arena.reports.failures import message
 from pytest_arena.reports.leaderboard import build_boards
-from pytest_arena.reports.tables import render_board, spending
+from pytest_arena.reports.tables import TIES, has_ties, render_board, spending
 
 RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
 _VERDICT = {True: "passed", False: "failed", None: "unscored"}
@@ -25,17 +26,40 @@ class ArenaReporter:
         self.state = state
         self.failure_style = failure_style
         self.budget_skips = 0
+        self.boards: dict[str, Any] = {}  # each project's leaderboard settings, kept once
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
         record = getattr(report, RECORD_ATTR, None)
-        if record and report.when == "call" and record.get("status") == UNSCORED:
+        if not record or report.when != "call":
+            return None
+        if record.get("status") == UNSCORED:
             return "unscored", "U", ("UNSCORED", {"yellow": True})
+        if record.get("status") == FLAKY:
+            return "flaky", "~", ("FLAKY", {"yellow": True})
+        sampling = record.get("sampling") or {}
+        if report.passed and sampling.get("graded") and sampling["passed"] < sampling["graded"]:
+            # the samples disagreed, and the verdict is clear: say by how much (failures
+            # say it in their message)
+            return (
+                "passed",
+                ".",
+                (f"PASSED ({sampling['passed']}/{sampling['graded']})", {"green": True}),
+            )
         return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, RECORD_ATTR, None)
         if record:
-            self.state.records.append(Record.from_dict(record))
+            board = record.get("board")
+            if board:  # the same for every record of a project: kept once, not per record
+                known = self.boards.setdefault(str(record.get("project")), board)
+                if known is not board and known == board:
+                    record["board"] = known
+            kept = Record.from_dict(record)
+            self.state.records.append(kept)
+            # the report's data is the record's own from here: the same values under the
+            # same keys, held once (a run keeps every report to its end)
+            setattr(report, RECORD_ATTR, vars(kept))
         elif (
             report.skipped
             and isinstance(report.longrepr, tuple)
@@ -51,6 +75,20 @@ class ArenaReporter:
             terminalreporter.write_sep("=", title, red=True)
             for line in lines:
                 terminalreporter.write_line(line)
+        flaky = [r for r in self.state.records if r.status == FLAKY]
+        if flaky:
+            terminalreporter.write_sep("-", "arena: flaky cases (no clear verdict)")
+            for r in flaky:
+                s = r.sampling
+                said = tally(s["passed"], s["graded"], s["min_pass_rate"])
+                passes = " (flaky: pass)" if s.get("flaky") == "pass" else ""
+                terminalreporter.write_line(
+                    f"FLAKY {r.project}::{r.case_id}[{r.model}] - {said}{passes}"
+                )
+            terminalreporter.write_line(
+                "the 95% interval of their pass rate still holds min_pass_rate after the most"
+                " samples; they fail the run unless arena.yaml says 'flaky: pass'"
+            )
         changed = [r for r in self.state.records if "override" in r.detail]
         if changed:
             terminalreporter.write_sep("-", "verdicts changed by hooks.py override_verdict")
@@ -60,8 +98,11 @@ class ArenaReporter:
                 terminalreporter.write_line(
                     f"{r.project}::{r.case_id}[{r.model}]: {was} -> {_VERDICT[r.passed]}: {why}"
                 )
-        for board in build_boards(self.state.records):
+        boards = build_boards(self.state.records)
+        for board in boards:
             terminalreporter.write_sep("=", f"arena leaderboard: {board.project}")
-            terminalreporter.write_line(render_board(board))
+            terminalreporter.write_line(render_board(board, legend=False))
+        if any(has_ties(board) for board in boards):
+            terminalreporter.write_line(TIES)
         line = spending(self.state.records, self.budget_skips, self.state.spent_on_calls())
         terminalreporter.write_line(f"arena: {line}")

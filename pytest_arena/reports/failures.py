@@ -8,6 +8,7 @@ and every cut here says how much it left out and where the rest is.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from pytest_arena.record import Record
 from pytest_arena.scorers.text import excerpt
@@ -60,13 +61,52 @@ def failure_text(record: Record, whole: str = "") -> str:
     if cut:
         where = f"; {whole}" if whole else ""
         lines.append(f"  (cut to excerpts: {', '.join(cut)}{where})")
+    lines += _agent_lines(record)
     return "\n".join(lines)
+
+
+def _agent_lines(record: Record) -> list[str]:
+    """An agent's case: its workspace, and the steps of its tool loop, one line each."""
+    lines = []
+    steps = (record.response or {}).get("trajectory") or []
+    if steps:
+        lines.append(f"  trajectory: {len(steps)} steps")
+        lines += [f"    {line}" for line in trajectory_lines(steps)]
+    workspace = record.detail.get("workspace")
+    if workspace:
+        lines.append(f"  workspace: {workspace}")
+    return lines
+
+
+def trajectory_lines(steps: list[dict[str, Any]], limit: int = 120) -> list[str]:
+    """One line per step of a tool loop: the calls made and what each returned, or the
+    final answer."""
+    lines = []
+    for step in steps:
+        message = step.get("message") or {}
+        calls = message.get("tool_calls") or []
+        results = {r.get("id"): r for r in step.get("tool_results") or []}
+        head = f"{step.get('step', '?')}."
+        if not calls:
+            lines.append(f"{head} answer: {excerpt(message.get('content') or '', limit)}")
+            continue
+        for call in calls:
+            args = json.dumps(call.get("arguments"), ensure_ascii=False)
+            result = results.get(call.get("id")) or {}
+            said = "error" if result.get("is_error") else "->"
+            got = excerpt(result.get("content") or "", limit - 20)
+            lines.append(f"{head} {call.get('name')}({clip(args, limit // 2)}) {said} {got}")
+            head = " " * len(head)
+    return lines
 
 
 def error_text(record: Record, traceback: str | None, whole: str = "") -> str:
     """The text of a case that could not be run or scored: the reason, then the traceback
     of the user's code that raised, if any, cut to a readable size."""
     text = clip(record.reason or "error", REASON_LIMIT, whole)
+    agent = _agent_lines(record)
+    if agent:
+        text += "\n" + "\n".join(agent)
     if traceback:
         text += "\n\n" + clip_traceback(traceback.rstrip())
     return text

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_arena.record import Record
+from pytest_arena.reports.baseline import BaselineComparison
 from pytest_arena.reports.leaderboard import Board, Row
 from pytest_arena.spec.errors import did_you_mean
 
@@ -42,17 +43,20 @@ class Check:
     value: float | None
     status: str  # HELD, FAILED or NOT_RUN
     note: str = ""  # why there is no value to compare
+    text: str = ""  # a rule that is no limit (against the baseline) says itself
 
     @property
     def margin(self) -> float | None:
         """How far inside its limits the value is (negative: how far outside)."""
-        if self.value is None:
+        if self.value is None or (self.min is None and self.max is None):
             return None
         sides = [self.value - self.min if self.min is not None else None]
         sides.append(self.max - self.value if self.max is not None else None)
         return min(s for s in sides if s is not None)
 
     def describe(self) -> str:
+        if self.text:
+            return f"{self.status:<7} {self.model} {self.text}"
         limits = " and ".join(
             f"{word} {_num(limit)}"
             for word, limit in (("min", self.min), ("max", self.max))
@@ -152,6 +156,82 @@ def _check(
         return Check(board.project, scope, model, metric, low, high, None, FAILED, note)
     inside = (low is None or value >= low) and (high is None or value <= high)
     return Check(board.project, scope, model, metric, low, high, value, HELD if inside else FAILED)
+
+
+def check_baseline(
+    results: list[GateResult],
+    comparisons: Iterable[BaselineComparison],
+    gates: Mapping[str, Mapping[str, Any]],
+) -> list[GateResult]:
+    """`results` with each project's rules against the baseline added: `regression:
+    significant` fails on a drop in accuracy significant at `regression_level`; `critical:
+    no_regression` on any regressed case tagged critical."""
+    by_project = {r.project: r for r in results}
+    compared = {c.project for c in comparisons}
+    for project, gate in gates.items():
+        rules = [k for k in ("regression", "critical") if gate.get(k)]
+        if rules and project not in compared and project in by_project:
+            text = (
+                f"gate {' and '.join(rules)} compares with a baseline, and none was given:"
+                " run with --arena-baseline PATH (saved by --arena-save-baseline PATH)"
+            )
+            check = Check(
+                project, "baseline", "every model", rules[0], None, None, None, FAILED, text=text
+            )
+            by_project[project] = GateResult(project, (*by_project[project].checks, check))
+    for c in comparisons:
+        gate = gates.get(c.project) or {}
+        checks: list[Check] = []
+        if gate.get("regression") == "significant":
+            level = float(gate.get("regression_level", 0.05))
+            d = c.comparison.difference
+            p = "-" if d.p_value is None else f"{d.p_value:.3g}"
+            change = "-" if d.estimate is None else f"{d.estimate:+.3f}"
+            worse = c.significant(level)
+            text = (
+                f"accuracy change against the baseline {change} (p={p}):"
+                f" {'a significant regression' if worse else 'not a significant regression'}"
+                f" at level {level:g}"
+            )
+            status = FAILED if worse else HELD
+            checks.append(
+                Check(
+                    c.project,
+                    "baseline",
+                    c.model,
+                    "regression",
+                    None,
+                    None,
+                    d.p_value,
+                    status,
+                    text=text,
+                )
+            )
+        if gate.get("critical") == "no_regression":
+            hit = [x.case for x in c.regressed if x.critical]
+            text = (
+                f"critical cases regressed: {', '.join(hit)}"
+                if hit
+                else "no case tagged critical regressed"
+            )
+            checks.append(
+                Check(
+                    c.project,
+                    "baseline",
+                    c.model,
+                    "critical",
+                    None,
+                    None,
+                    float(len(hit)),
+                    FAILED if hit else HELD,
+                    text=text,
+                )
+            )
+        if not checks:
+            continue
+        old = by_project.get(c.project)
+        by_project[c.project] = GateResult(c.project, (*(old.checks if old else ()), *checks))
+    return [by_project[p] for p in sorted(by_project)]
 
 
 def value_of(row: Row, metric: str) -> float | None:

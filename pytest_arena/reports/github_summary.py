@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from pytest_arena.reports.baseline import BaselineComparison
 from pytest_arena.reports.gates import GateResult
 from pytest_arena.reports.leaderboard import Board
 from pytest_arena.reports.tables import render_board
@@ -12,9 +13,17 @@ from pytest_arena.reports.tables import render_board
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
-def markdown(boards: Iterable[Board], gates: Iterable[GateResult] = ()) -> str:
-    """One section per project: its leaderboard, then its gate if it has one."""
+def markdown(
+    boards: Iterable[Board],
+    gates: Iterable[GateResult] = (),
+    compared: Iterable[BaselineComparison] = (),
+) -> str:
+    """One section per project: its leaderboard (intervals, ties, each model against the
+    leader, power), its change against the baseline, then its gate if it has one."""
     by_project = {g.project: g for g in gates}
+    against: dict[str, list[BaselineComparison]] = {}
+    for c in compared:
+        against.setdefault(c.project, []).append(c)
     parts: list[str] = []
     for board in boards:
         lines = render_board(board, fmt="github").split("\n")
@@ -22,6 +31,10 @@ def markdown(boards: Iterable[Board], gates: Iterable[GateResult] = ()) -> str:
         parts.extend(line for line in lines if line.startswith("|"))
         parts.append("")
         parts.extend(f"{line}  " for line in lines if not line.startswith("|"))
+        for c in against.get(board.project, []):
+            head, *rest = c.lines()
+            parts.append(f"\n**against the baseline:** {head}\n")
+            parts.extend(f"- {line.strip()}" for line in rest)
         gate = by_project.get(board.project)
         if gate is not None:
             mark = "✅" if gate.held else "❌"

@@ -23,6 +23,9 @@ from typing import Any
 from pytest_arena.engine.money import dollars
 from pytest_arena.record import json_safe
 from pytest_arena.reports import plots
+from pytest_arena.reports.statistics import Difference
+from pytest_arena.reports.tables import TIES, compared, power_sentence
+from pytest_arena.reports.verdicts import Comparison, Power
 
 TEMPLATES = "templates"
 UNKNOWN = "\u2013"  # an en dash: no value (a missing price is unknown, never $0)
@@ -98,14 +101,54 @@ def _project(board: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dict
         "metric_names": list(board.get("metric_names") or []),
         "weights": dict(board.get("weights") or {}),
         "warnings": list(board.get("warnings") or []),
+        "notes": list(board.get("notes") or []),
         "show_unscored": any(r.get("unscored") for r in rows),
         "show_judge": any(r.get("judge_cost") for r in rows),
+        "verdicts": _verdicts(board),
         "plots": [
             plots.scores(rows),
             plots.cost_accuracy(rows),
             plots.distribution(rows, mine),
         ],
     }
+
+
+def _verdicts(board: Mapping[str, Any]) -> list[str]:
+    """The board's verdict lines as the terminal says them, from its JSON (none from a report
+    older than the comparisons)."""
+    lines: list[str] = []
+    if any(str(r.get("rank_label", "")).startswith("=") for r in board.get("rows") or []):
+        lines.append(TIES)
+    comparisons = [
+        Comparison(
+            str(c["model"]),
+            str(c["against"]),
+            Difference(c["difference"], c["se"], c["low"], c["high"], c["p_value"], c["cases"]),
+            str(c["test"]),
+        )
+        for c in board.get("comparisons") or []
+    ]
+    if comparisons:
+        lines.append(
+            f"against the leader {comparisons[0].against}, on the cases both answered (accuracy):"
+        )
+        lines += [f"  {compared(c)}" for c in comparisons]
+    power = board.get("power")
+    if power:
+        lines.append(
+            power_sentence(
+                Power(
+                    tuple(power["models"]),
+                    power["cases"],
+                    power["paired_sd"],
+                    power["detectable"],
+                    power["target"],
+                    power["cases_needed"],
+                    power["assumed"],
+                )
+            )
+        )
+    return lines
 
 
 def _formula(weights: Mapping[str, float]) -> str:
@@ -148,6 +191,12 @@ def render(report: Mapping[str, Any], *, title: str = "pytest-arena report") -> 
             script_hash=_csp_hash(script),
         )
     )
+
+
+def render_template(name: str, **values: Any) -> str:
+    """Another page of `templates/` (such as `arena compare`'s), autoescaped, with the
+    report's style as `style`."""
+    return str(_environment().get_template(name).render(style=_asset("report.css"), **values))
 
 
 def write_html(path: Path, report: Mapping[str, Any]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -12,8 +12,11 @@ from typing import Any
 from pytest_arena.record import Record, json_safe
 from pytest_arena.reports.gates import Check, GateResult
 from pytest_arena.reports.leaderboard import Board, Row
+from pytest_arena.reports.statistics import Interval
+from pytest_arena.reports.verdicts import Comparison, Power
 
-VERSION = 1
+VERSION = 2  # 2: a repeated case's samples and sampling, status 'flaky'; intervals, ranks
+# told apart, paired comparisons, power, baselines
 SCHEMA_FILE = "arena-report.schema.json"
 
 
@@ -44,6 +47,7 @@ def build_report(
     gates_decide: bool = False,
     generator: str = "",
     created: datetime | None = None,
+    baseline: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The report as plain JSON data (see docs/reports.md for every field)."""
     when = created or datetime.now(timezone.utc)
@@ -56,6 +60,7 @@ def build_report(
         "records": [_record(r) for r in unique(records)],
         "leaderboards": [_board(b) for b in boards],
         "gates": [_gate(g) for g in gates],
+        "baseline": json_safe(baseline),
     }
 
 
@@ -82,6 +87,7 @@ def _record(r: Record) -> dict[str, Any]:
         "reference": json_safe(r.reference),
         "messages": json_safe(r.messages),
         "detail": json_safe(r.detail),
+        "response": json_safe(r.response),
         "metrics": json_safe(r.metrics),
         "tokens": {"input": r.tokens_in, "output": r.tokens_out},
         "cost": json_safe(r.cost),
@@ -91,7 +97,32 @@ def _record(r: Record) -> dict[str, Any]:
         "judge": {"tokens": r.judge_tokens, "cost": json_safe(r.judge_cost)},
         "weight": r.weight,
         "tags": list(r.tags),
+        "group": r.group,
         "error": r.error,
+        "samples": [_sample(s) for s in r.samples],
+        "sampling": json_safe(r.sampling) if r.sampling else None,
+    }
+
+
+def _sample(s: Mapping[str, Any]) -> dict[str, Any]:
+    """One sample of a repeated case, in a record's own terms."""
+    return {
+        "sample": s.get("sample", 0),
+        "status": s.get("status"),
+        "score": json_safe(s.get("score")),
+        "passed": s.get("passed"),
+        "reason": s.get("reason", ""),
+        "output": s.get("output"),
+        "raw_output": s.get("raw_output"),
+        "detail": json_safe(s.get("detail") or {}),
+        "metrics": json_safe(s.get("metrics") or {}),
+        "tokens": {"input": s.get("tokens_in", 0), "output": s.get("tokens_out", 0)},
+        "cost": json_safe(s.get("cost", 0.0)),
+        "latency_ms": json_safe(s.get("latency_ms")),
+        "retries": s.get("retries", 0),
+        "cached": bool(s.get("cached")),
+        "judge": {"tokens": s.get("judge_tokens", 0), "cost": json_safe(s.get("judge_cost", 0.0))},
+        "error": s.get("error"),
     }
 
 
@@ -107,11 +138,69 @@ def _row(row: Row) -> dict[str, Any]:
         "failed": row.failed,
         "errors": row.errors,
         "unscored": row.unscored,
+        "flaky": row.flaky,
+        "pass_at_k": json_safe(row.pass_at_k),
+        "pass_hat_k": json_safe(row.pass_hat_k),
         "tokens": row.tokens,
         "cost": json_safe(row.cost),
         "judge_cost": json_safe(row.judge_cost),
         "latency_ms": json_safe(row.latency),
         "metrics": json_safe(row.metrics),
+        "rank_label": row.rank_label or str(row.rank),
+        "intervals": {name: interval_data(i) for name, i in sorted(row.intervals.items())},
+        "interval": _bounds(row.intervals.get("accuracy")),
+    }
+
+
+def interval_data(interval: Interval) -> dict[str, Any]:
+    return {
+        "estimate": json_safe(interval.estimate),
+        "se": json_safe(interval.se),
+        "low": json_safe(interval.low),
+        "high": json_safe(interval.high),
+        "n": interval.n,
+    }
+
+
+def _bounds(interval: Interval | None) -> dict[str, Any] | None:
+    """The accuracy's interval as the HTML report's error bars read it."""
+    if interval is None or interval.low is None or interval.high is None:
+        return None
+    return {"low": json_safe(interval.low), "high": json_safe(interval.high)}
+
+
+def _comparison(c: Comparison) -> dict[str, Any]:
+    d = c.difference
+    return {
+        "model": c.model,
+        "against": c.against,
+        "metric": "accuracy",
+        "difference": json_safe(d.estimate),
+        "se": json_safe(d.se),
+        "low": json_safe(d.low),
+        "high": json_safe(d.high),
+        "p_value": json_safe(d.p_value),
+        "cases": d.n,
+        "test": c.test,
+        "only_model_passed": c.only_model,
+        "only_against_passed": c.only_against,
+        "significant": c.significant,
+    }
+
+
+def _power(p: Power | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {
+        "models": list(p.models),
+        "cases": p.n,
+        "paired_sd": json_safe(p.paired_sd),
+        "detectable": json_safe(p.detectable),
+        "power": 0.8,
+        "alpha": 0.05,
+        "target": p.target,
+        "cases_needed": p.needed,
+        "assumed": p.assumed,
     }
 
 
@@ -121,7 +210,11 @@ def _board(board: Board) -> dict[str, Any]:
         "weights": dict(board.weights),
         "metric_names": list(board.metric_names),
         "warnings": list(board.warnings),
+        "k": board.k,
+        "notes": list(board.notes),
         "rows": [_row(r) for r in board.rows],
+        "comparisons": [_comparison(c) for c in board.comparisons],
+        "power": _power(board.power),
     }
 
 

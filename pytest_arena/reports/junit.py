@@ -13,11 +13,13 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_arena.record import Record
 from pytest_arena.reports.failures import message
+from pytest_arena.reports.leaderboard import Board
 
 METRIC_PREFIX = "metric."
 PER_CASE_FAMILIES = ("xunit1", "legacy")  # the junit_family values whose testcases hold properties
@@ -26,8 +28,9 @@ _NOT_XML = re.compile(r"[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\U00010000-\U0010F
 
 
 def properties(record: Record) -> list[tuple[str, str]]:
-    """`(name, value)` pairs: project, case, model, status, score, passed, cost, tokens,
-    latency (ms), and each custom metric as `metric.NAME`."""
+    """`(name, value)` pairs: project, case, model, status (`flaky` too), score, passed,
+    cost, tokens, latency (ms); for a repeated case its samples, samples_passed, pass_rate
+    and min_pass_rate; and each custom metric as `metric.NAME`."""
     pairs: list[tuple[str, Any]] = [
         ("project", record.project),
         ("case", record.case_id),
@@ -39,7 +42,35 @@ def properties(record: Record) -> list[tuple[str, str]]:
         ("tokens", record.tokens_in + record.tokens_out),
         ("latency", record.latency_ms),
     ]
+    if record.sampling:  # a repeated case: its samples' tally
+        sampling = record.sampling
+        pairs += [
+            ("samples", sampling.get("drawn")),
+            ("samples_passed", sampling.get("passed")),
+            ("pass_rate", sampling.get("pass_rate")),
+            ("min_pass_rate", sampling.get("min_pass_rate")),
+        ]
     pairs += [(METRIC_PREFIX + name, value) for name, value in sorted(record.metrics.items())]
+    return [(name, _text(value)) for name, value in pairs]
+
+
+def board_properties(boards: Iterable[Board]) -> list[tuple[str, str]]:
+    """Each board's composite, accuracy and pass rate per model, with their 95% bounds, and
+    its rank as shown (`=2`: tied), as `arena.PROJECT.MODEL.NAME` pairs."""
+    pairs: list[tuple[str, Any]] = []
+    for board in boards:
+        for row in board.rows:
+            head = f"arena.{board.project}.{row.model}"
+            pairs.append((f"{head}.rank", row.rank_label or str(row.rank)))
+            for name in ("composite", "accuracy", "pass_rate"):
+                value = getattr(row, name)
+                if value is None:
+                    continue
+                pairs.append((f"{head}.{name}", value))
+                interval = row.intervals.get(name)
+                if interval is not None and interval.low is not None:
+                    pairs += [(f"{head}.{name}.low", interval.low)]
+                    pairs += [(f"{head}.{name}.high", interval.high)]
     return [(name, _text(value)) for name, value in pairs]
 
 

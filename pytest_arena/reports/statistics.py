@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -243,3 +243,58 @@ def bootstrap_interval(
         _percentile(draws, 1 - tail),
         n,
     )
+
+
+def bootstrap_intervals(
+    rows: Sequence[T],
+    statistic: Callable[[Sequence[T]], Mapping[str, float]],
+    level: float = 0.95,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Interval]:
+    """`bootstrap_interval` for a statistic with several named values, all of one resample
+    at a time (the composite of every model on the same cases, their differences).
+
+    Each name's interval is the one `bootstrap_interval` gives for that value alone with the
+    same seed. A name a resample leaves out has its interval from the resamples that have it.
+    """
+    z_value(level)
+    if resamples < 2:
+        raise ValueError(f"a bootstrap needs at least 2 resamples, not {resamples}")
+    n = len(rows)
+    if n == 0:
+        return {}
+    estimates = dict(statistic(rows))
+    if n == 1:
+        return {name: Interval(value, None, None, None, 1) for name, value in estimates.items()}
+    rng = random.Random(seed)
+    draws: dict[str, list[float]] = {name: [] for name in estimates}
+    for _ in range(resamples):
+        for name, value in statistic(rng.choices(rows, k=n)).items():
+            if name in draws:
+                draws[name].append(value)
+    tail = (1 - level) / 2
+    found: dict[str, Interval] = {}
+    for name, estimate in estimates.items():
+        ordered = sorted(draws[name])
+        if len(ordered) < 2:
+            found[name] = Interval(estimate, None, None, None, n)
+            continue
+        found[name] = Interval(
+            estimate,
+            statistics.stdev(ordered),
+            _percentile(ordered, tail),
+            _percentile(ordered, 1 - tail),
+            n,
+        )
+    return found
+
+
+def normal_p_value(estimate: float, se: float) -> float:
+    """The two-sided p-value of a normal estimate against 0: 2(1 - Φ(|estimate| / se)); with
+    se 0, 1 for an estimate of 0 and 0 for any other."""
+    if se < 0:
+        raise ValueError(f"a standard error is not negative: {se}")
+    if se == 0:
+        return float(estimate == 0.0)
+    return 2 * _NORMAL.cdf(-abs(estimate) / se)

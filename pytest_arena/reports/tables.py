@@ -7,30 +7,51 @@ from collections.abc import Sequence
 from pytest_arena.engine.money import dollars
 from pytest_arena.record import Record
 from pytest_arena.reports.leaderboard import Board, Row
+from pytest_arena.reports.statistics import Interval
+from pytest_arena.reports.verdicts import Comparison, Power, half_width
+
+UNKNOWN = "\u2013"  # an en dash: a cost no price gives (never $0)
 
 
-def render_board(board: Board, fmt: str = "simple") -> str:
+TIES = (
+    "=N: ranks the data cannot tell apart (the 95% paired interval of the composites'"
+    " difference, from the rank's first, holds 0)"
+)
+
+
+def render_board(board: Board, fmt: str = "simple", *, legend: bool = True) -> str:
+    """A board as a table with its formula and verdicts; `legend=False` leaves out what `=N`
+    means (said once after several boards)."""
     show_unscored = any(r.unscored for r in board.rows)
     headers = ["rank", "model", "composite", "accuracy", "pass rate", "cases", "failed", "errors"]
     if show_unscored:
         headers.append("unscored")
+    show_flaky = any(r.flaky for r in board.rows)
+    if show_flaky:
+        headers.append("flaky")
+    if board.k is not None:
+        headers += [f"pass@{board.k}", f"pass^{board.k}"]
     show_judge = any(r.judge_cost for r in board.rows)
     headers += ["tokens", "cost", *(["judge cost"] if show_judge else []), "latency"]
     headers += board.metric_names
     table = []
     for row in board.rows:
         cells: list[str | int] = [
-            row.rank,
+            row.rank_label or row.rank,
             row.model,
-            f"{row.composite:.3f}",
-            _share(row.accuracy),
-            _percent(row.pass_rate),
+            _share(row.composite, row.intervals.get("composite")),
+            _share(row.accuracy, row.intervals.get("accuracy")),
+            _percent(row.pass_rate, row.intervals.get("pass_rate")),
             row.cases,
             row.failed,
             row.errors,
         ]
         if show_unscored:
             cells.append(row.unscored)
+        if show_flaky:
+            cells.append(row.flaky)
+        if board.k is not None:
+            cells += [_share(row.pass_at_k), _share(row.pass_hat_k)]
         cells += [row.tokens, _money(row.cost)]
         if show_judge:
             cells.append(_money(row.judge_cost))
@@ -41,6 +62,8 @@ def render_board(board: Board, fmt: str = "simple") -> str:
 
     text = tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True, stralign="right")
     lines = [text, f"composite = {formula(board)}"]
+    lines += verdict_lines(board, legend=legend)
+    lines += [f"note: {n}" for n in board.notes]
     lines += [f"warning: {w}" for w in board.warnings]
     return "\n".join(lines)
 
@@ -50,17 +73,23 @@ def spending(
 ) -> str:
     """One line on what the run spent, what the cache saved and what budgets stopped;
     `spent_on_calls` (the engine's total) also counts answers whose cases never ran."""
-    cached = [r for r in records if r.cached]
-    spent = sum(r.cost for r in records if not r.cached) + sum(r.judge_cost for r in records)
+    answers = [a for r in records for a in _answers(r)]
+    cached = [cost or 0.0 for was_cached, cost in answers if was_cached]
+    spent = sum(cost or 0.0 for was_cached, cost in answers if not was_cached)
+    spent += sum(r.judge_cost for r in records)
+    unpriced = sum(cost is None for was_cached, cost in answers if not was_cached)
     unrecorded = (spent_on_calls or 0.0) - spent
-    parts = [f"{len(records)} answer{'' if len(records) == 1 else 's'} graded"]
+    parts = [f"{len(answers)} answer{'' if len(answers) == 1 else 's'} graded"]
     if cached:
-        saved = sum(r.cost for r in cached)
+        saved = sum(cached)
         parts.append(f"{len(cached)} from the response cache ({dollars(saved)} not spent again)")
     retried = sum(r.retries for r in records)
     if retried:
         parts.append(f"{retried} retries")
     line = ", ".join(parts) + f"; {dollars(spent)} spent on models and judges"
+    if unpriced:
+        line += f", and an unknown amount on {unpriced} answer{'' if unpriced == 1 else 's'}"
+        line += " of models without a price (set price: in models.define)"
     if unrecorded > 1e-9:
         line += f", and {dollars(unrecorded)} on answers to cases the run stopped before"
     if budget_skips:
@@ -68,20 +97,100 @@ def spending(
     return line
 
 
+def _answers(record: Record) -> list[tuple[bool, float | None]]:
+    """(from the cache, cost) of each answer a record graded: each sample of a repeated case;
+    a cost of None is unknown (no price)."""
+    if record.samples:
+        return [(bool(s.get("cached")), _cost(s.get("cost"))) for s in record.samples]
+    return [(record.cached, record.cost)]
+
+
+def _cost(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
 def formula(board: Board) -> str:
     total = sum(board.weights.values()) or 1.0
     return " + ".join(f"{w / total:.2f}·{d}" for d, w in board.weights.items()) or "0"
 
 
-def _share(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+def has_ties(board: Board) -> bool:
+    return any(r.rank_label.startswith("=") for r in board.rows)
 
 
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:.1f}%"
+def verdict_lines(board: Board, *, legend: bool = True) -> list[str]:
+    """What the board can be trusted to say: ties, each model against the leader (on the
+    same line when there is one), power."""
+    lines: list[str] = []
+    if legend and has_ties(board):
+        lines.append(TIES)
+    if board.comparisons:
+        leader = board.comparisons[0].against
+        said = [compared(c) for c in board.comparisons]
+        heading = f"against the leader {leader}, on the cases both answered (accuracy):"
+        if len(said) == 1:
+            lines.append(f"{heading} {said[0]}")
+        else:
+            lines += [heading, *(f"  {line}" for line in said)]
+    if board.power is not None:
+        lines.append(power_sentence(board.power))
+    return lines
 
 
-def _money(value: float) -> str:
+def compared(c: Comparison) -> str:
+    d = c.difference
+    if d.estimate is None or d.low is None or d.high is None or d.p_value is None:
+        return f"{c.model}: {d.n} case(s) in common, too few to compare"
+    verdict = "different" if c.significant else "not told apart"
+    return (
+        f"{c.model} {d.estimate:+.3f} (95% CI {d.low:+.3f} to {d.high:+.3f}),"
+        f" p{_p(d.p_value)} {c.test}, {d.n} cases: {verdict}"
+    )
+
+
+def power_sentence(power: Power) -> str:
+    between = (
+        f"{power.models[0]} and {power.models[1]}"
+        if len(power.models) > 1
+        else f"{power.models[0]} and a model as spread but unrelated"
+    )
+    if power.needed is None:
+        same = (
+            f"{power.models[0]} and {power.models[1]} differ by the same amount on all"
+            f" {power.n} paired cases"
+            if len(power.models) > 1
+            else f"{power.models[0]} scores the same on all {power.n} cases"
+        )
+        return f"power: {same}, so there is no spread to size a run by"
+    return (
+        f"power: with {power.n} paired cases (sd of the differences {power.paired_sd:.3f},"
+        f" {between}), a difference of {power.detectable:.3f} or more is found 80% of the"
+        f" time at 5% significance; a {power.target * 100:.0f}-point difference needs about"
+        f" {power.needed:,} cases"
+    )
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"={value:.3f}"
+
+
+def _share(value: float | None, interval: Interval | None = None) -> str:
+    if value is None:
+        return "-"
+    half = half_width(interval)
+    return f"{value:.3f}" if half is None else f"{value:.3f} ± {half:.3f}"
+
+
+def _percent(value: float | None, interval: Interval | None = None) -> str:
+    if value is None:
+        return "-"
+    half = half_width(interval)
+    return f"{value * 100:.1f}%" if half is None else f"{value * 100:.1f}% ± {half * 100:.1f}"
+
+
+def _money(value: float | None) -> str:
+    if value is None:
+        return UNKNOWN
     return f"${value:.2f}" if value >= 1 else f"${value:.6f}"
 
 
@@ -90,5 +199,4 @@ def _ms(value: float | None) -> str:
 
 
 def _metric(row: Row, name: str) -> str:
-    value = row.metrics.get(name)
-    return "-" if value is None else f"{value:.3f}"
+    return _share(row.metrics.get(name), row.intervals.get(name))

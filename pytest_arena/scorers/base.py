@@ -75,6 +75,29 @@ class ScoringContext:
     judge: JudgeCall | None = None
     project_root: Path = field(default_factory=Path.cwd)
     workspace: Path | None = None  # where an agent under test wrote its files, if anywhere
+    # the whole response, JSON data: `message` ({role, content, tool_calls: [{id, name,
+    # arguments}], refusal}), `finish_reason`, `usage`, `duration_ms`, `meta`, `trajectory`
+    # (the steps of a tool loop), and a command agent's `exit_status` and `stderr_tail`
+    response: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def trajectory(self) -> list[dict[str, Any]]:
+        """The steps of the case: those of its tool loop, else its one reply as one step.
+        Each is {step, message, tool_results?, finish_reason, tokens_in, tokens_out, ...}."""
+        steps = self.response.get("trajectory")
+        if steps:
+            return list(steps)
+        message = self.response.get("message")
+        if not message:
+            return []
+        return [
+            {"step": 1, "message": message, "finish_reason": self.response.get("finish_reason")}
+        ]
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every tool call the model made, in order: [{id, name, arguments}]."""
+        return [c for step in self.trajectory for c in step["message"].get("tool_calls") or []]
 
 
 class ScoresOutputs(Protocol):

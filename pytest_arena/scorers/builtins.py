@@ -9,6 +9,7 @@ from pytest_arena.scorers.llm_judge import LlmJudge
 from pytest_arena.scorers.matching import Choice, Contains, Regex
 from pytest_arena.scorers.numeric import NumericMatch
 from pytest_arena.scorers.similarity import EditSimilarity, TokenF1
+from pytest_arena.scorers.tool_use import ToolCall, Trajectory
 
 BUILTINS: tuple[type[Scorer], ...] = (
     ExactMatch,
@@ -21,4 +22,6 @@ BUILTINS: tuple[type[Scorer], ...] = (
     EditSimilarity,
     JsonSchema,
     LlmJudge,
+    ToolCall,
+    Trajectory,
 )

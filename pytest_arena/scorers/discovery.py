@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import ModuleType
 
 from pydantic import BaseModel
 
@@ -60,9 +61,11 @@ def discover(
     package: str,
     builtins: Iterable[type[Scorer]],
     plugins: Iterable[tuple[str, type[Scorer]]] = (),
+    importer: Callable[[Path, str], ModuleType] = import_file,
 ) -> ScorerSet:
     """Builtins, scorers from plugins, then what `project_root/scorers/` holds: Scorer
-    subclasses in `*.py` files, and executable scripts named after their file's stem."""
+    subclasses in `*.py` files (imported by `importer`, which may bound the time an import
+    takes), and executable scripts named after their file's stem."""
     found = ScorerSet()
     for cls in builtins:
         found.entries[cls.name] = ScorerEntry.of(cls())
@@ -75,7 +78,7 @@ def discover(
         if path.name.startswith(("_", ".")) or not path.is_file():
             continue
         if path.suffix == ".py":
-            _load_module(found, path, package)
+            _load_module(found, path, package, importer)
         elif path.suffix in SHELL_SUFFIXES or os.access(path, os.X_OK):
             _add_script(found, path)
         elif _has_shebang(path):
@@ -90,10 +93,12 @@ def discover(
     return found
 
 
-def _load_module(found: ScorerSet, path: Path, package: str) -> None:
+def _load_module(
+    found: ScorerSet, path: Path, package: str, importer: Callable[[Path, str], ModuleType]
+) -> None:
     try:
-        module = import_file(path, package)
-    except Exception as exc:
+        module = importer(path, package)
+    except (Exception, SystemExit, GeneratorExit) as exc:  # sys.exit() at import is a mistake too
         found.problems.append(import_problem(path, exc, f"scorer file {SCORERS_DIR}/{path.name}"))
         return
     for cls in _scorer_classes(module.__dict__.values(), module.__name__):
@@ -122,7 +127,7 @@ def _add_script(found: ScorerSet, path: Path) -> None:
         found.problems.append(
             Problem(
                 path,
-                None,
+                1,
                 f"script scorer name '{name}' is already taken by {_where(other)}",
                 hint="rename the script",
             )
@@ -173,11 +178,31 @@ def _scorer_classes(values: Iterable[object], module: str) -> list[type[Scorer]]
     ]
 
 
-def _line_of(cls: type) -> int | None:
+def _line_of(cls: type | Callable[..., object]) -> int | None:
     try:
         return inspect.getsourcelines(cls)[1]
     except (OSError, TypeError):
         return None
+
+
+def _signature_problem(cls: type[Scorer], path: Path) -> Problem | None:
+    """A `score` that cannot take (output, reference, context) would fail every case."""
+    score = cls.score
+    bound = isinstance(inspect.getattr_static(cls, "score"), staticmethod | classmethod)
+    try:
+        inspect.signature(score).bind(*[None] * (3 if bound else 4))  # (self,) and the three
+    except TypeError:
+        pass
+    except ValueError:  # no signature to read (a builtin): trust it
+        return None
+    else:
+        return None
+    return Problem(
+        path,
+        _line_of(score),
+        f"{cls.__name__}.score() must accept the arguments (output, reference, context)",
+        hint="define it as 'def score(self, output, reference, context):'",
+    )
 
 
 def _register(found: ScorerSet, cls: type[Scorer], path: Path) -> None:
@@ -192,6 +217,10 @@ def _register(found: ScorerSet, cls: type[Scorer], path: Path) -> None:
                 hint="give each scorer its own `name`",
             )
         )
+        return
+    wrong = _signature_problem(cls, path)
+    if wrong is not None:
+        found.problems.append(wrong)
         return
     try:
         instance = cls()

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import read_json
 from pytest_arena.scorers.typed import TypedScorer
+from pytest_arena.spec.errors import Problem, SpecError
+from pytest_arena.spec.text_files import read_text
+from pytest_arena.spec.yamlfile import load_yaml
 
 
 class JsonSchemaOptions(BaseModel):
@@ -45,6 +48,10 @@ class JsonSchema(TypedScorer[JsonSchemaOptions]):
 
     name = "json_schema"
     options_model = JsonSchemaOptions
+
+    def check_file(self, option: str, path: Path) -> None:
+        if option == "schema_file":
+            load_schema(path, path.name)
 
     def grade(
         self, output: str, reference: Any, opts: JsonSchemaOptions, context: ScoringContext
@@ -91,7 +98,7 @@ def _schema(
     if opts.schema_ is not None:
         return opts.schema_, "the schema"
     if opts.schema_file is not None:
-        return _load(project_root, opts.schema_file), opts.schema_file
+        return load_schema(project_root / opts.schema_file, opts.schema_file), opts.schema_file
     if isinstance(reference, Mapping) and {"type", "properties", "$schema"} & reference.keys():
         schema = dict(reference)
         _check(schema, "the reference")
@@ -99,21 +106,35 @@ def _schema(
     return None, ""
 
 
-def _load(project_root: Path, name: str) -> dict[str, Any] | bool:
-    path = project_root / name
+def load_schema(path: Path, name: str) -> dict[str, Any] | bool:
+    """The schema in the file `path` (JSON, or YAML); SpecError naming the file and line if
+    it cannot be read, does not parse, or is no valid JSON Schema."""
+    text = read_text(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"schema_file '{name}' cannot be read: {exc.strerror}: {path}") from exc
-    try:
-        schema = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"schema_file '{name}' is not valid YAML or JSON: {exc}") from exc
+        schema = json.loads(text)
+    except json.JSONDecodeError as not_json:
+        try:
+            schema, _ = load_yaml(path, text)
+        except SpecError as exc:
+            first = exc.problems[0]
+            line, why, hint = first.line, first.message, first.hint
+            if path.suffix.lower() == ".json":  # say what JSON found wrong
+                line, why, hint = not_json.lineno, f"{not_json.msg} (column {not_json.colno})", ""
+            problem = Problem(
+                path, line, f"schema_file '{name}' is not valid YAML or JSON: {why}", hint=hint
+            )
+            raise SpecError([problem]) from None
     if not isinstance(schema, dict | bool):
-        raise ValueError(
-            f"schema_file '{name}' must hold a mapping or a boolean, not {type(schema).__name__}"
+        problem = Problem(
+            path,
+            1,
+            f"schema_file '{name}' must hold a mapping or a boolean, not {type(schema).__name__}",
         )
-    _check(schema, f"schema_file '{name}'")
+        raise SpecError([problem])
+    try:
+        _check(schema, f"schema_file '{name}'")
+    except ValueError as exc:
+        raise SpecError([Problem(path, 1, str(exc))]) from None
     return schema
 
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.typed import TypedScorer
+from pytest_arena.spec.text_files import read_text
 
 DEFAULT_RUBRIC = (
     "Give a score of 1 when the answer says what the reference says, 0 when it contradicts"
@@ -53,7 +54,7 @@ class LlmJudge(TypedScorer[LlmJudgeOptions]):
             raise RuntimeError("llm_judge needs context.judge, and this context has none")
         rubric = opts.rubric or DEFAULT_RUBRIC
         if opts.rubric_file:
-            rubric = (Path(context.project_root) / opts.rubric_file).read_text(encoding="utf-8")
+            rubric = read_text(Path(context.project_root) / opts.rubric_file)
         verdict = context.judge(
             rubric,
             output,

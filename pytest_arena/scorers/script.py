@@ -12,6 +12,7 @@ import json
 import math
 import os
 import shlex
+import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,6 +41,23 @@ class ScriptScorer:
     def from_command(cls, name: str, command: str | list[str]) -> ScriptScorer:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         return cls(name, argv, f"command '{shlex.join(argv)}'")
+
+    def unstartable(self, project_root: Path) -> str | None:
+        """Why the program cannot be started from `project_root` (where it runs), or None:
+        a path is taken from there, a bare name from PATH."""
+        if not self.argv or not self.argv[0]:
+            return "the command is empty"
+        program = self.argv[0]
+        if os.sep in program or (os.altsep and os.altsep in program):
+            path = project_root / program
+            if path.is_file() and os.access(path, os.X_OK):
+                return None
+            if path.is_file():
+                return f"program '{program}' is not executable (chmod +x {program})"
+            return f"program '{program}' not found in {project_root}"
+        if shutil.which(program) is None:
+            return f"program '{program}' not found on PATH"
+        return None
 
     def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
         options = dict(context.options)
@@ -137,6 +155,8 @@ def script_context(
         },
         "output": output,
         "model": context.model_key,
+        "response": dict(context.response),
+        "trajectory": context.trajectory,
         **places,
     }
     for key, value in context.options.items():

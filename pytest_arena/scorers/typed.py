@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel
@@ -47,6 +48,11 @@ class TypedScorer(Scorer, Generic[OptionsT]):
         if model is None:
             raise TypeError(f"{type(self).__name__} sets no options_model")
         return cast(OptionsT, model.model_validate(dict(options)))
+
+    def check_file(self, option: str, path: Path) -> None:
+        """Check the file that option `option` (a `*_file` option) names, once, when a plan
+        binds the options: SpecError naming the file and line if it cannot be used. The
+        plan has already checked that it exists and is UTF-8 text."""
 
     def lacks_reference(self, reference: Any) -> bool:
         return reference is None

@@ -10,7 +10,7 @@ from typing import Any
 
 from pytest_arena.spec.schema import ComponentSpec
 
-Input = str | list[dict[str, str]] | dict[str, Any]
+Input = str | list[dict[str, Any]] | dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -26,12 +26,16 @@ class Case:
     options: Mapping[str, Any] = field(default_factory=dict)
     scoring: tuple[ComponentSpec, ...] | None = None  # a weighted scoring contract
     threshold: float | None = None
+    repeat: tuple[int, int] | None = None  # (min, max) samples; None: the project's
+    min_pass_rate: float | None = None  # None: the dataset's, else the project's
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    models: tuple[str, ...] | None = None  # model keys or tags it runs on; None: every model
     project: str = ""
     source: Path = Path("arena.yaml")
     line: int = 1
     dataset: str | None = None
     field_lines: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
+    group: str | None = None  # cases that share a context (one document): clustered errors
 
     def line_of(self, name: str) -> int:
         """The line where this case sets `name` (`scoring.0`: a contract's first component),

@@ -86,7 +86,8 @@ MAX_CSV_FIELD = 64 * 1024 * 1024  # Python's csv module stops at 128 KiB by defa
 
 def _csv(path: Path) -> Iterator[Row | Problem]:
     text = decode(path, read_bytes(path))
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    # strict: a quote never closed is an error at its row, not the rest of the file in one cell
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     start = 2
     number = 0
     with _field_limit(MAX_CSV_FIELD):
@@ -96,13 +97,7 @@ def _csv(path: Path) -> Iterator[Row | Problem]:
             except StopIteration:
                 return
             except csv.Error as exc:
-                yield Problem(
-                    path,
-                    start,
-                    f"this row cannot be read as CSV: {exc}",
-                    hint=f"a cell may hold up to {MAX_CSV_FIELD // 2**20} MiB; check the quotes"
-                    " around this row (rows after it are not read)",
-                )
+                yield _csv_problem(path, start, str(exc))
                 return
             number += 1
             if None in record:
@@ -116,6 +111,25 @@ def _csv(path: Path) -> Iterator[Row | Problem]:
                 values = {k: v for k, v in record.items() if v not in (None, "")}
                 yield Row(number, start, values)
             start = reader.line_num + 1
+
+
+def _csv_problem(path: Path, line: int, error: str) -> Problem:
+    if error == "unexpected end of data":  # the file ended inside a quoted cell
+        return Problem(
+            path,
+            line,
+            "a quote opened in this row is never closed, so the rest of the file would be one"
+            " cell; rows after it are not read",
+            hint='close the quote; write a quote inside a quoted cell as two: ""',
+        )
+    return Problem(
+        path,
+        line,
+        f"this row cannot be read as CSV: {error}",
+        hint=f"a cell may hold up to {MAX_CSV_FIELD // 2**20} MiB; check the quotes"
+        ' around this row (a quote inside a quoted cell is written "")'
+        " (rows after it are not read)",
+    )
 
 
 @contextlib.contextmanager

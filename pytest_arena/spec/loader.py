@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,15 @@ from typing import Any
 from pytest_arena.spec.case import Case
 from pytest_arena.spec.datasets import Row, dataset_format, read_rows
 from pytest_arena.spec.errors import Problem, SpecError
-from pytest_arena.spec.schema import CaseSpec, DatasetSpec, ProjectSpec
+from pytest_arena.spec.images import ImageProblem, image_part
+from pytest_arena.spec.schema import (
+    CaseSpec,
+    DatasetSpec,
+    FieldMap,
+    ImagePart,
+    ProjectSpec,
+    TextPart,
+)
 from pytest_arena.spec.template import compile_template, variables
 from pytest_arena.spec.validation import dotted, validate
 from pytest_arena.spec.yamlfile import LineMap, load_yaml
@@ -42,8 +51,11 @@ class ProjectFile:
     problems: list[CaseProblem] = field(default_factory=list)
 
 
-def load_project(path: Path) -> ProjectFile:
-    """Load `arena.yaml` at `path`. A project-wide problem raises SpecError."""
+def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
+    """Load `arena.yaml` at `path`. A project-wide problem raises SpecError.
+
+    `keep_raw=False` drops `spec.tests` (the raw entries) and their lines once read into
+    `cases`: a run needs only the cases, and the raw entries are several objects per case."""
     path = Path(path)
     data, lines = load_yaml(path)
     if data is None:
@@ -82,13 +94,30 @@ def load_project(path: Path) -> ProjectFile:
                 CaseProblem(name, exc.problems[0], None, tuple(exc.problems[1:]))
             )
             continue
-        field_lines = {k: lines.line((*loc, k)) or line for k in raw if isinstance(k, str)}
+        field_lines = {
+            k: lines.line((*loc, k)) or line
+            for k in raw
+            if isinstance(k, str) and k not in _PLAIN_FIELDS
+        }
         for i, _ in enumerate(raw.get("scoring") or ()):
             field_lines[f"scoring.{i}"] = lines.line((*loc, "scoring", i)) or line
-        _add(project, _case(case_spec, project, path, line, None, field_lines), seen)
+        try:
+            case = _case(case_spec, project, path, line, None, field_lines)
+        except _BadImage as exc:
+            at = lines.line((*loc, "input", exc.index, "content", exc.part)) or line
+            project.problems.append(CaseProblem(name, _image_problem(exc, path, at)))
+            continue
+        _add(project, case, seen)
+    if not keep_raw:
+        spec.tests = []
+        lines.forget_below(("tests",))
     for index, dataset in enumerate(spec.datasets):
         _load_dataset(project, dataset, ("datasets", index), seen)
     return project
+
+
+_PLAIN_FIELDS = frozenset({"id", "input", "reference", "tags", "weight", "metadata"})
+# a case's keys whose line nothing asks for after loading (Case.line_of: scoring, options...)
 
 
 def _check_template(spec: ProjectSpec, lines: LineMap, path: Path) -> None:
@@ -117,23 +146,65 @@ def _case(
 ) -> Case:
     return Case(
         id=spec.id,
-        input=spec.input
-        if not isinstance(spec.input, list)
-        else [m.model_dump() for m in spec.input],
+        input=_input(spec, project.root),
         reference=spec.reference,
         tags=tuple(spec.tags),
+        group=spec.group,
         weight=spec.weight,
         eval_type=spec.eval_type,
         scoring=tuple(spec.scoring) if spec.scoring is not None else None,
         threshold=spec.threshold,
+        repeat=None if spec.repeat is None else (spec.repeat.min, spec.repeat.max),
+        min_pass_rate=spec.min_pass_rate,
         options=spec.options,
         metadata=spec.metadata,
+        models=tuple(spec.models) if spec.models is not None else None,
         project=project.name,
         source=source,
         line=line,
         dataset=dataset,
         field_lines=field_lines or {},
     )
+
+
+class _BadImage(Exception):
+    """An image part of message `index`, part `part`, that cannot be sent."""
+
+    def __init__(self, index: int, part: int, problem: ImageProblem) -> None:
+        super().__init__(str(problem))
+        self.index, self.part, self.problem = index, part, problem
+
+
+def _input(spec: CaseSpec, root: Path) -> Any:
+    """The case's input; chat messages with their content parts in OpenAI's form, image
+    files read and inlined. _BadImage for a file that cannot be."""
+    if not isinstance(spec.input, list):
+        return spec.input
+    messages: list[dict[str, Any]] = []
+    for index, message in enumerate(spec.input):
+        if isinstance(message.content, str):
+            messages.append({"role": message.role, "content": message.content})
+            continue
+        parts: list[dict[str, Any]] = []
+        for number, part in enumerate(message.content):
+            if isinstance(part, TextPart):
+                parts.append({"type": "text", "text": part.text})
+                continue
+            if isinstance(part, ImagePart):
+                source, detail = part.image, part.detail
+            else:
+                source, detail = part.image_url.url, part.image_url.detail
+            try:
+                parts.append(image_part(source, root, part.alt, detail))
+            except ImageProblem as exc:
+                raise _BadImage(index, number, exc) from None
+        messages.append({"role": message.role, "content": parts})
+    return messages
+
+
+def _image_problem(exc: _BadImage, path: Path, line: int | None) -> Problem:
+    key = f"input[{exc.index}].content[{exc.part}]"
+    return Problem(path, line, str(exc.problem), key=key, hint=exc.problem.hint)
 
 
 def _add(project: ProjectFile, case: Case, seen: dict[str, tuple[Path, int]]) -> None:
@@ -202,6 +273,12 @@ def _load_dataset(
         return
     try:
         fmt = dataset_format(file, dataset.format)
+    except SpecError as exc:  # said where the dataset (and its `format:`) is written
+        problem = exc.problems[0]
+        at = Problem(project.path, line, problem.message, dotted((*loc, "path")), problem.hint)
+        project.problems.append(CaseProblem(rel, at, rel))
+        return
+    try:
         rows = list(read_rows(file, fmt))
     except SpecError as exc:
         project.problems.append(CaseProblem(rel, exc.problems[0], rel))
@@ -251,7 +328,7 @@ def _load_row(
             raw["input"] = raw_input
     else:
         take("input", fields.input)
-    for field_name in ("reference", "tags", "weight", "eval_type"):
+    for field_name in ("reference", "tags", "weight", "eval_type", "models"):
         take(field_name, getattr(fields, field_name))
     if "input" not in raw:
         column = column_of.get("input") or (
@@ -278,10 +355,25 @@ def _load_row(
     if isinstance(tags, list):
         raw["tags"] = [*dataset.tags, *tags]
     raw.setdefault("eval_type", dataset.eval_type)
+    if dataset.models is not None:
+        raw.setdefault("models", dataset.models)
     if dataset.scoring is not None and "eval_type" not in column_of:
         raw["scoring"] = [c.model_dump(exclude_unset=True) for c in dataset.scoring]
     if dataset.threshold is not None:
         raw["threshold"] = dataset.threshold
+    if dataset.repeat is not None:
+        raw["repeat"] = dataset.repeat
+    if dataset.min_pass_rate is not None:
+        raw["min_pass_rate"] = dataset.min_pass_rate
+    misspelt = _misspelt_field(values, raw, fields)
+    if misspelt:
+        key, meant = misspelt
+        line = row.lines.line((*row.loc, key)) if row.lines is not None else None
+        message = f"unknown key '{key}' (did you mean '{meant}'?); the case would have no {meant}"
+        hint = f"rename it to '{meant}'; a row's other keys are kept as the case's metadata"
+        problem = Problem(file, line or row.line, message, key=key, hint=hint)
+        project.problems.append(CaseProblem(name, problem, rel))
+        return
     if values:
         raw["metadata"] = values
     try:
@@ -290,7 +382,33 @@ def _load_row(
         found = [_in_column(problem, column_of) for problem in exc.problems]
         project.problems.append(CaseProblem(name, found[0], rel, tuple(found[1:])))
         return
-    _add(project, _case(case_spec, project, file, row.line, rel), seen)
+    try:
+        case = _case(case_spec, project, file, row.line, rel)
+    except _BadImage as exc:
+        at = row.line
+        if row.lines is not None:
+            at = row.lines.line((*row.loc, "input", exc.index, "content", exc.part)) or at
+        project.problems.append(CaseProblem(name, _image_problem(exc, file, at), rel))
+        return
+    _add(project, case, seen)
+
+
+def _misspelt_field(
+    left: dict[str, Any], taken: dict[str, Any], fields: FieldMap
+) -> tuple[str, str] | None:
+    """A key of a row that is not a case field but is spelt like the column of one the row
+    lacks (`refrence` for `reference`): (key, column). The row's other keys are metadata."""
+    wanted = [
+        column
+        for name in ("id", "input", "reference", "tags", "weight", "eval_type")
+        for column in [getattr(fields, name) or (name if name == "id" else None)]
+        if isinstance(column, str) and name not in taken
+    ]
+    for key in left:
+        close = difflib.get_close_matches(str(key), wanted, n=1, cutoff=0.8)
+        if close:
+            return str(key), close[0]
+    return None
 
 
 def _in_column(problem: Problem, column_of: dict[str, str]) -> Problem:

@@ -53,10 +53,28 @@ def import_file(path: Path, package: str) -> ModuleType:
     return module
 
 
+class ImportStuck(Exception):
+    """The import of a project's file did not end in time (it was left running)."""
+
+    def __init__(self, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
 def import_problem(path: Path, exc: BaseException, what: str) -> Problem:
     """Describe a failed import of `path`, at the line in that file where it failed."""
     line: int | None = None
-    if isinstance(exc, SyntaxError) and exc.filename and Path(exc.filename) == path:
+    if isinstance(exc, ImportStuck):
+        return Problem(
+            path,
+            exc.line,
+            f"{what} {exc}; it was still running this line",
+            hint="do not wait at import time (for input, a server, a lock): do slow set-up"
+            " inside a function, on first use",
+        )
+    if "null bytes" in str(exc):  # compile() says so without a line (a ValueError on 3.10)
+        line = _first_nul_line(path)
+    elif isinstance(exc, SyntaxError) and exc.filename and Path(exc.filename) == path:
         line = exc.lineno
     else:
         for frame in traceback.extract_tb(exc.__traceback__):
@@ -64,6 +82,15 @@ def import_problem(path: Path, exc: BaseException, what: str) -> Problem:
                 line = frame.lineno
     message = f"{what} failed to import: {type(exc).__name__}: {exc}"
     return Problem(path, line, message, hint="fix the error and run again; other files still load")
+
+
+def _first_nul_line(path: Path) -> int | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    at = data.find(b"\x00")
+    return data.count(b"\n", 0, at) + 1 if at >= 0 else None
 
 
 def _package(name: str, path: list[str]) -> None:

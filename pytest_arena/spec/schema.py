@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 CASE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+def names_list(value: Any) -> Any:
+    """`a, b` or `a b` written as one string: the list of its names."""
+    if isinstance(value, str):
+        return [t for t in re.split(r"[,;|\s]+", value) if t]
+    return value
 
 
 class Strict(BaseModel):
@@ -36,6 +52,12 @@ class ModelDef(BaseModel):
     max_retries: int | None = Field(None, ge=0, le=20)
     backoff: float | None = Field(None, ge=0)  # seconds before the first retry; doubles
     cache: bool | None = None  # None: the connector's default
+    tags: list[str] = Field(default_factory=list)  # names that cases' `models:` may use
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _tags_list(cls, value: Any) -> Any:
+        return names_list(value)
 
     def settings(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
@@ -56,9 +78,23 @@ class ScorersSpec(Strict):
     options: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+
+def _some_weight(scoring: list[ComponentSpec] | None) -> list[ComponentSpec] | None:
+    """A contract whose weights are all 0 would score every case 0."""
+    if scoring and not any(c.weight > 0 for c in scoring):
+        raise ValueError(
+            "every component's weight is 0, so the contract's score is always 0: give at"
+            " least one component a weight above 0"
+        )
+    return scoring
+
+
 class MetricsSpec(Strict):
-    weights: dict[str, float] = Field(default_factory=dict)
+    weights: dict[str, Finite] = Field(default_factory=dict)
     lower_is_better: list[str] = Field(default_factory=list)
+    pass_k: int | None = Field(None, ge=1)  # the k of pass@k and pass^k; default: the repeats
 
     @field_validator("weights")
     @classmethod
@@ -89,13 +125,19 @@ class GateSpec(Strict):
 
     all: dict[str, Bound] = Field(default_factory=dict)  # every model that ran
     models: dict[str, dict[str, Bound]] = Field(default_factory=dict)  # one model each
+    # against --arena-baseline: fail on an accuracy drop significant at regression_level,
+    # and (critical: no_regression) on any regressed case tagged 'critical'
+    regression: Literal["significant"] | None = None
+    regression_level: float = Field(0.05, gt=0, lt=1)
+    critical: Literal["no_regression"] | None = None
 
     @model_validator(mode="after")
     def _some_limits(self) -> GateSpec:
-        if not self.all and not any(self.models.values()):
+        rules = self.regression or self.critical
+        if not self.all and not any(self.models.values()) and not rules:
             raise ValueError(
-                "the gate has no limits; add e.g. 'all: {accuracy: {min: 0.8}}'"
-                " or 'models: {sim_small: {pass_rate: {min: 0.5}}}'"
+                "the gate has no limits; add e.g. 'all: {accuracy: {min: 0.8}}',"
+                " 'models: {sim_small: {pass_rate: {min: 0.5}}}' or 'regression: significant'"
             )
         return self
 
@@ -114,6 +156,7 @@ class FieldMap(Strict):
     tags: str | None = "tags"
     weight: str | None = "weight"
     eval_type: str | None = "eval_type"
+    models: str | None = "models"
 
 
 class ComponentSpec(Strict):
@@ -122,7 +165,7 @@ class ComponentSpec(Strict):
     name: str | None = None
     scorer: str | None = None
     command: str | list[str] | None = None
-    weight: float = Field(1.0, ge=0)
+    weight: float = Field(1.0, ge=0, allow_inf_nan=False)
     params: dict[str, Any] = Field(default_factory=dict)
     required: bool = False
     timeout: float | None = Field(None, gt=0)
@@ -145,8 +188,84 @@ class ComponentSpec(Strict):
 
 Threshold = Annotated[float, Field(ge=0, le=1)]
 
+MAX_REPEAT = 1000
+_REPEAT_FIX = (
+    "give the samples per case as a whole number, 1 or more (repeat: 5), or a range for"
+    " sequential sampling (repeat: {min: 3, max: 10})"
+)
 
-class DatasetSpec(Strict):
+
+class RepeatSpec(Strict):
+    """How many samples of a case to draw: `min` of them, then more one by one until the
+    verdict is clear or `max` are drawn. `repeat: N` is `{min: N, max: N}`."""
+
+    min: int
+    max: int
+
+
+def repeat_of(value: Any) -> Any:
+    """`repeat: N` or `repeat: {min: A, max: B}` as a RepeatSpec; ValueError with the fix."""
+    if isinstance(value, RepeatSpec) or value is None:
+        return value
+    if isinstance(value, dict):
+        unknown = sorted(str(k) for k in value if k not in ("min", "max"))
+        if unknown or "min" not in value or "max" not in value:
+            what = f"unknown key '{unknown[0]}'" if unknown else "it needs both 'min' and 'max'"
+            raise ValueError(f"repeat as a range: {what}; {_REPEAT_FIX}")
+        low, high = _samples(value["min"], "repeat.min"), _samples(value["max"], "repeat.max")
+        if low > high:
+            raise ValueError(
+                f"repeat: min {low} is above max {high}: no number of samples fits; give min at"
+                f" most max (repeat: {{min: {high}, max: {low}}}), or one number (repeat: {low})"
+            )
+        return RepeatSpec(min=low, max=high)
+    count = _samples(value, "repeat")
+    return RepeatSpec(min=count, max=count)
+
+
+def _samples(value: Any, name: str) -> int:
+    whole = isinstance(value, int | float) and math.isfinite(value) and value == int(value)
+    if isinstance(value, bool) or not whole:
+        raise ValueError(f"{name}: {value!r} is not a number of samples; {_REPEAT_FIX}")
+    if not 1 <= value <= MAX_REPEAT:
+        raise ValueError(
+            f"{name}: {int(value)} samples "
+            + ("draws none of a case" if value < 1 else f"is more than {MAX_REPEAT}")
+            + f"; {_REPEAT_FIX}"
+        )
+    return int(value)
+
+
+def min_pass_rate_of(value: Any) -> Any:
+    if value is None:
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise ValueError(
+            f"min_pass_rate {value!r} is the share of a case's samples that must pass: give a"
+            " number above 0 and at most 1, such as 0.8 (80%); 1, the default, means every"
+            " sample"
+        )
+    return float(value)
+
+
+class SamplingSettings(Strict):
+    """What a project, a dataset and a case may each set about repeats."""
+
+    repeat: RepeatSpec | None = None
+    min_pass_rate: float | None = None
+
+    @field_validator("repeat", mode="before")
+    @classmethod
+    def _repeat(cls, value: Any) -> Any:
+        return repeat_of(value)
+
+    @field_validator("min_pass_rate", mode="before")
+    @classmethod
+    def _rate(cls, value: Any) -> Any:
+        return min_pass_rate_of(value)
+
+
+class DatasetSpec(SamplingSettings):
     path: str
     format: Literal["yaml", "jsonl", "csv"] | None = None
     fields: FieldMap = Field(default_factory=FieldMap)
@@ -154,6 +273,14 @@ class DatasetSpec(Strict):
     eval_type: str | None = None
     scoring: list[ComponentSpec] | None = None
     threshold: Threshold | None = None
+    models: list[str] | None = None  # model keys or tags: its cases run on these only
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _models_list(cls, value: Any) -> Any:
+        return names_list(value)
+
+    _scoring = field_validator("scoring")(_some_weight)
 
 
 class JudgeSpec(Strict):
@@ -164,24 +291,100 @@ class JudgeSpec(Strict):
     reduce: Literal["majority", "mean"] = "majority"
 
 
+class TextPart(Strict):
+    type: Literal["text"]
+    text: str
+
+
+class ImageUrl(Strict):
+    url: str
+    detail: Literal["auto", "low", "high"] | None = None
+
+
+class ImageUrlPart(Strict):
+    """OpenAI's form: `{type: image_url, image_url: {url: ...}}`."""
+
+    type: Literal["image_url"]
+    image_url: ImageUrl
+    alt: str | None = None  # what the image shows: the simulated models read it
+
+
+class ImagePart(Strict):
+    """Arena's form: `{image: FILE_OR_URL, alt: ...}`; a file is sent inline, as base64."""
+
+    image: str
+    alt: str | None = None
+    detail: Literal["auto", "low", "high"] | None = None
+
+
+def _part_kind(value: Any) -> str | None:
+    if isinstance(value, dict):
+        if "image" in value and "type" not in value:
+            return "part[image]"
+        kind = value.get("type")
+        return f"part[{kind}]" if kind in ("text", "image_url") else None
+    return None
+
+
+ContentPart = Annotated[
+    Annotated[TextPart, Tag("part[text]")]
+    | Annotated[ImageUrlPart, Tag("part[image_url]")]
+    | Annotated[ImagePart, Tag("part[image]")],
+    Discriminator(
+        _part_kind,
+        custom_error_type="content_part",
+        custom_error_message="a content part is {type: text, text: ...}, {type: image_url,"
+        " image_url: {url: ...}} or {image: FILE_OR_URL, alt: ...}",
+    ),
+]
+
+
+def _text_or_list(value: Any) -> str:
+    return "list[parts]" if isinstance(value, list) else "str"
+
+
 class Message(Strict):
     role: Literal["system", "user", "assistant", "tool"]
-    content: str
+    # one alternative is checked: a list is not also said to be "not a valid string"
+    content: Annotated[
+        Annotated[str, Tag("str")] | Annotated[list[ContentPart], Tag("list[parts]")],
+        Discriminator(_text_or_list),
+    ]
 
 
-class CaseSpec(Strict):
+def _input_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "list[Message]"
+    return "dict" if isinstance(value, dict) else "str"
+
+
+class CaseSpec(SamplingSettings):
     """One case as written in `tests:` or produced from a dataset row."""
 
     id: str
-    input: str | list[Message] | dict[str, Any]
+    input: Annotated[
+        Annotated[str, Tag("str")]
+        | Annotated[list[Message], Tag("list[Message]")]
+        | Annotated[dict[str, Any], Tag("dict")],
+        Discriminator(_input_kind),
+    ]
     reference: Any = None
     tags: list[str] = Field(default_factory=list)
-    weight: float = Field(1.0, ge=0)
+    weight: float = Field(1.0, ge=0, allow_inf_nan=False)
     eval_type: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
     scoring: list[ComponentSpec] | None = None
     threshold: Threshold | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    group: str | None = None  # cases sharing one context: their error bars are clustered
+    models: list[str] | None = None  # model keys or tags: the case runs on these only
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _models_list(cls, value: Any) -> Any:
+        return names_list(value)
+
+    _scoring = field_validator("scoring")(_some_weight)
 
     @field_validator("id", mode="before")
     @classmethod
@@ -195,16 +398,21 @@ class CaseSpec(Strict):
     @field_validator("tags", mode="before")
     @classmethod
     def _tags_list(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [t for t in re.split(r"[,;|\s]+", value) if t]
-        return value
+        return names_list(value)
 
 
 class BudgetSpec(Strict):
     max_cost: float | None = Field(None, ge=0)  # dollars; no call starts once spent
 
 
-class ProjectSpec(Strict):
+class ToolsSpec(Strict):
+    """How the project's tools (functions of its `tools.py`) are used in a tool loop."""
+
+    max_turns: int = Field(10, ge=1, le=200)  # model calls of one case; more is a failure
+    timeout: float = Field(30.0, gt=0)  # seconds one tool call may take
+
+
+class ProjectSpec(SamplingSettings):
     """The whole of `arena.yaml`. Cases are validated one by one, apart."""
 
     name: str | None = None
@@ -217,9 +425,13 @@ class ProjectSpec(Strict):
     threshold: Threshold | None = None
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
     budget: BudgetSpec = Field(default_factory=BudgetSpec)
+    tools: ToolsSpec = Field(default_factory=ToolsSpec)
     gate: GateSpec | None = None
+    flaky: Literal["fail", "pass"] = "fail"  # whether a FLAKY case fails the run
     tests: list[Any] = Field(default_factory=list)
     datasets: list[DatasetSpec] = Field(default_factory=list)
+
+    _scoring = field_validator("scoring")(_some_weight)
 
     @field_validator("models", mode="before")
     @classmethod

@@ -11,6 +11,7 @@ from pytest_arena.spec.case import Case, as_text
 
 _PART = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _UNCLOSED = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?=\s|$)")  # "{input" then a space or the end
+_OPEN = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?=[^}A-Za-z0-9_])")  # "{input," and the like
 _JINJA = re.compile(r"\{\{\s+([A-Za-z_][A-Za-z0-9_]*)\s+\}\}")  # "{{ input }}", Jinja's way
 
 
@@ -35,7 +36,10 @@ class Template:
 
     def mistake(self) -> str | None:
         """A likely slip in the template's syntax (it would be sent as written), or None."""
-        unclosed = _UNCLOSED.search(_PART.sub("", self.text))
+        text = _PART.sub("", self.text)
+        unclosed = _UNCLOSED.search(text) or next(
+            (m for m in _OPEN.finditer(text) if "}" not in text[m.end() :]), None
+        )  # "{red, green}" is a brace written as it is; "{input, briefly" is a slip
         if unclosed:
             return f"'{unclosed.group(0)}' is never closed: write '{unclosed.group(0)}}}'"
         jinja = _JINJA.search(self.text)

@@ -69,7 +69,9 @@ def _problems(
             got = error.get("input")
             if kind.endswith("_type") or kind in {"union_tag_invalid", "literal_error"}:
                 message += f" (got {_describe(got)})"
-            problems.append(Problem(path, at, message, key=key, hint=_hint_for(kind)))
+            problems.append(
+                Problem(path, at, message, key=key, hint=_hint_for(kind, error.get("ctx") or {}))
+            )
     return problems
 
 
@@ -98,15 +100,26 @@ def _describe(value: Any) -> str:
     return f"{type(value).__name__} {value!r}" if value is not None else "nothing"
 
 
-def _hint_for(kind: str) -> str:
+def _hint_for(kind: str, ctx: dict[str, Any]) -> str:
+    if kind == "greater_than_equal":
+        return f"use a value of {_bound(ctx, 'ge')} or more"
+    if kind == "greater_than":
+        return f"use a value above {_bound(ctx, 'gt')}"
+    if kind == "less_than_equal":
+        return f"use a value of {_bound(ctx, 'le')} or less"
     return {
         "string_type": "write a string; quote it if YAML reads it as a number or a date",
         "float_parsing": "write a number, such as 0.5",
         "float_type": "write a number, such as 0.5",
         "list_type": "write a list, such as [a, b] or one '- item' per line",
         "dict_type": "write a mapping of 'key: value' lines",
-        "greater_than_equal": "use a value of 0 or more",
+        "finite_number": "write a finite number, such as 1 or 0.5",
     }.get(kind, "")
+
+
+def _bound(ctx: dict[str, Any], name: str) -> str:
+    value = ctx.get(name, 0)
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
 
 
 def _fields_at(model: type[BaseModel], loc: Loc) -> set[str]:

@@ -25,6 +25,12 @@ class LineMap:
     def set(self, loc: Loc, line: int) -> None:
         self._lines[loc] = line
 
+    def forget_below(self, loc: Loc) -> None:
+        """Let go of the lines of everything inside `loc` (once it has been read: a large
+        `tests:` list holds several entries per case), keeping `loc`'s own."""
+        size = len(loc)
+        self._lines = {k: n for k, n in self._lines.items() if len(k) <= size or k[:size] != loc}
+
     def line(self, loc: Loc) -> int | None:
         """The line of `loc`, or of its nearest enclosing location."""
         loc = tuple(loc)
@@ -52,10 +58,27 @@ def load_yaml(path: Path, text: str | None = None) -> tuple[Any, LineMap]:
         return _build(node, (), lines, loader, _Aliases()), lines
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if exc.context_mark is not None and "end of stream" in (exc.problem or ""):
+            mark = exc.context_mark  # where the quote or bracket that never closes opened
         line = mark.line + 1 if mark is not None else None
         problem = " ".join(p for p in (exc.context, exc.problem) if p)
+        hint = _syntax_hint(problem)
+        if exc.problem_mark is not None and _tab_at(text, exc.problem_mark):
+            hint = "indent with spaces, not tabs"
+        raise SpecError([Problem(path, line, f"YAML syntax error: {problem}", hint=hint)]) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, anywhere
+        line = text.count("\n", 0, exc.position) + 1
+        character = exc.character if isinstance(exc.character, str) else chr(exc.character)
         raise SpecError(
-            [Problem(path, line, f"YAML syntax error: {problem}", hint=_syntax_hint(problem))]
+            [
+                Problem(
+                    path,
+                    line,
+                    f"YAML error: unacceptable character #x{ord(character):04x}: {exc.reason}",
+                    hint="remove it, or write it as an escape inside double quotes"
+                    f' ("\\x{ord(character):02x}")',
+                )
+            ]
         ) from None
     except yaml.YAMLError as exc:
         raise SpecError([Problem(path, None, f"YAML error: {exc}")]) from None
@@ -63,7 +86,19 @@ def load_yaml(path: Path, text: str | None = None) -> tuple[Any, LineMap]:
         loader.dispose()
 
 
+def _tab_at(text: str, mark: yaml.Mark) -> bool:
+    """Whether the line of `mark` has a tab in its indentation or at the mark itself."""
+    lines = text.splitlines()
+    if mark.line >= len(lines):
+        return False
+    row = lines[mark.line]
+    indent = row[: len(row) - len(row.lstrip())]
+    return "\t" in indent or row[mark.column : mark.column + 1] == "\t"
+
+
 def _syntax_hint(problem: str) -> str:
+    if "while scanning a quoted scalar" in problem and "end of stream" in problem:
+        return "close the quote that opens on this line"
     if "mapping values are not allowed" in problem:
         return "quote a value that contains ': ', or fix the indentation of this line"
     if "found character '\\t'" in problem:

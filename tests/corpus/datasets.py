@@ -17,7 +17,7 @@ datasets(
         "q.jsonl": ROWS,
     },
     "projects/datasets_misspelt_field/arena.yaml:4: datasets[[]0].fields.inptu: unknown key 'inptu'",
-    "  fix: did you mean 'input'? known keys here: eval_type, id, input, reference, tags, weight",
+    "  fix: did you mean 'input'? known keys here: eval_type, id, input, models, reference, tags, weight",
 )
 datasets(
     "datasets_unknown_format",
@@ -83,8 +83,6 @@ data(
     with_data("data/q.txt", ROWS),
     "projects/data_unknown_suffix/arena.yaml:3: *cannot tell the format of 'q.txt' from its suffix",
     "  fix: name it .yaml, .jsonl or .csv, or set 'format:' on the dataset",
-    xfail="no line: 'projects/.../data/q.txt: cannot tell the format of 'q.txt' from its"
-    " suffix' names the data file, not arena.yaml:3 where the dataset (and its format:) is written",
 )
 data(
     "data_jsonl_bad_json",
@@ -133,9 +131,9 @@ data(
 data(
     "data_csv_unclosed_quote",
     with_data("q.csv", 'id,input,reference\nr1,x,x\nr2,"y,y\nr3,z,z\n'),
-    "projects/data_csv_unclosed_quote/q.csv:3: *",
-    xfail="green: the quote opened on line 3 swallows the rest of the file into case r2's"
-    " input; r3 is never a case, r2 is UNSCORED (its reference is gone), exit status 0",
+    "projects/data_csv_unclosed_quote/q.csv:3: a quote opened in this row is never closed, so the"
+    " rest of the file would be one cell; rows after it are not read",
+    '  fix: close the quote; write a quote inside a quoted cell as two: ""',
 )
 data(
     "data_csv_no_input_column",
@@ -163,9 +161,9 @@ data(
 data(
     "data_yaml_misspelt_key",
     with_data("q.yaml", "- {id: r1, input: x, reference: x}\n- {id: r2, input: y, refrence: y}\n"),
-    "projects/data_yaml_misspelt_key/q.yaml:2: *refrence*",
-    xfail="green: 'refrence' goes to the case's metadata, so the case has no reference and is"
-    " UNSCORED; no word of the misspelt key, exit status 0",
+    "projects/data_yaml_misspelt_key/q.yaml:2: refrence: unknown key 'refrence' (did you mean"
+    " 'reference'?); the case would have no reference",
+    "  fix: rename it to 'reference'; a row's other keys are kept as the case's metadata",
 )
 data(
     "data_duplicate_id_across_files",

@@ -76,5 +76,6 @@ category("flag_unknown_model", Run(args=("--arena-models=sim_perfec",), good=Fal
     FLAGGED,
     "projects/flag_models_unknown/arena.yaml: model 'sim_perfec' (from --arena-models) is neither"
     " defined in models.define nor a builtin (sim_small, sim_large, sim_perfect, sim_echo, sim_judge)",
-    "  fix: did you mean 'sim_perfect'? define it under 'models: define: sim_perfec:' or pick a known model",
+    "  fix: did you mean 'sim_perfect'? define it under 'models: define: sim_perfec:', pick a"
+    " known model, or name a provider's model as openai:MODEL or anthropic:MODEL",
 )

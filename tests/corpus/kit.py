@@ -130,19 +130,3 @@ def with_data(path: str, content: str | bytes, entry: str = "") -> dict[str, str
 def hooked(text: str) -> dict[str, str | bytes]:
     """A project of two cases with `text` as its hooks.py."""
     return {"arena.yaml": HOOKED, "hooks.py": text}
-
-
-# -- symptoms that more than one xfail entry shows ------------------------------------------
-
-AT_LEAST_ONE = (
-    "the fix is wrong: 'fix: use a value of 0 or more' under a bound of 1, where 0 is refused"
-)
-EXIT_AT_IMPORT = (
-    "INTERNALERROR, exit status 3: SystemExit raised while {file} is imported escapes"
-    " collection (only Exception is caught), so nothing runs, not even the good project"
-)
-NEVER_AWAITED = (
-    "the coroutine is never awaited, and pytest's warnings summary shows"
-    " 'pytest_arena/evaluation/user_code.py:42: RuntimeWarning: coroutine '{name}' was never"
-    " awaited', at the plugin's line, not the user's"
-)

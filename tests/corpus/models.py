@@ -7,7 +7,7 @@ import fnmatch
 import socket
 from collections.abc import Callable
 
-from tests.corpus.kit import AT_LEAST_ONE, OK_CASE, PY, Entry, Outcome, Run, category
+from tests.corpus.kit import OK_CASE, PY, Entry, Outcome, Run, category
 
 # -- models: keys, definitions and connectors ----------------------------------------------
 
@@ -46,7 +46,8 @@ models(
     "models: [sim_perfec]\n" + OK_CASE,
     "projects/models_unknown_model/arena.yaml:1: model 'sim_perfec' is neither defined in"
     " models.define nor a builtin (sim_small, sim_large, sim_perfect, sim_echo, sim_judge)",
-    "  fix: did you mean 'sim_perfect'? define it under 'models: define: sim_perfec:' or pick a known model",
+    "  fix: did you mean 'sim_perfect'? define it under 'models: define: sim_perfec:', pick a"
+    " known model, or name a provider's model as openai:MODEL or anthropic:MODEL",
 )
 models(
     "models_unknown_connector",
@@ -59,7 +60,6 @@ models(
     defined("mine", "profile: sim_perfect, concurrency: 0"),
     "projects/models_concurrency_zero/arena.yaml:4: models.define.mine.concurrency: Input should be greater than or equal to 1",
     "  fix: use a value of 1 or more",
-    xfail=AT_LEAST_ONE,
 )
 models(
     "models_timeout_negative",

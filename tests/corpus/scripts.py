@@ -34,10 +34,15 @@ EXECUTABLE = ("scorers/check.sh",)
 scripts(
     "script_missing_program",
     commanded("[no-such-scorer-program, --strict]"),
-    "projects/script_missing_program/arena.yaml:3: *no-such-scorer-program*",
-    xfail="no file or line: each case FAILED with 'command 'no-such-scorer-program --strict'"
-    " could not be started: No such file or directory', where a command model's missing program"
-    " is a load error at its line of arena.yaml",
+    "projects/script_missing_program/arena.yaml:3: scoring: command 'no-such-scorer-program"
+    " --strict' cannot be started: program 'no-such-scorer-program' not found on PATH",
+    "  fix: give a path relative to the folder holding arena.yaml, or a program on PATH",
+)
+scripts(
+    "script_program_not_executable",
+    commanded("[checks/grade.sh]", {"checks/grade.sh": "#!/bin/sh\necho 1\n"}),
+    "projects/script_program_not_executable/arena.yaml:3: scoring: command 'checks/grade.sh'"
+    " cannot be started: program 'checks/grade.sh' is not executable (chmod +x checks/grade.sh)",
 )
 scripts(
     "script_missing_file",
@@ -134,8 +139,6 @@ scripts(
     " is already taken by a builtin",
     "  fix: rename the script",
     executable=("scorers/exact_match.sh",),
-    xfail="no line: 'projects/.../scorers/exact_match.sh: script scorer name 'exact_match' is"
-    " already taken by a builtin'",
 )
 
 # A script that never returns in time: its own run, so that its time is its own.

@@ -19,18 +19,12 @@ yaml(
     "models: [sim_perfect]\ntests:\n\t- {id: a, input: x, reference: x}\n",
     "projects/yaml_tab/arena.yaml:3: YAML syntax error: *",
     "  fix: indent with spaces, not tabs",
-    xfail="the tab hint is never given: libyaml says 'found character that cannot start any"
-    " token' (no '\\t' in it), so the fix is the generic 'check the indentation and quoting"
-    " around this line'",
 )
 yaml(
     "yaml_unclosed_quote",
     case_yaml('{id: a, input: "x, reference: x}\n{id: b, input: y, reference: y}'),
     "projects/yaml_unclosed_quote/arena.yaml:3: YAML syntax error: while scanning a quoted scalar*",
-    "  fix: check the indentation and quoting around this line",
-    xfail="said at line 5, past the end of the 4-line file, not at line 3 where the quote"
-    " opens: 'arena.yaml:5: YAML syntax error: while scanning a quoted scalar found"
-    " unexpected end of stream'",
+    "  fix: close the quote that opens on this line",
 )
 yaml(
     "yaml_unclosed_bracket",
@@ -110,9 +104,8 @@ yaml(
 yaml(
     "yaml_control_character",
     'models: [sim_perfect]\ntests:\n  - {id: a, input: "bell \a here", reference: x}\n',
-    "projects/yaml_control_character/arena.yaml:3: *character #x0007*",
-    xfail="no line, and yaml's own position: 'arena.yaml: YAML error: unacceptable character"
-    " #x0007: control characters are not allowed' then 'in \"<unicode string>\", position 54'",
+    "projects/yaml_control_character/arena.yaml:3: YAML error: unacceptable character #x0007:*",
+    '  fix: remove it, or write it as an escape inside double quotes ("\\x07")',
 )
 yaml(
     "yaml_block_scalar_indent",

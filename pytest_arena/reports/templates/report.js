@@ -36,8 +36,12 @@
     if (r.scorer) row.scorers.add(r.scorer);
     if (!p.models.includes(r.model)) p.models.push(r.model);
     let cell = row.cells.get(r.model);
-    if (!cell) row.cells.set(r.model, (cell = { samples: [] }));
-    cell.samples.push(r);
+    if (!cell) row.cells.set(r.model, (cell = { samples: [], sampling: null }));
+    if (r.samples && r.samples.length) {
+      // a repeated case: one record holding its samples, and the verdict they gave
+      cell.sampling = Object.assign({ status: r.status, score: r.score }, r.sampling || {});
+      for (const s of r.samples) cell.samples.push(Object.assign({}, r, s, { samples: [] }));
+    } else cell.samples.push(r);
   }
   for (const p of projects) for (const row of p.rows) for (const cell of row.cells.values()) summarise(cell);
 
@@ -51,6 +55,13 @@
       : statuses.size === 1 && statuses.has("unscored") ? "unscored"
       : statuses.has("failed") || statuses.has("error") ? "failed" : "passed";
     cell.failing = statuses.has("failed") || statuses.has("error");
+    const v = cell.sampling;
+    if (v) {  // the case's own verdict from its samples: its pass rate against min_pass_rate
+      cell.score = typeof v.score === "number" ? v.score : cell.score;
+      cell.status = v.status === "flaky" ? "failed" : v.status;
+      cell.flaky = cell.flaky || v.status === "flaky";
+      cell.failing = v.status !== "passed" && v.status !== "unscored";
+    }
   }
 
   // the filters' choices
@@ -221,6 +232,9 @@
     box.append(el("h4", null, "output"), pre(r.output === null ? "(no output)" : r.output, "output"));
     if (r.raw_output !== null && r.raw_output !== undefined) box.append(el("h4", null, "raw output (before hooks.py post_process)"), pre(r.raw_output));
     box.append(el("h4", null, "reference"), pre(r.reference));
+    const steps = (r.response && r.response.trajectory) || [];
+    if (steps.length) box.append(el("h4", null, "trajectory: " + steps.length + " steps"), trajectory(steps));
+    if (r.response && r.response.cut) box.append(el("p", "note", "response cut: " + r.response.cut));
     const detail = Object.assign({}, r.detail || {});
     const parts = detail.components;
     if (Array.isArray(parts)) {
@@ -248,6 +262,27 @@
     return box;
   }
 
+  // the steps of a tool loop: each call with its arguments and what the tool returned
+  function trajectory(steps) {
+    const list = el("ol", "trajectory");
+    for (const step of steps) {
+      const message = step.message || {}, calls = message.tool_calls || [];
+      const results = new Map((step.tool_results || []).map((t) => [t.id, t]));
+      const item = el("li", null);
+      const cost = (step.tokens_in || 0) + " in, " + (step.tokens_out || 0) + " out" +
+        (typeof step.latency_ms === "number" ? ", " + step.latency_ms.toFixed(0) + " ms" : "") + (step.cached ? ", cached" : "");
+      item.append(el("span", "note", cost));
+      if (message.content) item.append(pre(message.content, "output"));
+      for (const call of calls) {
+        const result = results.get(call.id) || {};
+        item.append(el("div", "role", call.name + "(" + JSON.stringify(call.arguments) + ")"));
+        if (result.content !== undefined) item.append(pre((result.is_error ? "" : "→ ") + result.content, result.is_error ? "tool-error" : null));
+      }
+      list.append(item);
+    }
+    return list;
+  }
+
   function open(p, row, model, td) {
     if (selected) selected.classList.remove("selected");
     selected = td;
@@ -255,7 +290,13 @@
     const cell = row.cells.get(model);
     drillBody.replaceChildren(el("h3", null, row.id + " · " + model), el("p", "role", p.name));
     const many = cell.samples.length > 1;
-    if (many) drillBody.append(el("p", null, cell.samples.length + " samples" + (cell.flaky ? ", which disagree (flaky)" : "")));
+    const v = cell.sampling;
+    if (v) {
+      const needs = Math.round(v.min_pass_rate * 1000) / 10 + "%";
+      drillBody.append(el("p", null, el("span", "badge " + (v.status === "flaky" ? "flaky" : v.status), v.status),
+        " passed " + v.passed + " of " + v.graded + "; needs " + needs + (v.status === "flaky" ? "; still undecided after " + v.drawn + " samples" : "")));
+    }
+    if (many) drillBody.append(el("p", null, cell.samples.length + " samples" + (cell.flaky ? ", which disagree" + (v ? "" : " (flaky)") : "")));
     for (const r of cell.samples) drillBody.append(sample(r, many));
     const others = p.models.filter((m) => m !== model && row.cells.has(m));
     if (others.length) {

@@ -1,0 +1,199 @@
+"""The tool loop: offer a project's tools to a model, run what it calls, send the results
+back, until it answers without a tool call or `max_turns` is reached.
+
+Each turn is one model call through the engine (cache keyed by the whole message history,
+limits, budgets, retries); each step of the loop is kept as the case's trajectory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextvars
+import functools
+import inspect
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pytest_arena.connectors.base import Request, Response
+
+TOOL_TIMEOUT = 30.0  # seconds a tool may run unless it says otherwise
+RESULT_LIMIT = 20_000  # characters of a tool's result sent back to the model
+DEFAULT_MAX_TURNS = 10
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A function the model may call: its name, description and JSON schema of arguments."""
+
+    name: str
+    function: Callable[..., Any]
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    timeout: float | None = TOOL_TIMEOUT
+    takes_workspace: bool = False  # the function has a `workspace` parameter: the case's folder
+
+    def spec(self) -> dict[str, Any]:
+        """The tool as offered in a Request (connectors turn it into their provider's format)."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+
+@dataclass(frozen=True)
+class ToolSet:
+    """The tools offered to a model, and the most turns a case may take."""
+
+    tools: tuple[Tool, ...]
+    max_turns: int = DEFAULT_MAX_TURNS
+
+    def specs(self) -> list[dict[str, Any]]:
+        return [t.spec() for t in self.tools]
+
+    def get(self, name: str) -> Tool | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+
+@dataclass
+class Turn:
+    """What one model call of the loop gave: a response, or why there is none."""
+
+    response: Response | None
+    error: str | None = None
+    skipped: str | None = None
+    retries: int = 0
+    cached: bool = False
+    latency_ms: float = 0.0
+    cost: float | None = 0.0  # None: the model's price is not known
+
+
+@dataclass
+class LoopResult:
+    """The loop's end: the last response, the trajectory, and a failure (max_turns) if any."""
+
+    last: Turn
+    trajectory: list[dict[str, Any]]
+    failure: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float | None = 0.0  # None once a turn's cost is not known
+    retries: int = 0
+    cached: bool = True
+    latency_ms: float = 0.0
+
+
+_POOL: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = concurrent.futures.ThreadPoolExecutor(32, thread_name_prefix="arena-tools")
+    return _POOL
+
+
+async def run_loop(
+    ask: Callable[[Request], Awaitable[Turn]], request: Request, tools: ToolSet
+) -> LoopResult:
+    """Ask, run the tools called, ask again with their results; at most `tools.max_turns`
+    model calls."""
+    started = time.perf_counter()
+    messages = list(request.messages)
+    steps: list[dict[str, Any]] = []
+    result = LoopResult(Turn(None), steps)
+    for number in range(1, tools.max_turns + 1):
+        turn = await ask(replace(request, messages=list(messages), tools=request.tools))
+        result.last = turn
+        result.retries += turn.retries
+        known = result.cost is not None and turn.cost is not None
+        result.cost = result.cost + turn.cost if known else None  # type: ignore[operator]
+        result.cached = result.cached and turn.cached
+        response = turn.response
+        if response is None:
+            break
+        result.tokens_in += response.tokens_in
+        result.tokens_out += response.tokens_out
+        calls = response.tool_calls
+        content = "" if response.meta.get("rendered_calls") else response.text
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if calls:
+            message["tool_calls"] = calls
+        step: dict[str, Any] = {
+            "step": number,
+            "message": message,
+            "finish_reason": response.meta.get("finish_reason"),
+            "tokens_in": response.tokens_in,
+            "tokens_out": response.tokens_out,
+            "cost": turn.cost,
+            "latency_ms": turn.latency_ms,
+            "cached": turn.cached,
+        }
+        steps.append(step)
+        if not calls:
+            break
+        messages.append(message)
+        results = [await _run(tools, call, request.workspace) for call in calls]
+        step["tool_results"] = results
+        messages += [
+            {
+                "role": "tool",
+                "tool_call_id": r["id"],
+                "name": r["name"],
+                "content": r["content"],
+                "is_error": r["is_error"],
+            }
+            for r in results
+        ]
+    else:
+        names = ", ".join(c["name"] for c in steps[-1]["message"].get("tool_calls", []))
+        result.failure = (
+            f"max_turns reached: the model still called tools after {tools.max_turns} turns"
+            f" (last called: {names}); no final answer"
+        )
+    result.latency_ms = (time.perf_counter() - started) * 1000
+    return result
+
+
+async def _run(tools: ToolSet, call: dict[str, Any], workspace: Path | None) -> dict[str, Any]:
+    """Run one call of a tool: its result, or its error as the model is told it."""
+    name, arguments = call.get("name", ""), call.get("arguments")
+    out: dict[str, Any] = {"id": call.get("id", ""), "name": name, "is_error": True}
+    started = time.perf_counter()
+    tool = tools.get(name)
+    if tool is None:
+        known = ", ".join(t.name for t in tools.tools)
+        out["content"] = f"error: there is no tool named {name!r}; the tools are: {known}"
+    elif not isinstance(arguments, dict):
+        out["content"] = f"error: the arguments of {name} are not a JSON object: {arguments!r}"
+    else:
+        kwargs = dict(arguments)
+        if tool.takes_workspace:
+            kwargs["workspace"] = workspace
+        try:
+            value = await _call(tool, kwargs)
+        except asyncio.TimeoutError:
+            out["content"] = f"error: {name} did not finish within {tool.timeout:g} s"
+        except Exception as exc:  # the model is told, as a real tool runner tells it
+            said = f": {exc}" if str(exc) else ""
+            out["content"] = f"error: {name} raised {type(exc).__name__}{said}"
+        else:
+            out["content"], out["is_error"] = _as_text(value), False
+    out["duration_ms"] = (time.perf_counter() - started) * 1000
+    return out
+
+
+async def _call(tool: Tool, kwargs: dict[str, Any]) -> Any:
+    if inspect.iscoroutinefunction(tool.function):
+        return await asyncio.wait_for(tool.function(**kwargs), tool.timeout)
+    work = functools.partial(contextvars.copy_context().run, tool.function, **kwargs)
+    future = asyncio.get_running_loop().run_in_executor(_pool(), work)
+    return await asyncio.wait_for(future, tool.timeout)  # a thread that overruns is left
+
+
+def _as_text(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) > RESULT_LIMIT:
+        text = text[:RESULT_LIMIT] + f"… [{len(text) - RESULT_LIMIT:,} more characters cut]"
+    return text

@@ -1,0 +1,157 @@
+"""A project's `tools.py`: the functions a model may call, with their JSON schemas.
+
+Every public function defined in `tools.py` is a tool. Its name is the tool's name, its
+docstring's first paragraph the description, and its signature the JSON schema of its
+arguments (str, int, float, bool, list, dict, Literal and Optional annotations; a parameter
+without a default is required). A parameter named `workspace` is not offered to the model:
+it receives the case's workspace folder. A function may give its schema itself with
+`@tool(parameters={...}, description=...)` from `pytest_arena.tools`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal, Union, get_args, get_origin
+
+from pytest_arena.engine.tool_loop import Tool, ToolSet
+from pytest_arena.evaluation import user_code
+from pytest_arena.spec.errors import Problem, SpecError
+from pytest_arena.spec.python_files import import_problem
+from pytest_arena.spec.schema import ToolsSpec
+
+TOOLS_FILE = "tools.py"
+SCHEMA_ATTRIBUTE = "__arena_tool__"  # set by `pytest_arena.tools.tool`
+_JSON_TYPES: dict[Any, str] = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    list: "array",
+    dict: "object",
+}
+
+
+def load_tools(root: Path, package: str, spec: ToolsSpec) -> ToolSet | None:
+    """The tools of `root/tools.py`, or None without one; SpecError naming the file and
+    line of a broken one."""
+    path = root / TOOLS_FILE
+    if not path.is_file():
+        return None
+    try:
+        module = user_code.import_file(path, package)
+    except (Exception, SystemExit, GeneratorExit) as exc:
+        raise SpecError([import_problem(path, exc, TOOLS_FILE)]) from None
+    tools = []
+    for name, function in vars(module).items():
+        if name.startswith("_") or not inspect.isfunction(function):
+            continue
+        if function.__module__ != module.__name__:
+            continue  # imported into tools.py, not defined there
+        try:
+            tools.append(tool_of(function, spec.timeout))
+        except (TypeError, ValueError) as exc:
+            line = function.__code__.co_firstlineno
+            raise SpecError(
+                [
+                    Problem(
+                        path,
+                        line,
+                        f"tool {name}: {exc}",
+                        hint="annotate its parameters with str, int, float, bool, list or"
+                        " dict, or give the schema: @tool(parameters={...})",
+                    )
+                ]
+            ) from None
+    if not tools:
+        return None
+    return ToolSet(tuple(tools), spec.max_turns)
+
+
+def tool_of(function: Any, timeout: float | None = None) -> Tool:
+    """The Tool for `function`: its schema given by `@tool`, else read from its signature."""
+    given: dict[str, Any] = getattr(function, SCHEMA_ATTRIBUTE, {})
+    signature = inspect.signature(function)
+    takes_workspace = "workspace" in signature.parameters
+    description = given.get("description") or _first_paragraph(inspect.getdoc(function) or "")
+    parameters = given.get("parameters") or schema_of(function)
+    return Tool(
+        name=given.get("name") or function.__name__,
+        function=function,
+        description=description,
+        parameters=parameters,
+        timeout=given.get("timeout", timeout),
+        takes_workspace=takes_workspace,
+    )
+
+
+def schema_of(function: Any) -> dict[str, Any]:
+    """The JSON schema of `function`'s arguments, from its signature and annotations."""
+    hints = typing.get_type_hints(function)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    docs = _param_docs(inspect.getdoc(function) or "")
+    for name, param in inspect.signature(function).parameters.items():
+        if name == "workspace":
+            continue
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise TypeError(f"*{name} cannot be given by a model; name each parameter")
+        schema = _schema(hints.get(name, Any), name)
+        if name in docs:
+            schema["description"] = docs[name]
+        properties[name] = schema
+        if param.default is param.empty:
+            required.append(name)
+    out: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        out["required"] = required
+    return out
+
+
+def _schema(annotation: Any, name: str) -> dict[str, Any]:
+    if annotation is Any or annotation is inspect.Parameter.empty:
+        return {}
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return {"enum": list(get_args(annotation))}
+    if origin in (Union, types.UnionType):
+        options = [a for a in get_args(annotation) if a is not type(None)]
+        if len(options) == 1:
+            return _schema(options[0], name)
+        return {"anyOf": [_schema(a, name) for a in options]}
+    if origin in (list, tuple, set):
+        args = get_args(annotation)
+        schema: dict[str, Any] = {"type": "array"}
+        if args:
+            schema["items"] = _schema(args[0], name)
+        return schema
+    if origin is dict:
+        return {"type": "object"}
+    if annotation in _JSON_TYPES:
+        return {"type": _JSON_TYPES[annotation]}
+    raise TypeError(f"parameter '{name}': {annotation!r} has no JSON schema")
+
+
+def _first_paragraph(doc: str) -> str:
+    return " ".join(doc.split("\n\n")[0].split())
+
+
+def _param_docs(doc: str) -> dict[str, str]:
+    """`name: what it is` lines of a docstring's Args section."""
+    found: dict[str, str] = {}
+    in_args = False
+    for line in doc.splitlines():
+        stripped = line.strip()
+        if stripped.lower() in ("args:", "arguments:", "parameters:"):
+            in_args = True
+            continue
+        if in_args:
+            if not stripped:
+                break
+            head, sep, text = stripped.partition(":")
+            head = head.split("(")[0].strip()
+            if sep and head.isidentifier():
+                found[head] = text.strip()
+    return found

@@ -1,0 +1,185 @@
+"""The progress of a long run in the terminal: calls done of the total, cache hits, spend so
+far and time left.
+
+On a terminal, one line at the end of pytest's own output, redrawn at most twice a second
+once the run has taken a second, and erased (with backspaces) before pytest writes again;
+without one (CI logs), a plain line every `--arena-progress-every` seconds (30). Nothing
+under `-q`, with `--arena-progress-every 0`, or under pytest-xdist (the calls are in the
+workers, whose output pytest does not show). The main thread draws it between tests and
+while it waits for a call started ahead; no thread of its own writes to the terminal.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import time
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_arena.engine.progress import Progress
+
+if TYPE_CHECKING:
+    from pytest_arena.engine.calls import Call, CallResult, Engine
+
+PLUGIN = "arena-progress"
+DEFAULT_EVERY = 30.0  # seconds between plain lines
+REDRAW = 0.5  # seconds between redraws of the terminal's line
+QUIET_START = 1.0  # a run shorter than this shows no line
+WAIT_TICK = 0.25  # seconds the main thread waits on a call before it redraws
+MIN_ROOM = 24  # characters the line needs at the end of the terminal's current line
+_KEY = pytest.StashKey["ProgressLine | None"]()
+
+
+def add_options(group: pytest.OptionGroup) -> None:
+    group.addoption(
+        "--arena-progress-every",
+        type=float,
+        default=DEFAULT_EVERY,
+        metavar="SECONDS",
+        help="without a terminal (CI logs), print the calls done, cache hits, spend and time"
+        f" left this often (default {DEFAULT_EVERY:g}); on a terminal one line is kept up to"
+        " date; 0 shows nothing",
+    )
+
+
+def register(config: pytest.Config) -> None:
+    """Start the progress line for this run unless it has to stay silent."""
+    every = config.getoption("arena_progress_every", DEFAULT_EVERY)
+    silent = (
+        every is None
+        or every <= 0
+        or config.get_verbosity() < 0
+        or hasattr(config, "workerinput")
+        or getattr(config.option, "dist", "no") != "no"
+        or getattr(config.option, "numprocesses", None)
+    )
+    if silent:
+        config.stash[_KEY] = None
+        return
+    line = ProgressLine(config, float(every))
+    config.stash[_KEY] = line
+    config.pluginmanager.register(line, PLUGIN)
+
+
+def of(config: pytest.Config) -> ProgressLine | None:
+    """The run's progress line, or None when it shows nothing."""
+    return config.stash.get(_KEY, None)
+
+
+class ProgressLine:
+    def __init__(self, config: pytest.Config, every: float) -> None:
+        self.config = config
+        self.tw: Any = None  # pytest's terminal writer, once the run starts
+        self.file: Any = None
+        self.tty = False
+        self.every = every
+        self.counts = Progress()
+        self.shown = 0  # characters of the line on the terminal now
+        self.last = time.monotonic()  # when a line was last drawn or printed
+
+    # -- counting -----------------------------------------------------------------------
+
+    def launched(self, call: Call | None) -> None:
+        """One more call for the run: started ahead (`call`, counted when it finishes, on
+        the engine's thread) or to be made inline (None, counted by `count`)."""
+        self.counts.total += 1
+        if call is not None:
+            call.future.add_done_callback(self._finished)
+
+    def _finished(self, future: Any) -> None:
+        if future.cancelled():
+            return
+        result = future.result()
+        self.counts.finished(result.cost, result.cached)
+
+    def count(self, result: CallResult) -> None:
+        """A call made inline, or a case that needed none, is done."""
+        self.counts.finished(result.cost, result.cached)
+
+    def wait(self, engine: Engine, call: Call) -> CallResult:
+        """`engine.wait(call)`, keeping the line up to date while it takes."""
+        future = call.future
+        while not future.done():
+            try:
+                future.exception(timeout=WAIT_TICK)
+            except concurrent.futures.TimeoutError:
+                with self._uncaptured():  # inside the test: pytest captures the terminal
+                    self.tick()
+            except concurrent.futures.CancelledError:
+                break  # engine.wait says so below
+        return engine.wait(call)
+
+    def _uncaptured(self) -> contextlib.AbstractContextManager[None]:
+        capman = self.config.pluginmanager.get_plugin("capturemanager")
+        if capman is None:
+            return contextlib.nullcontext()
+        return capman.global_and_fixture_disabled()  # type: ignore[no-any-return]
+
+    # -- drawing ------------------------------------------------------------------------
+
+    def tick(self) -> None:
+        if self.tw is None:
+            return
+        now = time.monotonic()
+        if self.tty:
+            if now - self.last >= REDRAW and now - self.counts.started >= QUIET_START:
+                self._draw(now)
+        elif now - self.last >= self.every:
+            self.last = now
+            if self.tw.width_of_current_line:
+                self.tw.line()
+            self.tw.line(self.counts.line(now))
+
+    def _draw(self, now: float) -> None:
+        room = self.tw.fullwidth - self.tw.width_of_current_line - 2
+        self.clear()
+        self.last = now
+        if room < MIN_ROOM:
+            return
+        text = " " + self.counts.line(now)[: room - 1]
+        self.file.write(text)
+        self.file.flush()
+        self.shown = len(text)
+
+    def clear(self) -> None:
+        if self.shown:
+            n, self.shown = self.shown, 0
+            self.file.write("\b" * n + " " * n + "\b" * n)
+            self.file.flush()
+
+    # -- hooks --------------------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        self.tw = getattr(reporter, "_tw", None)
+        self.file = getattr(self.tw, "_file", None)
+        if self.file is None:
+            self.tw = None  # not pytest's own terminal: show nothing
+            return
+        isatty = getattr(self.file, "isatty", None)
+        self.tty = bool(isatty and isatty())
+        self.counts.started = self.last = time.monotonic()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logstart(self) -> None:
+        self.clear()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self) -> None:
+        self.clear()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logfinish(self) -> None:
+        if self.counts.total and self.counts.done < self.counts.total:
+            self.tick()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        self.clear()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_keyboard_interrupt(self) -> None:
+        self.clear()

@@ -1,0 +1,220 @@
+"""Baselines: a run's per-case results as a small file meant to be committed, and a later run
+compared with it. Pure: text in, text out (the plugin reads and writes the file).
+
+The file is JSON, one case a line, sorted by project, model and case, with no timestamp, so
+that a diff of two baselines shows the cases that changed and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_arena.record import PASSED, Record
+from pytest_arena.reports import verdicts
+
+FORMAT = 1
+CRITICAL = "critical"  # the tag of cases whose regression a gate may fail the run on
+_KEYS = ("project", "model", "case", "status", "score", "reason", "tags", "weight")
+
+
+def baseline_text(records: Iterable[Record]) -> str:
+    """The baseline file of `records`: graded cases only, one JSON object a line."""
+    rows = sorted(
+        (
+            {
+                "project": r.project,
+                "model": r.model,
+                "case": r.case_id,
+                "status": r.status,
+                "score": None if r.score is None else round(float(r.score), 6),
+                "reason": r.reason,
+                "tags": sorted(r.tags),
+                "weight": r.weight,
+            }
+            for r in records
+            if r.status in verdicts.GRADED
+        ),
+        key=lambda row: (row["project"], row["model"], row["case"]),
+    )
+    lines = [json.dumps(row, ensure_ascii=False, sort_keys=False) for row in rows]
+    body = ",\n".join(f"  {line}" for line in lines)
+    return f'{{"format": {FORMAT}, "cases": [\n{body}\n]}}\n'
+
+
+def read_baseline(text: str, where: str) -> list[Record]:
+    """The records of a baseline file; ValueError naming `where` and the fix if it is not one."""
+    fix = "write it again with --arena-save-baseline PATH"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}:{error.lineno}: not a baseline ({error.msg}); {fix}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{where}: not a baseline of format {FORMAT}; {fix}")
+    found: list[Record] = []
+    for number, row in enumerate(data.get("cases") or [], start=2):
+        if not isinstance(row, dict) or any(k not in row for k in _KEYS):
+            raise ValueError(f"{where}:{number}: a case needs {', '.join(_KEYS)}; {fix}")
+        passed = row["status"] == PASSED
+        found.append(
+            Record(
+                str(row["project"]),
+                str(row["case"]),
+                str(row["model"]),
+                str(row["status"]),
+                score=row["score"],
+                passed=passed,
+                reason=str(row["reason"]),
+                tags=[str(t) for t in row["tags"]],
+                weight=float(row["weight"]),
+            )
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class Change:
+    """A case whose verdict changed: its reason then and now."""
+
+    case: str
+    then: str
+    now: str
+    critical: bool = False
+
+
+@dataclass
+class BaselineComparison:
+    """One project and model now against the baseline."""
+
+    project: str
+    model: str
+    comparison: verdicts.Comparison  # now - then, on the cases both graded
+    accuracy_then: float | None
+    accuracy_now: float | None
+    regressed: list[Change] = field(default_factory=list)  # passed then, not now
+    fixed: list[Change] = field(default_factory=list)  # not then, passed now
+    new: list[str] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+
+    def significant(self, alpha: float = verdicts.ALPHA) -> bool:
+        """Whether the run is worse than the baseline, at `alpha`."""
+        d = self.comparison.difference
+        return (
+            d.estimate is not None
+            and d.estimate < 0
+            and d.p_value is not None
+            and d.p_value < alpha
+        )
+
+    def lines(self) -> list[str]:
+        d = self.comparison.difference
+        head = f"{self.project} {self.model}:"
+        if d.estimate is None or d.low is None or d.high is None or d.p_value is None:
+            change = f"{d.n} case(s) in common, too few to compare"
+        else:
+            p = "<0.001" if d.p_value < 0.001 else f"={d.p_value:.3f}"
+            change = (
+                f"accuracy {_num(self.accuracy_then)} -> {_num(self.accuracy_now)},"
+                f" change {d.estimate:+.3f} (95% CI {d.low:+.3f} to {d.high:+.3f}),"
+                f" p{p} {self.comparison.test}, {d.n} cases"
+            )
+        counts = (
+            f"{len(self.regressed)} regressed, {len(self.fixed)} fixed,"
+            f" {len(self.new)} new, {len(self.gone)} gone"
+        )
+        out = [f"{head} {change}; {counts}"]
+        for word, changes in (("regressed", self.regressed), ("fixed", self.fixed)):
+            for c in changes:
+                mark = " [critical]" if c.critical else ""
+                out.append(f"  {word} {c.case}{mark}: was '{_cut(c.then)}', now '{_cut(c.now)}'")
+        if self.new:
+            out.append(f"  new: {', '.join(self.new)}")
+        if self.gone:
+            out.append(f"  gone: {', '.join(self.gone)}")
+        return out
+
+
+def compare_with(records: Sequence[Record], baseline: Sequence[Record]) -> list[BaselineComparison]:
+    """Each project and model of the run against the same in the baseline."""
+    now = _by_key(records)
+    then = _by_key(baseline)
+    found: list[BaselineComparison] = []
+    for key in sorted(now):
+        project, model = key
+        mine, theirs = now[key], then.get(key, {})
+        comparison = verdicts.compare(model, list(mine.values()), "baseline", list(theirs.values()))
+        result = BaselineComparison(
+            project,
+            model,
+            comparison,
+            _accuracy(theirs.values()),
+            _accuracy(mine.values()),
+        )
+        for case in sorted(mine):
+            a, b = mine[case], theirs.get(case)
+            if b is None:
+                result.new.append(case)
+                continue
+            critical = CRITICAL in a.tags or CRITICAL in b.tags
+            if b.status == PASSED and a.status != PASSED:
+                result.regressed.append(Change(case, b.reason, a.reason, critical))
+            elif b.status != PASSED and a.status == PASSED:
+                result.fixed.append(Change(case, b.reason, a.reason, critical))
+        result.gone = sorted(set(theirs) - set(mine))
+        found.append(result)
+    return found
+
+
+def _by_key(records: Iterable[Record]) -> dict[tuple[str, str], dict[str, Record]]:
+    found: dict[tuple[str, str], dict[str, Record]] = {}
+    for r in records:
+        if r.status in verdicts.GRADED:
+            found.setdefault((r.project, r.model), {}).setdefault(r.case_id, r)
+    return found
+
+
+def _accuracy(records: Iterable[Record]) -> float | None:
+    kept = [r for r in records if r.weight > 0]
+    total = sum(r.weight for r in kept)
+    return sum(r.weight * verdicts.case_score(r) for r in kept) / total if total else None
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def as_data(results: Sequence[BaselineComparison]) -> list[dict[str, Any]]:
+    """The comparisons as JSON data, for the JSON report."""
+    out = []
+    for r in results:
+        d = r.comparison.difference
+        out.append(
+            {
+                "project": r.project,
+                "model": r.model,
+                "accuracy_then": r.accuracy_then,
+                "accuracy_now": r.accuracy_now,
+                "change": d.estimate,
+                "low": d.low,
+                "high": d.high,
+                "p_value": d.p_value,
+                "cases": d.n,
+                "test": r.comparison.test,
+                "regressed": [_change(c) for c in r.regressed],
+                "fixed": [_change(c) for c in r.fixed],
+                "new": list(r.new),
+                "gone": list(r.gone),
+            }
+        )
+    return out
+
+
+def _change(c: Change) -> Mapping[str, Any]:
+    return {"case": c.case, "then": c.then, "now": c.now, "critical": c.critical}

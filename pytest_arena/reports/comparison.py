@@ -1,0 +1,266 @@
+"""Two runs compared (`arena compare A.json B.json`): per project and model, the cases whose
+verdict changed, with both reasons, and how the aggregates moved, with a paired interval on
+the cases both runs graded. Pure: reports in, data and text out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_arena.engine.money import dollars
+from pytest_arena.reports.statistics import Difference, mcnemar_exact, paired_difference
+
+UNKNOWN = "\u2013"  # an en dash: no value
+GRADED = ("passed", "failed", "error")
+# the order changes are listed in: what got worse first
+_ORDER = {"regression": 0, "error": 1, "fix": 2, "other": 3}
+AGGREGATES = ("accuracy", "pass_rate", "cost", "latency_ms")
+
+
+class NotAReport(ValueError):
+    """The data is not an `--arena-json` report."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One case whose verdict differs between the runs."""
+
+    case: str
+    sample: int
+    kind: str  # regression, fix, error, other
+    before: str  # status in run A
+    after: str
+    before_reason: str
+    after_reason: str
+    before_score: float | None
+    after_score: float | None
+
+
+@dataclass
+class ModelComparison:
+    """One (project, model) in both runs."""
+
+    project: str
+    model: str
+    before: Mapping[str, Any] | None  # the leaderboard row in run A, if any
+    after: Mapping[str, Any] | None
+    changes: list[Change] = field(default_factory=list)
+    common: int = 0  # cases graded in both runs
+    only_before: int = 0
+    only_after: int = 0
+    score_change: Difference | None = None  # after - before, paired over the common cases
+    mcnemar_p: float | None = None  # on the pass/fail flips
+
+    @property
+    def regressions(self) -> int:
+        return sum(c.kind == "regression" for c in self.changes)
+
+    @property
+    def fixes(self) -> int:
+        return sum(c.kind == "fix" for c in self.changes)
+
+
+def check_report(data: Any, name: str) -> Mapping[str, Any]:
+    """`data` if it looks like an `--arena-json` report; NotAReport saying why otherwise."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("records"), list):
+        raise NotAReport(
+            f"{name} is not an --arena-json report (no 'records' list); write one with"
+            " `pytest --arena-json RUN.json`"
+        )
+    return data
+
+
+def _kind(before: str, after: str) -> str:
+    if before == "passed" and after in ("failed", "error"):
+        return "regression"
+    if after == "passed" and before in ("failed", "error"):
+        return "fix"
+    if after == "error":
+        return "error"
+    return "other"
+
+
+def _rows(report: Mapping[str, Any]) -> dict[tuple[str, str], Mapping[str, Any]]:
+    rows = {}
+    for board in report.get("leaderboards") or []:
+        for row in board.get("rows") or []:
+            rows[(str(board.get("project")), str(row.get("model")))] = row
+    return rows
+
+
+def _records(report: Mapping[str, Any]) -> dict[tuple[str, str], dict[tuple[str, int], Any]]:
+    out: dict[tuple[str, str], dict[tuple[str, int], Any]] = {}
+    for r in report.get("records") or []:
+        key = (str(r.get("project")), str(r.get("model")))
+        out.setdefault(key, {})[(str(r.get("case")), int(r.get("sample") or 0))] = r
+    return out
+
+
+def _score(record: Mapping[str, Any]) -> float:
+    if record.get("status") == "error":
+        return 0.0  # as on the leaderboard: an error counts as 0
+    score = record.get("score")
+    return float(score) if isinstance(score, int | float) else float(bool(record.get("passed")))
+
+
+def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[ModelComparison]:
+    """Every (project, model) of either run, in order of project then model."""
+    rows_a, rows_b = _rows(a), _rows(b)
+    recs_a, recs_b = _records(a), _records(b)
+    out = []
+    for key in sorted({*rows_a, *rows_b, *recs_a, *recs_b}):
+        ra, rb = recs_a.get(key, {}), recs_b.get(key, {})
+        item = ModelComparison(key[0], key[1], rows_a.get(key), rows_b.get(key))
+        item.only_before = len(ra.keys() - rb.keys())
+        item.only_after = len(rb.keys() - ra.keys())
+        pairs_a, pairs_b, flips = [], [], [0, 0]
+        for case in sorted(ra.keys() & rb.keys()):
+            x, y = ra[case], rb[case]
+            sx, sy = str(x.get("status")), str(y.get("status"))
+            if sx != sy:
+                item.changes.append(
+                    Change(
+                        case[0],
+                        case[1],
+                        _kind(sx, sy),
+                        sx,
+                        sy,
+                        str(x.get("reason") or x.get("error") or ""),
+                        str(y.get("reason") or y.get("error") or ""),
+                        x.get("score"),
+                        y.get("score"),
+                    )
+                )
+            if sx in GRADED and sy in GRADED:
+                pairs_a.append(_score(x))
+                pairs_b.append(_score(y))
+                flips[0] += sx == "passed" and sy != "passed"
+                flips[1] += sy == "passed" and sx != "passed"
+        item.common = len(pairs_a)
+        item.changes.sort(key=lambda c: (_ORDER[c.kind], c.case, c.sample))
+        if pairs_a:
+            item.score_change = paired_difference(pairs_b, pairs_a)
+            item.mcnemar_p = mcnemar_exact(*flips)
+        out.append(item)
+    return out
+
+
+def _num(value: Any, metric: str) -> str:
+    if not isinstance(value, int | float):
+        return UNKNOWN
+    if metric == "cost":
+        return dollars(float(value))
+    if metric == "latency_ms":
+        return f"{value:.0f} ms"
+    if metric == "pass_rate":
+        return f"{value * 100:.1f}%"
+    return f"{value:.3f}"
+
+
+def aggregate_lines(item: ModelComparison) -> list[tuple[str, str, str, str]]:
+    """(metric, before, after, change) for the leaderboard values both runs may have."""
+    lines = []
+    for metric in AGGREGATES:
+        x = (item.before or {}).get(metric)
+        y = (item.after or {}).get(metric)
+        delta = UNKNOWN
+        if isinstance(x, int | float) and isinstance(y, int | float):
+            d = y - x
+            if metric == "cost":
+                delta = ("+" if d >= 0 else "-") + dollars(abs(d))
+            elif metric == "latency_ms":
+                delta = f"{d:+.0f} ms"
+            elif metric == "pass_rate":
+                delta = f"{d * 100:+.1f} pts"
+            else:
+                delta = f"{d:+.3f}"
+        lines.append((metric.replace("_ms", ""), _num(x, metric), _num(y, metric), delta))
+    return lines
+
+
+def interval_text(item: ModelComparison) -> str:
+    """The paired change of the mean score, as a sentence."""
+    d = item.score_change
+    if d is None or d.estimate is None:
+        return "no case graded in both runs"
+    text = f"mean score change {d.estimate:+.3f} over {item.common} paired cases"
+    if d.low is not None and d.high is not None:
+        text += f", 95% CI [{d.low:+.3f}, {d.high:+.3f}]"
+    if d.p_value is not None:
+        text += f", p={d.p_value:.3g}"
+    if item.mcnemar_p is not None and (item.regressions or item.fixes):
+        text += f"; McNemar p={item.mcnemar_p:.3g} on the pass/fail flips"
+    return text
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+def as_text(items: list[ModelComparison], *, limit: int = 50, width: int = 100) -> str:
+    """The comparison as terminal text: per (project, model), aggregates then changes."""
+    from tabulate import tabulate
+
+    out: list[str] = []
+    for item in items:
+        out.append(f"== {item.project} / {item.model} ==")
+        if item.before is None or item.after is None:
+            which = "A" if item.before is None else "B"
+            out.append(f"not on run {which}'s leaderboard")
+        out.append(
+            tabulate(aggregate_lines(item), headers=["", "A", "B", "change"], tablefmt="simple")
+        )
+        out.append(interval_text(item))
+        extra = []
+        if item.only_before:
+            extra.append(f"{item.only_before} case(s) only in A")
+        if item.only_after:
+            extra.append(f"{item.only_after} case(s) only in B")
+        if extra:
+            out.append("; ".join(extra))
+        if not item.changes:
+            out.append("no case changed verdict")
+        else:
+            out.append(
+                f"{len(item.changes)} case(s) changed verdict: {item.regressions} regressed,"
+                f" {item.fixes} fixed"
+            )
+            for change in item.changes[:limit]:
+                sample = f"#{change.sample}" if change.sample else ""
+                verdicts = f"{change.before} -> {change.after}"
+                out.append(f"  {change.kind}: {change.case}{sample}: {verdicts}")
+                out.append("    A: " + _clip(change.before_reason or UNKNOWN, width))
+                out.append("    B: " + _clip(change.after_reason or UNKNOWN, width))
+            if len(item.changes) > limit:
+                out.append(f"  ... and {len(item.changes) - limit} more (the HTML has them all)")
+        out.append("")
+    return "\n".join(out)
+
+
+def regressed(items: list[ModelComparison]) -> bool:
+    return any(item.regressions for item in items)
+
+
+def as_html(
+    items: list[ModelComparison],
+    a: Mapping[str, Any],
+    b: Mapping[str, Any],
+    *,
+    names: tuple[str, str] = ("A", "B"),
+) -> str:
+    """The comparison as one self-contained page (no script; every text escaped)."""
+    from pytest_arena.reports.html import render_template
+
+    return render_template(
+        "compare.html.j2",
+        title=f"pytest-arena: {names[0]} against {names[1]}",
+        items=items,
+        name_a=names[0],
+        name_b=names[1],
+        created_a=a.get("created") or "",
+        created_b=b.get("created") or "",
+        aggregates=aggregate_lines,
+        interval=interval_text,
+    )

@@ -1,0 +1,131 @@
+"""`arena init NAME`: a new project that runs green on the simulated models the moment it is
+made: `arena.yaml` with two cases, a custom scorer in `scorers/`, and that scorer's tests."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+ARENA_YAML = """\
+# A pytest-arena project: one test per case and model.
+# Run it:  arena evaluate --project {folder}
+# sim_perfect is a simulated model that always answers right; sim_small and sim_large get
+# some cases wrong, realistically:  arena evaluate --project {folder} --models sim_small,sim_large
+# A real model needs no more than its key:  --models openai:gpt-4o-mini (with OPENAI_API_KEY set)
+models: [sim_perfect]
+scorers:
+  default: keywords          # scorers/keywords.py
+  options:
+    keywords: {{min_share: 0.75}}
+tests:
+  - id: capital_of_france
+    input: "What is the capital of France? Answer in one sentence."
+    reference: "The capital of France is Paris."
+    tags: [geography]
+  - id: boiling_point
+    input: "At what temperature does water boil at sea level, in Celsius?"
+    reference: "Water boils at 100 degrees Celsius at sea level."
+    tags: [science]
+"""
+
+SCORER = '''\
+"""A custom scorer: the share of the reference's words that the output contains."""
+
+import re
+
+from pydantic import BaseModel
+
+from pytest_arena.scorers import Scorer, ScoreResult
+
+
+def words(text):
+    return {w for w in re.findall(r"[a-z0-9]+", str(text).lower()) if len(w) > 3}
+
+
+class KeywordsOptions(BaseModel):
+    min_share: float = 0.75  # of the reference's words the output must contain to pass
+
+
+class KeywordsScorer(Scorer):
+    name = "keywords"
+    options_model = KeywordsOptions
+
+    def score(self, output, reference, context):
+        wanted = words(reference)
+        if not wanted:
+            return ScoreResult(score=None, passed=None, reason="the reference has no words")
+        found = wanted & words(output)
+        share = len(found) / len(wanted)
+        missing = ", ".join(sorted(wanted - found)) or "none"
+        return ScoreResult(
+            score=share,
+            passed=share >= context.options.get("min_share", 0.75),
+            reason=f"{len(found)} of {len(wanted)} key words; missing: {missing}",
+            detail={"found": sorted(found)},
+        )
+'''
+
+SCORER_TEST = '''\
+"""Tests of scorers/keywords.py: a scorer is a plain class, so these are plain tests."""
+
+import importlib.util
+from pathlib import Path
+
+from pytest_arena import scoring_context
+
+SCORER_FILE = Path(__file__).resolve().parent.parent / "scorers" / "keywords.py"
+
+
+def load_scorer():
+    spec = importlib.util.spec_from_file_location("{name}_keywords", SCORER_FILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.KeywordsScorer()
+
+
+def test_an_answer_with_the_key_words_passes():
+    ctx = scoring_context("The capital of France is Paris.", options={{"min_share": 0.5}})
+    result = load_scorer().score("Paris is the capital of France.", ctx.test_case.reference, ctx)
+    assert result.passed and result.score == 1.0
+
+
+def test_an_answer_without_them_fails_and_says_what_is_missing():
+    ctx = scoring_context("The capital of France is Paris.", options={{"min_share": 0.5}})
+    result = load_scorer().score("I do not know.", ctx.test_case.reference, ctx)
+    assert not result.passed
+    assert "paris" in result.reason
+'''
+
+
+class InitError(ValueError):
+    """The project cannot be written where asked."""
+
+
+def files(name: str, folder: str) -> dict[str, str]:
+    """The new project's files, by path relative to its folder."""
+    return {
+        "arena.yaml": ARENA_YAML.format(folder=folder),
+        "scorers/keywords.py": SCORER,
+        f"tests/test_{name}_keywords.py": SCORER_TEST.format(name=name),
+    }
+
+
+def init(target: Path) -> list[Path]:
+    """Write a new project into the folder `target` (which must not hold files yet)."""
+    name = target.name
+    if not NAME.match(name):
+        raise InitError(
+            f"'{name}' cannot name a project: use letters, digits and underscores,"
+            " starting with a letter (e.g. my_project)"
+        )
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise InitError(f"{target} exists and is not an empty folder; pick another name")
+    written = []
+    for rel, text in files(name, target.as_posix()).items():
+        path = target / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, "utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,218 @@
+"""Builtins for agents: `tool_call` (the expected tool calls were made) and `trajectory`
+(what the steps of the case did: tools called or not, how many steps, a final answer).
+
+Both read the calls and steps of `context.response` (see `ScoringContext.trajectory`), not
+the output text, so they work for OpenAI-compatible and Anthropic models, the sims and any
+connector that reports its tool calls.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pytest_arena.scorers.base import ScoreResult, ScoringContext
+from pytest_arena.scorers.text import excerpt
+from pytest_arena.scorers.typed import TypedScorer
+
+ArgumentMatch = Literal["exact", "subset", "schema", "ignore"]
+
+
+class ExpectedCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] | None = None  # None: any arguments
+    match: ArgumentMatch | None = None  # this call's own way of matching arguments
+
+
+class ToolCallOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    calls: list[ExpectedCall] | None = None  # else the reference's `tool_calls`
+    arguments: ArgumentMatch = "exact"
+    order: Literal["strict", "free"] = "strict"
+    allow_extra: bool = True  # calls beyond the expected ones do not fail the case
+
+
+class ToolCall(TypedScorer[ToolCallOptions]):
+    """The model made the expected tool calls.
+
+    The expected calls are the option `calls`, else the reference's `tool_calls`
+    ([{name, arguments}]). Arguments match `exact`ly, as a `subset` (the expected keys
+    with their values; others allowed), against a JSON `schema` (the expected `arguments`
+    is the schema), or are ignored; per call with `match`. With `order: strict` the calls
+    must come in the expected order (others may come between); `free`, in any order.
+    Partial credit: the share of expected calls made. The reason names the first mismatch.
+    """
+
+    name = "tool_call"
+    options_model = ToolCallOptions
+
+    def grade(
+        self, output: str, reference: Any, opts: ToolCallOptions, context: ScoringContext
+    ) -> ScoreResult:
+        expected = opts.calls if opts.calls is not None else _from_reference(reference)
+        if expected is None:
+            return ScoreResult(
+                0.0,
+                None,
+                "no expected calls: give the option calls, or a reference with"
+                " tool_calls: unscored",
+            )
+        made = context.tool_calls
+        used: set[int] = set()
+        start = 0
+        misses: list[str] = []
+        for index, want in enumerate(expected):
+            how = want.match or opts.arguments
+            pool = range(start, len(made)) if opts.order == "strict" else range(len(made))
+            found = next((i for i in pool if i not in used and _matches(made[i], want, how)), None)
+            if found is None:
+                misses.append(_why(index, want, how, made, used, opts.order == "strict", start))
+                continue
+            used.add(found)
+            start = found + 1
+        extra = [c for i, c in enumerate(made) if i not in used]
+        matched = len(expected) - len(misses)
+        total = max(len(expected), 1)
+        if not opts.allow_extra:
+            total = max(total, len(made))
+        score = matched / total if expected else float(not made or opts.allow_extra)
+        passed = not misses and (opts.allow_extra or not extra)
+        detail = {"expected": [w.model_dump() for w in expected], "made": made}
+        if misses:
+            reason = misses[0]
+            if len(misses) > 1:
+                reason += f" (and {len(misses) - 1} more expected calls not made)"
+        elif not passed:
+            reason = f"unexpected call {_shown(extra[0])} (allow_extra is false)"
+        else:
+            reason = f"all {len(expected)} expected tool calls made"
+        return ScoreResult(score, passed, reason, detail)
+
+
+def _from_reference(reference: Any) -> list[ExpectedCall] | None:
+    if isinstance(reference, dict) and isinstance(reference.get("tool_calls"), list):
+        return [ExpectedCall.model_validate(c) for c in reference["tool_calls"]]
+    return None
+
+
+def _matches(call: dict[str, Any], want: ExpectedCall, how: ArgumentMatch) -> bool:
+    return call.get("name") == want.name and _argument_problem(call, want, how) is None
+
+
+def _argument_problem(call: dict[str, Any], want: ExpectedCall, how: ArgumentMatch) -> str | None:
+    """Why the call's arguments do not match, or None."""
+    given = call.get("arguments")
+    if want.arguments is None or how == "ignore":
+        return None
+    if not isinstance(given, dict):
+        return f"its arguments are not a JSON object: {excerpt(str(given), 60)}"
+    if how == "schema":
+        from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+        errors = sorted(Draft202012Validator(want.arguments).iter_errors(given), key=str)
+        return f"its arguments do not fit the schema: {errors[0].message}" if errors else None
+    for key, value in want.arguments.items():
+        if key not in given:
+            return f"argument '{key}' is missing"
+        if given[key] != value:
+            return f"argument '{key}' is {_json(given[key])}, expected {_json(value)}"
+    if how == "exact":
+        unexpected = sorted(set(given) - set(want.arguments))
+        if unexpected:
+            return f"unexpected argument '{unexpected[0]}'"
+    return None
+
+
+def _why(
+    index: int,
+    want: ExpectedCall,
+    how: ArgumentMatch,
+    made: list[dict[str, Any]],
+    used: set[int],
+    strict: bool,
+    start: int,
+) -> str:
+    head = f"expected call {index + 1}, {want.name}"
+    if not made:
+        return f"{head}: the model made no tool call"
+    same = [c for i, c in enumerate(made) if c.get("name") == want.name and i not in used]
+    if same:
+        problem = _argument_problem(same[0], want, how)
+        if problem is None and strict:
+            return f"{head}: made, but out of order (before call {start})"
+        return f"{head}: {problem}"
+    names = ", ".join(_shown(c) for c in made[:3]) + (" ..." if len(made) > 3 else "")
+    return f"{head}: not called; the model called {names}"
+
+
+def _shown(call: dict[str, Any]) -> str:
+    arguments = _json(call.get("arguments"))
+    if len(arguments) > 60:
+        arguments = arguments[:57] + "..."
+    return f"{call.get('name')}({arguments})"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class TrajectoryOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    must_call: list[str] = Field(default_factory=list)
+    must_not_call: list[str] = Field(default_factory=list)
+    max_steps: int | None = Field(None, ge=1)
+    final_answer: bool = True  # the last step answers in text, without a tool call
+
+
+class Trajectory(TypedScorer[TrajectoryOptions]):
+    """Checks on the steps of the case: tools that must (`must_call`) or must not
+    (`must_not_call`) be called, at most `max_steps` model calls, and a final answer
+    (`final_answer`, true by default: the last step is text, not a tool call). Partial
+    credit: the share of checks that hold. The reason names the first that fails."""
+
+    name = "trajectory"
+    options_model = TrajectoryOptions
+
+    def grade(
+        self, output: str, reference: Any, opts: TrajectoryOptions, context: ScoringContext
+    ) -> ScoreResult:
+        steps = context.trajectory
+        called = [str(c.get("name")) for c in context.tool_calls]
+        checks: list[tuple[bool, str]] = []
+        for name in opts.must_call:
+            checks.append((name in called, f"{name} was never called"))
+        for name in opts.must_not_call:
+            times = called.count(name)
+            checks.append((not times, f"{name} was called ({times} times) but must not be"))
+        if opts.max_steps is not None:
+            checks.append(
+                (len(steps) <= opts.max_steps, f"{len(steps)} steps, more than {opts.max_steps}")
+            )
+        if opts.final_answer:
+            last = steps[-1]["message"] if steps else {}
+            answered = bool(last) and not last.get("tool_calls") and bool(last.get("content"))
+            checks.append((answered, "no final answer: the last step " + _last(last)))
+        if not checks:
+            return ScoreResult(0.0, None, "trajectory has no checks to make: unscored")
+        failed = [why for ok, why in checks if not ok]
+        score = (len(checks) - len(failed)) / len(checks)
+        detail = {"steps": len(steps), "called": called}
+        if failed:
+            more = f" (and {len(failed) - 1} more checks failed)" if len(failed) > 1 else ""
+            return ScoreResult(score, False, failed[0] + more, detail)
+        shown = ", ".join(called) if called else "no tools"
+        return ScoreResult(score, True, f"{len(steps)} steps, called {shown}", detail)
+
+
+def _last(message: dict[str, Any]) -> str:
+    if not message:
+        return "is missing"
+    if message.get("tool_calls"):
+        return "calls a tool"
+    return "is empty"

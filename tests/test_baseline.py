@@ -1,0 +1,135 @@
+"""Baselines end to end: --arena-save-baseline writes a stable file, --arena-baseline compares
+a later run with it, and a gate fails on a significant regression only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_arena.record import FAILED, PASSED, Record
+from pytest_arena.reports.baseline import baseline_text, compare_with, read_baseline
+from tests.conftest import XDIST, MakeProject
+
+
+def project(accuracy: float, seed: int = 0, gate: str = "") -> str:
+    cases = "\n".join(
+        f"  - {{id: q{i:02}, input: 'question {i}', reference: 'answer {i}'"
+        + (", tags: [critical]" if i == 0 else "")
+        + "}"
+        for i in range(80)
+    )
+    return (
+        "models:\n  default: [candidate]\n  define:\n"
+        f"    candidate: {{accuracy: {accuracy}, format_noise: 0, seed: {seed}}}\n"
+        f"{gate}tests:\n{cases}\n"
+    )
+
+
+GATE = "gate:\n  regression: significant\n  critical: no_regression\n"
+
+
+def test_a_saved_baseline_is_sorted_one_case_a_line_without_a_timestamp(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("quiz", project(0.9))
+    pytester.runpytest("--arena-save-baseline", "base.json")
+    first = Path(pytester.path, "base.json").read_text()
+    lines = first.splitlines()
+    assert lines[0] == '{"format": 1, "cases": ['
+    assert len(lines) == 80 + 2
+    assert lines[1].startswith('  {"project": "quiz", "model": "candidate", "case": "q00"')
+    assert [json.loads(line.rstrip(","))["case"] for line in lines[1:-1]] == sorted(
+        f"q{i:02}" for i in range(80)
+    )
+    assert "created" not in first and "202" not in first
+    # the same run under pytest-xdist writes the same bytes
+    pytester.runpytest(*XDIST, "-n", "2", "--arena-save-baseline", "spread.json")
+    assert Path(pytester.path, "spread.json").read_text() == first
+
+
+def test_a_worse_sim_is_a_significant_regression_with_both_reasons(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("quiz", project(0.9, gate=GATE))
+    pytester.runpytest("--arena-save-baseline", "base.json", "--no-arena-gate")
+    make_project("quiz", project(0.5, gate=GATE))
+    result = pytester.runpytest("--arena-baseline", "base.json", "--arena-json", "out.json")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "*- arena baseline: *base.json -*",
+            "quiz candidate: accuracy 0.9* -> 0.5*, change -0.*(95% CI *), p<0.001 McNemar*; *"
+            " regressed, * fixed, 0 new, 0 gone",
+            "  regressed q*: was 'exact match', now 'expected 'answer *', got *'",
+            "*- arena gate: quiz -*",
+            "*failed  candidate accuracy change against the baseline -0.* a significant"
+            " regression at level 0.05",
+        ]
+    )
+    report = json.loads(Path(pytester.path, "out.json").read_text())
+    (compared,) = report["baseline"]
+    assert compared["regressed"] and compared["p_value"] < 0.001
+    assert compared["regressed"][0]["then"] and compared["regressed"][0]["now"]
+
+
+def test_noise_passes_the_regression_gate(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("quiz", project(0.9, gate="gate:\n  regression: significant\n"))
+    pytester.runpytest("--arena-save-baseline", "base.json", "--no-arena-gate")
+    # the same model drawn afresh: other cases fail, none of it significant
+    make_project("quiz", project(0.9, seed=3, gate="gate:\n  regression: significant\n"))
+    result = pytester.runpytest("--arena-baseline", "base.json")
+    result.stdout.fnmatch_lines(
+        ["*regressed q*", "*held    candidate * not a significant regression at level 0.05"]
+    )
+    assert result.ret == 0
+    result.stdout.no_fnmatch_line("*passed*failed*0 failed*")
+
+
+def test_a_regression_gate_without_a_baseline_fails_rather_than_pass_by_accident(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("quiz", project(0.5, gate="gate:\n  regression: significant\n"))
+    result = pytester.runpytest()
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*failed  every model gate regression compares with a baseline*"])
+
+
+def test_a_missing_baseline_is_a_usage_error(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("quiz", project(0.9))
+    result = pytester.runpytest("--arena-baseline", "nowhere.json")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*--arena-baseline *nowhere.json: cannot be read*"])
+
+
+def record(case: str, passed: bool, reason: str, tags: tuple[str, ...] = ()) -> Record:
+    status = PASSED if passed else FAILED
+    return Record("p", case, "m", status, float(passed), passed, reason, tags=list(tags))
+
+
+def test_comparison_names_regressed_fixed_new_gone_and_critical() -> None:
+    then = [record("a", True, "ok"), record("b", False, "bad"), record("c", True, "ok")]
+    then.append(record("gone", True, "ok"))
+    now = [record("a", False, "worse", ("critical",)), record("b", True, "good")]
+    now += [record("c", True, "ok"), record("new", True, "ok")]
+    saved = read_baseline(baseline_text(then), "base.json")
+    (c,) = compare_with(now, saved)
+    assert [(x.case, x.then, x.now, x.critical) for x in c.regressed] == [
+        ("a", "ok", "worse", True)
+    ]
+    assert [(x.case, x.then, x.now) for x in c.fixed] == [("b", "bad", "good")]
+    assert (c.new, c.gone) == (["new"], ["gone"])
+    assert c.comparison.difference.n == 3
+    assert not c.significant()
+
+
+def test_a_file_that_is_no_baseline_says_where_and_how_to_fix() -> None:
+    with pytest.raises(ValueError, match=r"base.json:1: not a baseline .*--arena-save-baseline"):
+        read_baseline("{oops", "base.json")
+    with pytest.raises(ValueError, match=r"base.json: not a baseline of format 1"):
+        read_baseline('{"cases": []}', "base.json")

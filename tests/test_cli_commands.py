@@ -1,0 +1,208 @@
+"""`arena init`, `arena report`, `arena compare` and `arena models`, run as the command is."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ARENA, MakeProject
+
+PROJECT = """
+models: [sim_small]
+tests:
+  - {id: q1, input: "2 + 2?", reference: "4"}
+  - {id: q2, input: "Capital of Italy?", reference: "Rome"}
+  - {id: q3, input: "3 * 7?", reference: "21"}
+  - {id: q4, input: "Largest planet?", reference: "Jupiter"}
+  - {id: q5, input: "10 - 4?", reference: "6"}
+  - {id: q6, input: "Capital of Spain?", reference: "Madrid"}
+"""
+
+
+def run_json(pytester: pytest.Pytester, name: str, *args: str) -> dict:
+    pytester.runpytest_subprocess("projects", "--arena-json", name, "-q", *args)
+    data: dict = json.loads((pytester.path / name).read_text())
+    return data
+
+
+@pytest.mark.parametrize("command", ["evaluate", "init", "report", "compare", "models", "cache"])
+def test_every_command_has_help_with_an_example(pytester: pytest.Pytester, command: str) -> None:
+    result = pytester.run(*ARENA, command, "--help")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"usage: arena {command}*", "example:", f"  arena {command}*"])
+
+
+def test_init_writes_a_project_that_runs_green_at_once(pytester: pytest.Pytester) -> None:
+    made = pytester.run(*ARENA, "init", "projects/faq")
+    assert made.ret == 0, made.stderr.str()
+    root = pytester.path / "projects" / "faq"
+    assert (root / "arena.yaml").is_file()
+    assert (root / "scorers" / "keywords.py").is_file()
+    assert (root / "tests" / "test_faq_keywords.py").is_file()
+    made.stdout.fnmatch_lines(["*arena evaluate --project projects/faq"])
+    run = pytester.run(*ARENA, "evaluate", "--project", "projects/faq", "-v")
+    assert run.ret == 0, run.stdout.str()
+    run.stdout.fnmatch_lines(
+        [
+            "*arena.yaml::capital_of_france[[]sim_perfect] PASSED*",
+            "*arena.yaml::boiling_point[[]sim_perfect] PASSED*",
+            "*test_faq_keywords.py::test_an_answer_with_the_key_words_passes PASSED*",
+            "*test_faq_keywords.py::test_an_answer_without_them_fails_and_says_what_is_missing*",
+            "*arena leaderboard: faq*",
+            "*4 passed*",
+        ]
+    )
+    # the custom scorer grades: a model that gets cases wrong fails them with its reason
+    echo = pytester.run(*ARENA, "evaluate", "--project", "projects/faq", "--models", "sim_echo")
+    assert echo.ret == 1
+    echo.stdout.fnmatch_lines(["*key words; missing:*"])
+
+
+def test_init_refuses_a_folder_with_files_and_a_bad_name(pytester: pytest.Pytester) -> None:
+    (pytester.path / "taken").mkdir()
+    (pytester.path / "taken" / "notes.txt").write_text("mine")
+    taken = pytester.run(*ARENA, "init", "taken")
+    assert taken.ret == 1
+    taken.stderr.fnmatch_lines(["arena init: taken exists and is not an empty folder*"])
+    assert (pytester.path / "taken" / "notes.txt").read_text() == "mine"
+    bad = pytester.run(*ARENA, "init", "my-project")
+    assert bad.ret == 1
+    bad.stderr.fnmatch_lines(["arena init: 'my-project' cannot name a project*"])
+
+
+def test_report_renders_the_html_of_a_json_report(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("mine", PROJECT)
+    run_json(pytester, "run.json")
+    pytester.runpytest_subprocess("projects", "--arena-html", "direct.html", "-q")
+    result = pytester.run(*ARENA, "report", "run.json", "--html", "out/report.html")
+    assert result.ret == 0, result.stderr.str()
+    result.stdout.fnmatch_lines(["wrote out/report.html (6 records)"])
+    page = (pytester.path / "out" / "report.html").read_text()
+    direct = (pytester.path / "direct.html").read_text()
+    assert "<h2>mine</h2>" in page and "sim_small" in page
+
+    def data(text: str) -> object:
+        block = re.search(r'<script type="application/json"[^>]*>(.*?)</script>', text, re.S)
+        assert block
+        return json.loads(block.group(1))
+
+    assert data(page) == data(direct)  # the same records as --arena-html gives
+
+
+def test_report_and_compare_refuse_what_is_not_a_report(pytester: pytest.Pytester) -> None:
+    (pytester.path / "broken.json").write_text('{"records": [\n')
+    (pytester.path / "other.json").write_text('{"name": "package.json"}')
+    broken = pytester.run(*ARENA, "report", "broken.json", "--html", "x.html")
+    assert broken.ret == 1
+    broken.stderr.fnmatch_lines(["arena report: broken.json:2: not JSON*"])
+    other = pytester.run(*ARENA, "compare", "other.json", "other.json")
+    assert other.ret == 1
+    other.stderr.fnmatch_lines(["arena compare: other.json is not an --arena-json report*"])
+    missing = pytester.run(*ARENA, "report", "nowhere.json", "--html", "x.html")
+    assert missing.ret == 1
+    missing.stderr.fnmatch_lines(["arena report: cannot read nowhere.json*"])
+    assert not (pytester.path / "x.html").exists()
+
+
+def test_compare_names_the_cases_that_changed_with_both_reasons(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("mine", PROJECT)
+    before = run_json(pytester, "a.json", "--arena-models", "sim_perfect")
+    make_project("mine", PROJECT.replace("Madrid", "Madrid <b>x</b>"))
+    after = run_json(pytester, "b.json", "--arena-models", "sim_perfect")
+    # the same model key in both runs; a changed reference makes q6 fail in B
+    assert {r["status"] for r in before["records"]} == {"passed"}
+    b_records = {r["case"]: r for r in after["records"]}
+    assert b_records["q6"]["status"] == "passed"  # sim_perfect answers the new reference
+    # so compare sim_perfect in A against sim_echo in B under one name
+    after = run_json(pytester, "b.json", "--arena-models", "sim_echo")
+    for record in after["records"]:
+        record["model"] = "sim_perfect"
+    for board in after["leaderboards"]:
+        for row in board["rows"]:
+            row["model"] = "sim_perfect"
+    (pytester.path / "b.json").write_text(json.dumps(after))
+    result = pytester.run(*ARENA, "compare", "a.json", "b.json", "--html", "cmp.html")
+    assert result.ret == 1  # a case that passed in A fails in B
+    result.stdout.fnmatch_lines(
+        [
+            "== mine / sim_perfect ==",
+            "accuracy*1.000*0.000*-1.000",
+            "mean score change -1.000 over 6 paired cases*McNemar p=0.0312*",
+            "6 case(s) changed verdict: 6 regressed, 0 fixed",
+            "  regression: q1: passed -> failed",
+            "    A: *",
+            "    B: expected '4', got '2 + 2?'",
+        ]
+    )
+    page = (pytester.path / "cmp.html").read_text()
+    assert "regression" in page and "expected &#39;4&#39;, got &#39;2 + 2?&#39;" in page
+    assert "<b>x</b>" not in page  # record text is escaped
+    same = pytester.run(*ARENA, "compare", "a.json", "a.json")
+    assert same.ret == 0
+    same.stdout.fnmatch_lines(["no case changed verdict"])
+
+
+def test_compare_uses_the_paired_difference_of_the_same_cases(tmp_path: Path) -> None:
+    from pytest_arena.reports.comparison import compare
+
+    def rec(case: str, status: str, score: float) -> dict:
+        return {"project": "p", "case": case, "model": "m", "status": status, "score": score}
+
+    a = {"records": [rec("x", "passed", 1.0), rec("y", "failed", 0.0), rec("z", "passed", 1)]}
+    b = {"records": [rec("x", "failed", 0.0), rec("y", "passed", 1.0), rec("w", "passed", 1)]}
+    (item,) = compare(a, b)
+    assert (item.common, item.only_before, item.only_after) == (2, 1, 1)
+    assert [c.kind for c in item.changes] == ["regression", "fix"]
+    assert item.score_change is not None and item.score_change.estimate == 0.0
+    assert item.mcnemar_p == 1.0
+
+
+def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(
+        "mine",
+        """
+        models:
+          define:
+            local:
+              connector: openai
+              base_url: http://127.0.0.1:9/v1
+              model: llama3
+              api_key_env: LOCAL_KEY
+              rpm: 30
+            openai:gpt-4o-mini: {price: {input_per_mtok: 1, output_per_mtok: 2}}
+        tests:
+          - {id: a, input: x, reference: x}
+        """,
+    )
+    monkeypatch.setenv("LOCAL_KEY", "sk-very-secret-value")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    result = pytester.run(*ARENA, "models", "--project", "projects/mine")
+    assert result.ret == 0, result.stderr.str()
+    out = result.stdout.str()
+    assert "sk-very-secret-value" not in out
+    result.stdout.fnmatch_lines(
+        [
+            "*sim_small*builtin*sim*$0.15 / $0.6*16 at once, timeout 120s, 4 retries*none needed*",
+            "*sim_perfect*builtin*free*",
+            "*local*defined*openai*http://127.0.0.1:9/v1*llama3*–*30 rpm*LOCAL_KEY (set)*",
+            "*openai:gpt-4o-mini*defined*openai*https://api.openai.com/v1*gpt-4o-mini*$1 / $2*"
+            "OPENAI_API_KEY (not set)*",
+            "*anthropic:claude-3-5-haiku-latest*provider*anthropic*$0.8 / $4*ANTHROPIC_API_KEY*",
+        ]
+    )
+    alone = pytester.run(*ARENA, "models")
+    assert alone.ret == 0
+    assert "local" not in alone.stdout.str()
+    nowhere = pytester.run(*ARENA, "models", "--project", "nowhere")
+    assert nowhere.ret == 1
+    nowhere.stderr.fnmatch_lines(["arena models: no project at nowhere*"])

@@ -1,0 +1,259 @@
+"""The tool loop in whole runs, against the fake OpenAI and Anthropic servers: the project's
+tools offered in each API's format, run by arena, their results sent back, every step
+recorded and cached, graded by tool_call and trajectory."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.conftest import MakeProject
+from tests.fake_llm_server import FakeLLMServer
+
+TOOLS = '''
+from pathlib import Path
+
+
+def lookup_order(order_id: str) -> dict:
+    """Look an order up.
+
+    Args:
+        order_id: the order number
+    """
+    if order_id != "1182":
+        raise LookupError(f"no order {order_id}")
+    return {"order_id": order_id, "status": "shipped", "total": 39.9}
+
+
+def issue_refund(order_id: str, amount: float, workspace: Path) -> str:
+    """Refund an amount on an order."""
+    (workspace / "refunds.txt").write_text(f"{order_id} {amount}")
+    return f"refunded {amount} on {order_id}"
+'''
+
+CALLS = (
+    '[[call=lookup_order {"order_id": "1182"}]]'
+    ' [[call=issue_refund {"order_id": "1182", "amount": 39.9}]]'
+    " [[answer=I refunded 39.90 on order 1182.]]"
+)
+EXPECTED = """
+      tool_calls:
+        - {name: lookup_order, arguments: {order_id: "1182"}}
+        - {name: issue_refund, arguments: {order_id: "1182", amount: 39.9}}
+      answer: I refunded 39.90 on order 1182."""
+
+
+def project(server: FakeLLMServer, connector: str, max_turns: int = 5) -> str:
+    url = server.base_url if connector == "openai" else server.root_url
+    return f"""
+models:
+  default: [remote]
+  define:
+    remote: {{connector: {connector}, base_url: "{url}", model: served, max_retries: 0}}
+tools:
+  max_turns: {max_turns}
+scoring:
+  - {{scorer: tool_call, weight: 2}}
+  - {{scorer: trajectory, required: true, params: {{must_call: [issue_refund], max_steps: 3}}}}
+tests:
+  - id: refund
+    input: '{CALLS} Refund order 1182 please.'
+    reference:{EXPECTED}
+"""
+
+
+def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+    report = pytester.path / "report.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--arena-json={report}", *args)
+    records = {r["case"]: r for r in json.loads(report.read_text())["records"]}
+    return result, records
+
+
+def tool_results(body: dict[str, Any], connector: str) -> list[dict[str, Any]]:
+    """The tool results a request sent back, in its API's format."""
+    if connector == "openai":
+        return [m for m in body["messages"] if m["role"] == "tool"]
+    return [
+        block
+        for m in body["messages"]
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for block in m["content"]
+        if block.get("type") == "tool_result"
+    ]
+
+
+@pytest.mark.parametrize("connector", ["openai", "anthropic"])
+def test_a_loop_of_two_tools_and_three_turns_is_run_recorded_cached_and_graded(
+    fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester, connector: str
+) -> None:
+    make_project("desk", project(fake_llm, connector), {"tools.py": TOOLS})
+    result, records = run(pytester, "-v")
+    result.assert_outcomes(passed=1)
+    assert fake_llm.total == 3
+    first, second, third = list(fake_llm.bodies)
+    if connector == "openai":
+        offered = {t["function"]["name"]: t["function"] for t in first["tools"]}
+        assert offered["lookup_order"]["parameters"] == {
+            "type": "object",
+            "properties": {"order_id": {"type": "string", "description": "the order number"}},
+            "required": ["order_id"],
+        }
+        call = second["messages"][-2]["tool_calls"][0]
+        assert (call["id"], json.loads(call["function"]["arguments"])) == (
+            "call_1",
+            {"order_id": "1182"},
+        )
+    else:
+        offered = {t["name"]: t for t in first["tools"]}
+        assert offered["issue_refund"]["input_schema"]["required"] == ["order_id", "amount"]
+        assert second["messages"][-2]["content"][0]["type"] == "tool_use"
+    assert "workspace" not in json.dumps(first["tools"])  # given by arena, not the model
+    assert json.loads(tool_results(second, connector)[0]["content"])["status"] == "shipped"
+    assert tool_results(third, connector)[-1]["content"] == "refunded 39.9 on 1182"
+
+    record = records["refund"]
+    steps = record["response"]["trajectory"]
+    assert [len(s["message"].get("tool_calls", [])) for s in steps] == [1, 1, 0]
+    assert steps[0]["message"]["tool_calls"][0]["arguments"] == {"order_id": "1182"}
+    assert steps[1]["tool_results"][0]["content"] == "refunded 39.9 on 1182"
+    assert all(s["tokens_in"] > 0 and not s["cached"] for s in steps)
+    assert record["output"] == "I refunded 39.90 on order 1182."
+    assert record["tokens"]["input"] == sum(s["tokens_in"] for s in steps)
+    workspace = record["detail"]["workspace"]
+    assert (pytester.path / workspace / "refunds.txt").read_text() == "1182 39.9"
+
+    fake_llm.reset()
+    again, records = run(pytester)
+    again.assert_outcomes(passed=1)
+    assert fake_llm.total == 0  # every turn came from the cache
+    assert all(s["cached"] for s in records["refund"]["response"]["trajectory"])
+
+
+@pytest.mark.parametrize("connector", ["openai", "anthropic"])
+def test_a_model_that_never_stops_calling_tools_fails_at_max_turns(
+    fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester, connector: str
+) -> None:
+    yaml = project(fake_llm, connector, max_turns=3).replace(
+        CALLS, '[[loop=lookup_order {"order_id": "1182"}]]'
+    )
+    make_project("desk", yaml, {"tools.py": TOOLS})
+    result, records = run(pytester)
+    result.assert_outcomes(failed=1)
+    assert fake_llm.total == 3
+    result.stdout.fnmatch_lines(
+        [
+            "*max_turns reached: the model still called tools after 3 turns"
+            " (last called: lookup_order); no final answer",
+            "*trajectory: 3 steps",
+            '*1. lookup_order({"order_id": "1182"}) -> *shipped*',
+            "*workspace: *",
+        ]
+    )
+    record = records["refund"]
+    assert record["status"] == "failed" and record["score"] == 0.0
+    assert len(record["response"]["trajectory"]) == 3
+
+
+@pytest.mark.parametrize("connector", ["openai", "anthropic"])
+def test_a_tool_that_raises_is_reported_to_the_model_as_a_tool_error(
+    fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester, connector: str
+) -> None:
+    yaml = project(fake_llm, connector).replace(
+        CALLS, '[[call=lookup_order {"order_id": "9999"}]] [[answer=There is no such order.]]'
+    )
+    make_project("desk", yaml, {"tools.py": TOOLS})
+    result, records = run(pytester)
+    assert fake_llm.total == 2
+    sent = tool_results(list(fake_llm.bodies)[-1], connector)[0]
+    assert sent["content"] == "error: lookup_order raised LookupError: no order 9999"
+    if connector == "anthropic":
+        assert sent["is_error"] is True
+    step = records["refund"]["response"]["trajectory"][0]
+    assert step["tool_results"][0]["is_error"] is True
+    result.assert_outcomes(failed=1)  # the model then answered without refunding
+    result.stdout.fnmatch_lines(
+        [
+            '*expected call 1, lookup_order: argument \'order_id\' is "9999", expected "1182"*',
+            "*1. lookup_order(*9999*) error *no order 9999*",
+        ]
+    )
+
+
+@pytest.mark.parametrize("connector", ["openai", "anthropic"])
+def test_a_reply_of_tool_calls_alone_shows_them_as_its_output(
+    fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester, connector: str
+) -> None:
+    """Without tools.py arena runs no loop; the model's calls are not dropped: the text
+    output shows them and a scorer reads them structured."""
+    url = fake_llm.base_url if connector == "openai" else fake_llm.root_url
+    make_project(
+        "plain",
+        f"""
+        models:
+          default: [remote]
+          define:
+            remote: {{connector: {connector}, base_url: "{url}", model: served}}
+        tests:
+          - id: calls
+            input: '[[call=lookup_order {{"order_id": "7"}}]] Where is order 7?'
+            reference: {{tool_calls: [{{name: lookup_order, arguments: {{order_id: "7"}}}}]}}
+            eval_type: tool_call
+        """,
+    )
+    result, records = run(pytester)
+    result.assert_outcomes(passed=1)
+    record = records["calls"]
+    assert record["output"] == 'lookup_order({"order_id": "7"})'
+    message = record["response"]["message"]
+    assert message["content"] == ""
+    assert message["tool_calls"] == [
+        {"id": "call_1", "name": "lookup_order", "arguments": {"order_id": "7"}}
+    ]
+    assert record["response"]["finish_reason"] == (
+        "tool_calls" if connector == "openai" else "tool_use"
+    )
+    assert record["response"]["usage"]["tokens_out"] == 10
+
+
+def test_a_python_agent_gets_a_workspace_and_its_meta_reaches_the_scorer(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    make_project(
+        "agent",
+        """
+        models:
+          default: [mine]
+          define:
+            mine: {connector: python, callable: "agent:run"}
+        scorers:
+          default: saw
+        tests:
+          - {id: one, input: "write it", reference: "done"}
+          - {id: two, input: "write it", reference: "other"}
+        """,
+        {
+            "agent.py": (
+                "def run(prompt, workspace):\n"
+                "    (workspace / 'note.txt').write_text(prompt)\n"
+                "    return {'text': 'done', 'meta': {'steps': 3}}\n"
+            ),
+            "scorers/saw.py": (
+                "from pytest_arena import Scorer, ScoreResult\n\n\n"
+                "class Saw(Scorer):\n"
+                "    name = 'saw'\n\n"
+                "    def score(self, output, reference, context):\n"
+                "        note = (context.workspace / 'note.txt').read_text()\n"
+                "        steps = context.response['meta']['steps']\n"
+                "        ok = output == reference\n"
+                "        return ScoreResult(float(ok), ok, f'{note}, {steps} steps')\n"
+            ),
+        },
+    )
+    result, records = run(pytester)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["write it, 3 steps", "  workspace: *agent-two-mine*"])
+    one, two = records["one"], records["two"]
+    assert one["response"]["meta"] == {"steps": 3}
+    assert one["detail"]["workspace"] != two["detail"]["workspace"]  # a fresh folder each

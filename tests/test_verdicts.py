@@ -1,0 +1,253 @@
+"""A board's intervals, paired comparisons, ties and power line, from records (reports/verdicts.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+import statsmodels.api as sm
+
+from pytest_arena.record import ERROR, FAILED, PASSED, Record
+from pytest_arena.reports.json_report import schema
+from pytest_arena.reports.leaderboard import build_board
+from pytest_arena.reports.statistics import (
+    cases_needed,
+    clustered_interval,
+    mcnemar_exact,
+    mean_interval,
+    min_detectable_difference,
+    paired_difference,
+    wilson_interval,
+)
+from pytest_arena.reports.tables import render_board
+from pytest_arena.reports.verdicts import clipped
+from pytest_arena.spec.loader import load_project
+from tests.conftest import MakeProject
+
+
+def record(case: str, model: str, score: float, **kw: object) -> Record:
+    passed = kw.pop("passed", score >= 1.0)
+    status = str(kw.pop("status", PASSED if passed else FAILED))
+    return Record("p", case, model, status, score=score, passed=bool(passed), **kw)  # type: ignore[arg-type]
+
+
+def pass_fail(model: str, outcomes: list[int]) -> list[Record]:
+    return [record(f"c{i:03}", model, float(o)) for i, o in enumerate(outcomes)]
+
+
+def test_accuracy_and_pass_rate_get_the_clt_and_wilson_intervals() -> None:
+    rng = random.Random(3)
+    scores = [rng.random() for _ in range(40)]
+    records = [record(f"c{i}", "m", s, passed=s > 0.5) for i, s in enumerate(scores)]
+    row = build_board("p", records).rows[0]
+    clt = mean_interval(scores)
+    assert row.intervals["accuracy"] == clt
+    wilson = wilson_interval(sum(s > 0.5 for s in scores), 40)
+    assert row.intervals["pass_rate"] == wilson
+    assert row.intervals["composite"] == clt  # the composite is the accuracy itself
+
+
+def test_the_interval_of_scores_in_0_1_stays_in_0_1() -> None:
+    records = pass_fail("m", [1] * 19 + [0])
+    interval = build_board("p", records).rows[0].intervals["accuracy"]
+    assert interval.high == 1.0
+    assert interval.low == pytest.approx(mean_interval([1.0] * 19 + [0.0]).low)
+
+
+def test_weighted_accuracy_has_the_weighted_mean_and_its_sandwich_se() -> None:
+    rng = random.Random(5)
+    scores = [rng.random() for _ in range(60)]
+    weights = [rng.choice([1.0, 2.0, 5.0]) for _ in scores]
+    records = [
+        record(f"c{i}", "m", s, weight=w)
+        for i, (s, w) in enumerate(zip(scores, weights, strict=True))
+    ]
+    got = build_board("p", records).rows[0].intervals["accuracy"]
+    # WLS of the scores on a constant is the weighted mean; its HC1 (sandwich) SE is the
+    # ratio estimator's linearised SE that the board uses
+    fit = sm.WLS(np.asarray(scores), np.ones(60), weights=np.asarray(weights)).fit(cov_type="HC1")
+    assert got.estimate == pytest.approx(fit.params[0])
+    assert got.se == pytest.approx(fit.bse[0], rel=1e-9)
+
+
+def test_a_custom_metric_gets_its_interval() -> None:
+    records = [
+        record(f"c{i}", "m", 1.0, metrics={"recall": v}) for i, v in enumerate([0.2, 0.4, 0.9])
+    ]
+    row = build_board("p", records).rows[0]
+    assert row.intervals["recall"].estimate == pytest.approx(0.5)
+    assert row.intervals["recall"] == mean_interval([0.2, 0.4, 0.9])
+
+
+def test_pass_fail_models_are_compared_by_exact_mcnemar_on_shared_cases() -> None:
+    leader = [1] * 20 + [1, 1, 1, 1, 0, 1]
+    other = [1] * 20 + [0, 0, 0, 0, 1, 0]
+    records = pass_fail("a", leader) + pass_fail("b", other) + [record("only_b", "b", 1.0)]
+    board = build_board("p", records)
+    (c,) = board.comparisons
+    assert (c.model, c.against, c.test) == ("b", "a", "McNemar (exact)")
+    assert c.difference.n == 26  # only_b is not a shared case
+    assert (c.only_model, c.only_against) == (1, 5)
+    assert c.difference.p_value == mcnemar_exact(1, 5)
+    d = paired_difference([float(x) for x in other], [float(x) for x in leader])
+    assert c.difference.estimate == pytest.approx(d.estimate)
+    assert (c.difference.low, c.difference.high) == (pytest.approx(d.low), pytest.approx(d.high))
+
+
+def test_graded_scores_are_compared_by_the_paired_test() -> None:
+    rng = random.Random(8)
+    a = [rng.random() for _ in range(50)]
+    b = [min(1.0, x + rng.gauss(-0.1, 0.1)) for x in a]
+    records = [record(f"c{i}", "a", x) for i, x in enumerate(a)]
+    records += [record(f"c{i}", "b", x) for i, x in enumerate(b)]
+    (c,) = build_board("p", records).comparisons
+    assert c.test == "paired z"
+    assert c.difference == paired_difference(b, a)
+    assert c.significant
+
+
+def test_an_error_counts_as_a_score_of_0_in_the_pair() -> None:
+    records = pass_fail("a", [1, 1, 1]) + pass_fail("b", [1, 1])
+    records.append(Record("p", "c002", "b", ERROR, error="boom"))
+    (c,) = build_board("p", records).comparisons
+    assert c.difference.n == 3 and c.only_against == 1
+
+
+def test_models_the_data_cannot_separate_share_a_rank() -> None:
+    rng = random.Random(1)
+    strong = [int(rng.random() < 0.95) for _ in range(200)]
+    records = pass_fail("strong", strong)
+    ones, zeros = [i for i, x in enumerate(strong) if x], [i for i, x in enumerate(strong) if not x]
+    flipped = {*ones[:3], *zeros[:2]}  # 3 cases only strong passes, 2 only twin: McNemar p=1
+    twin = [1 - x if i in flipped else x for i, x in enumerate(strong)]
+    records += pass_fail("twin", twin)
+    weak = [int(rng.random() < 0.4) for _ in range(200)]
+    records += pass_fail("weak", weak)
+    passes = [i for i, x in enumerate(weak) if x]
+    records += pass_fail("weaker", [0 if i in passes[:4] else x for i, x in enumerate(weak)])
+    board = build_board("p", records)
+    labels = {r.model: r.rank_label for r in board.rows}
+    assert labels == {"strong": "=1", "twin": "=1", "weak": "=3", "weaker": "=3"}
+    text = render_board(board)
+    assert "=N: ranks the data cannot tell apart" in text
+    assert "against the leader strong, on the cases both answered (accuracy):" in text
+
+
+def test_clearly_different_models_keep_their_ranks() -> None:
+    board = build_board("p", pass_fail("a", [1] * 30) + pass_fail("b", [0] * 30))
+    assert [r.rank_label for r in board.rows] == ["1", "2"]
+    assert "=N" not in render_board(board)
+
+
+def test_the_power_line_uses_the_top_two_models_paired_spread() -> None:
+    rng = random.Random(2)
+    a = [int(rng.random() < 0.8) for _ in range(100)]
+    b = [int(rng.random() < 0.7) for _ in range(100)]
+    board = build_board("p", pass_fail("a", a) + pass_fail("b", b))
+    power = board.power
+    assert power is not None
+    top = [r.model for r in board.rows]
+    first = a if top[0] == "a" else b
+    second = b if top[0] == "a" else a
+    sd = float(np.std(np.subtract(second, first), ddof=1))
+    assert power.paired_sd == pytest.approx(sd)
+    assert power.detectable == pytest.approx(min_detectable_difference(sd, 100))
+    assert power.needed == cases_needed(0.03, sd)
+    assert f"a 3-point difference needs about {power.needed:,} cases" in render_board(board)
+
+
+def test_one_model_sizes_power_as_against_an_unrelated_twin() -> None:
+    board = build_board("p", pass_fail("a", [1, 0, 1, 1, 0, 1, 1, 1]))
+    assert board.power is not None and board.power.assumed
+    sd = float(np.std([1, 0, 1, 1, 0, 1, 1, 1], ddof=1)) * 2**0.5
+    assert board.power.paired_sd == pytest.approx(sd)
+
+
+def test_a_power_line_without_spread_says_what_the_scores_did() -> None:
+    apart = render_board(build_board("p", pass_fail("a", [1] * 4) + pass_fail("b", [0] * 4)))
+    assert "power: a and b differ by the same amount on all 4 paired cases," in apart
+    assert "score the same" not in apart
+    alone = render_board(build_board("p", pass_fail("a", [1] * 4)))
+    assert "power: a scores the same on all 4 cases, so there is no spread" in alone
+
+
+def test_a_composite_with_cost_gets_a_seeded_bootstrap_interval() -> None:
+    rng = random.Random(4)
+    records = []
+    for i in range(30):
+        records.append(record(f"c{i}", "cheap", float(rng.random() < 0.6), cost=0.001))
+        records.append(record(f"c{i}", "dear", float(rng.random() < 0.9), cost=0.01))
+    for r in records:
+        r.board = {"weights": {"accuracy": 0.5, "cost": 0.5}}
+    first = build_board("p", records)
+    again = build_board("p", list(reversed(records)))
+    assert [r.intervals["composite"] for r in first.rows] == [
+        r.intervals["composite"] for r in again.rows
+    ]
+    for row in first.rows:
+        interval = row.intervals["composite"]
+        assert interval.estimate == pytest.approx(row.composite)
+        assert interval.low is not None and interval.high is not None
+        assert interval.low <= row.composite <= interval.high
+    assert "±" in render_board(first)
+
+
+def test_ties_are_marked_in_the_terminal_and_the_json_report(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        """
+        models: [sim_perfect, sim_echo]
+        tests:
+          - {id: capital, input: "Capital of France?", reference: Paris}
+          - {id: sum, input: "2+2?", reference: "4"}
+        """,
+    )
+    result = pytester.runpytest("--arena-json", "out.json")
+    result.stdout.fnmatch_lines(
+        [
+            "    =1  sim_perfect  1.000 ± 0.000  1.000 ± 0.000  100.0% ± 32.9*",
+            "    =1     sim_echo  0.000 ± 0.000  0.000 ± 0.000    0.0% ± 32.9*",
+            "against the leader sim_perfect, on the cases both answered (accuracy): sim_echo"
+            " -1.000 (95% CI -1.000 to -1.000), p=0.500 McNemar (exact), 2 cases: not told apart",
+            "=N: ranks the data cannot tell apart*",
+        ]
+    )
+    report = json.loads((pytester.path / "out.json").read_text())
+    jsonschema.validate(report, schema())
+    (board,) = report["leaderboards"]
+    assert [r["rank_label"] for r in board["rows"]] == ["=1", "=1"]
+    perfect = board["rows"][0]["intervals"]["pass_rate"]
+    assert (perfect["estimate"], perfect["n"]) == (1.0, 2)
+    assert perfect["low"] == pytest.approx(wilson_interval(2, 2).low)
+    (comparison,) = board["comparisons"]
+    assert comparison["p_value"] == 0.5 and not comparison["significant"]
+    assert board["power"]["cases"] == 2
+
+
+def test_cases_sharing_a_group_get_the_clustered_interval(tmp_path: Path) -> None:
+    rng = random.Random(6)
+    scores, groups = [], []
+    for doc in range(12):
+        level = rng.random()
+        for _ in range(5):  # five questions about one document
+            scores.append(min(1.0, max(0.0, level + rng.gauss(0, 0.1))))
+            groups.append(f"doc{doc}")
+    records = [
+        record(f"c{i}", "m", s, group=g)
+        for i, (s, g) in enumerate(zip(scores, groups, strict=True))
+    ]
+    row = build_board("p", records).rows[0]
+    assert row.intervals["accuracy"] == clipped(clustered_interval(scores, groups))
+    assert row.intervals["accuracy"].se > mean_interval(scores).se  # type: ignore[operator]
+    # and the key reaches the record from arena.yaml
+    (tmp_path / "arena.yaml").write_text(
+        "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x, group: doc1}\n"
+    )
+    (case,) = load_project(tmp_path / "arena.yaml").cases
+    assert case.group == "doc1"
