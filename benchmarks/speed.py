@@ -4,6 +4,7 @@
     python benchmarks/speed.py http --cases 500 --latency-ms 100 --concurrency 16  # (a)
     python benchmarks/speed.py http --cases 2000 --latency-ms 0                    # (b)
     python benchmarks/speed.py http --cases 500 --latency-ms 100 --concurrency 16 --xdist 2
+    python benchmarks/speed.py first --cases 500                                   # (d)
     python benchmarks/speed.py sim --cases 2000 --arena-args="-v --arena-progress-every 0" \
         --arena-variant="--arena-progress-every 1"     # the progress line's cost
 
@@ -18,6 +19,20 @@ subprocess in a fresh folder of generated files. The targets and their baselines
   once as a process of its own), reads each answer and compares it with the reference.
 - (b) http at 0 ms: arena within 2 x of bare pytest.
 - (c) sim: arena on sim models (--models, default sim_perfect) within 1.3 x of bare pytest.
+- peak memory: for sim and http, each command's peak resident memory (the operating
+  system's accounting of the finished process, as `/usr/bin/time -v` reports it) is
+  printed too, and arena's against bare pytest's, within 1.2 x. At scale:
+
+      python benchmarks/speed.py sim --cases 50000 --models sim_small --runs 1
+      python benchmarks/speed.py sim --cases 50000 --models sim_small --runs 1 --pytest-args=--tb=no
+
+  (the first against the second: a large failing run's default output within 1.3 x of
+  its --tb=no twin).
+- (d) first: the time from launching `pytest` on an http project of --cases cases to the
+  first request reaching the server, within 0.5 s. The server is a small one in this
+  script's own process (http.server on a thread), so launch and arrival are read on one
+  clock; it answers every call at once. The plain client's time to its first request on
+  the same server is printed beside it, as the floor of what an interpreter start costs.
 
 Bare pytest runs as many trivial parametrized items as arena's run had, and as many of
 them fail as arena's run failed (counted from its summary line; an error counts as a
@@ -43,6 +58,7 @@ asserts of the plugin's modules on every run where Python writes no bytecode
 from __future__ import annotations
 
 import argparse
+import http.server
 import importlib.metadata
 import json
 import os
@@ -52,6 +68,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -60,7 +77,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
-TARGETS = {"sim": 1.3, "http-latency": 1.1, "http-0": 2.0}
+TARGETS = {"sim": 1.3, "http-latency": 1.1, "http-0": 2.0, "first": 0.5, "memory": 1.2}
 DEFAULT_MESSAGE = 40  # characters of a bare failure's message when arena's run had none
 
 CLIENT = '''\
@@ -179,18 +196,29 @@ class Command:
     times: list[float] = field(default_factory=list)
     output: str = ""
     outputs: list[int] = field(default_factory=list)  # characters printed, per timed run
+    peak: float = 0.0  # MB of resident memory at most, of the last run
+    peaks: list[float] = field(default_factory=list)  # per timed run
 
     def run(self, env: dict[str, str]) -> float:
-        """Wall seconds of one run, from the process's start to its exit."""
-        started = time.perf_counter()
-        done = subprocess.run(self.argv, cwd=self.cwd, env=env, capture_output=True, text=True)
-        elapsed = time.perf_counter() - started
-        if done.returncode not in (0, 1):
+        """Wall seconds of one run, from the process's start to its exit; its peak resident
+        memory (the operating system's accounting of the finished child) goes to `peaks`."""
+        with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+            started = time.perf_counter()
+            child = subprocess.Popen(self.argv, cwd=self.cwd, env=env, stdout=out, stderr=err)
+            _, status, usage = os.wait4(child.pid, 0)
+            elapsed = time.perf_counter() - started
+            child.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            stdout, stderr = out.read(), err.read()
+        if child.returncode not in (0, 1):
             sys.exit(
-                f"{' '.join(self.argv)} failed ({done.returncode}):\n"
-                f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
+                f"{' '.join(self.argv)} failed ({child.returncode}):\n"
+                f"{stdout[-3000:]}{stderr[-3000:]}"
             )
-        self.output = done.stdout
+        self.output = stdout
+        # ru_maxrss: kilobytes on Linux, bytes on macOS
+        self.peak = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
         return elapsed
 
 
@@ -245,18 +273,98 @@ def fake_server(latency_ms: float) -> Iterator[str]:
         server.wait(timeout=10)
 
 
+class _FirstRequest(http.server.BaseHTTPRequestHandler):
+    """Answers every chat call at once; the server notes when the first one arrived."""
+
+    protocol_version = "HTTP/1.1"  # keep-alive, as real servers
+    server: _FirstServer
+
+    def do_POST(self) -> None:
+        if self.server.first is None:
+            self.server.first = time.perf_counter()
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        body = json.dumps(
+            {
+                "choices": [{"message": {"role": "assistant", "content": "0"}}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+            }
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class _FirstServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    first: float | None = None
+
+
+def measure_first(args: argparse.Namespace, base: Path, env: dict[str, str]) -> None:
+    """(d): seconds from launching each command to the first request reaching the server."""
+    server = _FirstServer(("127.0.0.1", 0), _FirstRequest)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        write_project(base / "arena", args.cases, http_models(url, args.concurrency))
+        write_client(base / "client", args.cases)
+        xdist = ["-n", str(args.xdist)] if args.xdist else ["-p", "no:xdist"]
+        commands = [
+            Command("arena", [*PYTEST, *xdist, "projects"], base / "arena"),
+            Command(
+                "aiohttp client",
+                [sys.executable, "client.py", f"{url}/v1/chat/completions", str(args.concurrency)],
+                base / "client",
+            ),
+        ]
+        firsts: dict[str, list[float]] = {c.name: [] for c in commands}
+        for round_ in range(args.runs + 1):  # the first round is the warm-up
+            for command in commands[round_ % 2 :] + commands[: round_ % 2]:
+                server.first = None
+                started = time.perf_counter()
+                command.times.append(command.run(env))
+                if server.first is None:
+                    sys.exit(f"{command.name} made no request:\n{command.output[-3000:]}")
+                if round_:
+                    firsts[command.name].append(server.first - started)
+    finally:
+        server.shutdown()
+    print(
+        f"first: {args.cases} cases, concurrency {args.concurrency}, xdist {args.xdist or 'off'};"
+        f" {args.runs} rounds after a warm-up"
+    )
+    for name, times in firsts.items():
+        print(
+            f"{name:<15} first request after median {statistics.median(times):.3f} s"
+            f"   (min {min(times):.3f}, max {max(times):.3f})"
+        )
+    median = statistics.median(firsts["arena"])
+    target = TARGETS["first"]
+    print(
+        f"target: arena's first request <= {target:g} s: {'met' if median <= target else 'NOT met'}"
+    )
+
+
 def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str]) -> None:
     xdist = ["-n", str(args.xdist)] if args.xdist else ["-p", "no:xdist"]
     models = sim_models(args.models) if args.target == "sim" else http_models(url, args.concurrency)
     write_project(base / "arena", args.cases, models)
-    extra = shlex.split(args.arena_args)
-    arena = Command("arena", [*PYTEST, *xdist, "projects", *extra], base / "arena")
+    extra = shlex.split(args.pytest_args)
+    arena = Command(
+        "arena",
+        [*PYTEST, *xdist, *extra, "projects", *shlex.split(args.arena_args)],
+        base / "arena",
+    )
     arena.run(env)  # the warm-up, whose failures the bare items copy
     counts = summary(arena.output)
     items, failures = sum(counts.values()), failed(arena.output)
     message = message_length(arena.output)
     write_bare(base / "bare", items, failures, message)
-    bare = Command("bare pytest", [*PYTEST, *xdist, "test_bare.py"], base / "bare")
+    bare = Command("bare pytest", [*PYTEST, *xdist, *extra, "test_bare.py"], base / "bare")
     commands = [arena, bare]
     client = None
     if args.target == "http" and args.latency_ms > 0:
@@ -281,6 +389,7 @@ def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str])
         for command in commands[shift:] + commands[:shift]:
             command.times.append(command.run(env))
             command.outputs.append(len(command.output))
+            command.peaks.append(command.peak)
             if command is arena:
                 arena_failures.append(failed(arena.output))
             if command is client and not command.output.startswith(f"{args.cases} calls"):
@@ -321,6 +430,7 @@ def report(
             f"{command.name:<15} median {statistics.median(times):6.2f} s"
             f"   (min {min(times):.2f}, max {max(times):.2f})"
             f"   output {statistics.median(command.outputs) / 1000:.0f} kB"
+            f"   peak memory {statistics.median(command.peaks):.0f} MB"
         )
     for i, variant in enumerate(args.arena_variant, 1):
         other = next(c for c in commands if c.name == f"arena #{i}")
@@ -347,13 +457,19 @@ def report(
         f"ratio          {stated} = {ratio:.2f} x   (rounds: min {min(rounds):.2f},"
         f" max {max(rounds):.2f})   target <= {target:g} x: {verdict}"
     )
+    memory = statistics.median(arena.peaks) / statistics.median(bare.peaks)
+    target = TARGETS["memory"]
+    print(
+        f"peak memory    arena / bare pytest = {memory:.2f} x   target <= {target:g} x:"
+        f" {'met' if memory <= target else 'NOT met'}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
-    parser.add_argument("target", choices=["sim", "http"])
+    parser.add_argument("target", choices=["sim", "http", "first"])
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--latency-ms", type=float, default=0.0)
     parser.add_argument("--concurrency", type=int, default=16)
@@ -375,6 +491,12 @@ def main() -> None:
         metavar="ARGS",
         help="also time arena with these arguments added, in the same rounds, and state how"
         " its median differs from arena's (repeatable), e.g. '--arena-progress-every 1'",
+    )
+    parser.add_argument(
+        "--pytest-args",
+        default="",
+        metavar="ARGS",
+        help="sim, http: more pytest options for arena and bare pytest alike (e.g. --tb=no)",
     )
     parser.add_argument(
         "--url", default="", help="http: a server already running (default: start the fake one)"
@@ -418,7 +540,15 @@ def main() -> None:
     ):
         sys.exit("pytest-arena is not installed in this Python: run `pip install .` first")
     env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-secret"}
+    # pytest rewrites the asserts of every module of a plugin it loads by entry point, and
+    # caches the result as bytecode: with PYTHONDONTWRITEBYTECODE set it cannot, and every
+    # run compiles pytest-arena's modules again from source (as it does the bare test
+    # file). Timed as a user's machine runs it, where the cache is written once.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        if args.target == "first":
+            measure_first(args, Path(tmp), env)
+            return
         if args.target == "sim":
             measure(args, Path(tmp), "", env)
             return
