@@ -74,6 +74,27 @@ def test_a_worse_sim_is_a_significant_regression_with_both_reasons(
     assert compared["regressed"][0]["then"] and compared["regressed"][0]["now"]
 
 
+def test_a_baseline_replayed_from_the_cache_is_exact_and_free(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    cached = project(0.7, gate=GATE).replace("format_noise: 0,", "format_noise: 0, cache: true,")
+    make_project("quiz", cached)
+    pytester.runpytest("--arena-save-baseline", "base.json", "--no-arena-gate")
+    for spread in ([], [*XDIST, "-n", "2"]):
+        result = pytester.runpytest(
+            *spread, "--arena-cache", "replay", "--arena-baseline", "base.json"
+        )
+        result.stdout.fnmatch_lines(
+            [
+                "arena: 80 answers graded, 80 from the response cache (*); $0.00 spent on*",
+                "quiz candidate: accuracy 0.688 -> 0.688, change +0.000 (95% CI +0.000 to"
+                " +0.000), p=1.000 McNemar (exact), 80 cases; 0 regressed, 0 fixed, 0 new, 0 gone",
+                "*held    candidate accuracy change against the baseline +0.000 (p=1)*",
+            ]
+        )
+        assert result.ret == 0  # the gate holds, and decides for its project
+
+
 def test_noise_passes_the_regression_gate(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

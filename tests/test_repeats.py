@@ -174,12 +174,17 @@ FLAKY_CASES = ("steady", "never", "coin", "mostly", "early")
 SEQUENTIAL = "repeat: {min: 3, max: 10}\nmin_pass_rate: 0.8\n"
 
 
-def test_flaky_is_its_own_outcome_in_the_terminal_junit_and_json(
-    pytester: pytest.Pytester, make_project: MakeProject
+def test_flaky_is_its_own_outcome_in_the_terminal_junit_json_and_job_summary(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     make_project("pat", patterned(SEQUENTIAL, FLAKY_CASES), files={"agent.py": AGENT})
+    summary = pytester.path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     result = pytester.runpytest("-v", "--junitxml=out.xml", "--arena-json=r.json")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    lines = summary.read_text().splitlines()
+    flaky = lines.index("**flaky cases (no clear verdict):**")
+    assert lines[flaky + 2 :][:2] == ["- `mostly[agent]`: passed 9 of 10; needs 80%", ""]
     result.stdout.fnmatch_lines(
         [
             "projects/pat/arena.yaml::steady[[]agent] PASSED *",

@@ -124,9 +124,15 @@ class Engine:
         budgets: tuple[Budget, ...] = (),
         tools: ToolSet | None = None,
     ) -> CallResult:
-        """Make a call now and wait for it; cheap inline calls stay on this thread."""
+        """Make a call now and wait for it; cheap inline calls stay on this thread (unless
+        the model is cached: the cache is read and written on the engine's side)."""
         all_budgets = (self.budget, *budgets)
-        if connector.is_inline() and not (tools and tools.tools and connector.takes_tools):
+        cached = self.store is not None and limits.cache
+        if (
+            connector.is_inline()
+            and not cached
+            and not (tools and tools.tools and connector.takes_tools)
+        ):
             return self._inline(connector, request, all_budgets)
         return self.wait(self.submit(connector, request, limits, budgets, tools))
 

@@ -101,6 +101,14 @@ def tally(passes: int, graded: int, min_pass_rate: float) -> str:
     return f"passed {passes} of {graded}; needs {percent(min_pass_rate)}"
 
 
+def flaky_tally(record: Record) -> str:
+    """What a FLAKY record's samples did: 'passed 9 of 10; needs 80%', and ' (flaky: pass)'
+    when the project lets it pass."""
+    s = record.sampling
+    passes = " (flaky: pass)" if s.get("flaky") == "pass" else ""
+    return tally(s["passed"], s["graded"], s["min_pass_rate"]) + passes
+
+
 def combine(samples: Sequence[Record], status: str, sampling: Sampling) -> Record:
     """The case's one record: its verdict `status`, the mean score of its graded samples,
     the sums of what they cost, and every sample in `samples`. One sample: that sample."""

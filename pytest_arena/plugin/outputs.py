@@ -210,7 +210,8 @@ class ArenaOutputs:
         if summary and boards:
             try:
                 github_summary.append_step_summary(
-                    Path(summary), github_summary.markdown(boards, self.results, self.compared)
+                    Path(summary),
+                    github_summary.markdown(boards, self.results, self.compared, records),
                 )
             except OSError as error:
                 self.unwritten.append(f"the GitHub job summary was not written: {error}")

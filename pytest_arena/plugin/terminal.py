@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from pytest_arena.engine.money import BUDGET_SPENT
-from pytest_arena.evaluation.samples import tally
+from pytest_arena.evaluation.samples import flaky_tally
 from pytest_arena.plugin.failure_style import FailureStyle
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import FLAKY, UNSCORED, Record
@@ -79,11 +79,8 @@ class ArenaReporter:
         if flaky:
             terminalreporter.write_sep("-", "arena: flaky cases (no clear verdict)")
             for r in flaky:
-                s = r.sampling
-                said = tally(s["passed"], s["graded"], s["min_pass_rate"])
-                passes = " (flaky: pass)" if s.get("flaky") == "pass" else ""
                 terminalreporter.write_line(
-                    f"FLAKY {r.project}::{r.case_id}[{r.model}] - {said}{passes}"
+                    f"FLAKY {r.project}::{r.case_id}[{r.model}] - {flaky_tally(r)}"
                 )
             terminalreporter.write_line(
                 "the 95% interval of their pass rate still holds min_pass_rate after the most"
