@@ -57,6 +57,25 @@ def test_a_refund_claimed_without_a_refund_made_is_caught():
     assert ok.passed
 
 
+def test_a_refund_or_cancellation_must_be_told_as_the_tool_reported_it():
+    refund = {
+        "message": {"content": ""},
+        "tool_results": [
+            {"name": "issue_refund", "is_error": False, "content": "refunded 24.50 on order 1190"}
+        ],
+    }
+    wrong = score(looked_up("1190", "Order 1190 was delivered; I refunded 21.50.", refund))
+    assert not wrong.passed and wrong.reason == "the answer does not mention '24.50'"
+    cancel = {
+        "message": {"content": ""},
+        "tool_results": [
+            {"name": "cancel_order", "is_error": False, "content": "order 1204 cancelled"}
+        ],
+    }
+    steps = [cancel, {"message": {"content": "Order 1067 is cancelled."}}]
+    assert score(steps).reason == "the answer does not mention '1204'"
+
+
 def test_a_failed_lookup_gives_no_facts_to_check():
     result = score(looked_up("9999", "I could not find that order."))
     assert result.passed and "0 facts" in result.reason
