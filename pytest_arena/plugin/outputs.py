@@ -4,17 +4,18 @@ written, and failures carry their reason for JUnit XML. Runs on the controller o
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_arena import __version__
+from pytest_arena.evaluation.samples import flaky_tally
 from pytest_arena.plugin import junit_xml, options
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.plugin.xdist_controller import ArenaXdist
-from pytest_arena.record import Record
+from pytest_arena.record import FLAKY, Record
 from pytest_arena.reports import baseline, gates, github_summary, json_report, junit
 from pytest_arena.reports.leaderboard import build_boards
 
@@ -211,7 +212,7 @@ class ArenaOutputs:
             try:
                 github_summary.append_step_summary(
                     Path(summary),
-                    github_summary.markdown(boards, self.results, self.compared, records),
+                    github_summary.markdown(boards, self.results, self.compared, _flaky(records)),
                 )
             except OSError as error:
                 self.unwritten.append(f"the GitHub job summary was not written: {error}")
@@ -316,3 +317,12 @@ def _fill_crashed(records: list[Record]) -> None:
             if sibling is not None:
                 record.weight, record.tags = sibling.weight, list(sibling.tags)
             record.board = record.board or boards.get(record.project, {})
+
+
+def _flaky(records: Sequence[Record]) -> dict[str, list[tuple[str, str]]]:
+    """Per project, its FLAKY cases as `case[model]` and what their samples did."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for r in records:
+        if r.status == FLAKY:
+            found.setdefault(r.project, []).append((f"{r.case_id}[{r.model}]", flaky_tally(r)))
+    return found

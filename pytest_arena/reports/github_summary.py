@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from pytest_arena.evaluation.samples import flaky_tally
-from pytest_arena.record import FLAKY, Record
 from pytest_arena.reports.baseline import BaselineComparison
 from pytest_arena.reports.gates import GateResult
 from pytest_arena.reports.leaderboard import Board
@@ -19,16 +17,13 @@ def markdown(
     boards: Iterable[Board],
     gates: Iterable[GateResult] = (),
     compared: Iterable[BaselineComparison] = (),
-    records: Iterable[Record] = (),
+    flaky: Mapping[str, Sequence[tuple[str, str]]] | None = None,
 ) -> str:
     """One section per project: its leaderboard (intervals, ties, each model against the
-    leader, power), its FLAKY cases among `records`, its change against the baseline, then
-    its gate if it has one."""
+    leader, power), its FLAKY cases (`flaky`: per project, each case's `case[model]` and
+    what its samples did), its change against the baseline, then its gate if it has one."""
     by_project = {g.project: g for g in gates}
-    flaky: dict[str, list[Record]] = {}
-    for r in records:
-        if r.status == FLAKY:
-            flaky.setdefault(r.project, []).append(r)
+    flaky = flaky or {}
     against: dict[str, list[BaselineComparison]] = {}
     for c in compared:
         against.setdefault(c.project, []).append(c)
@@ -41,9 +36,7 @@ def markdown(
         parts.extend(f"{line}  " for line in lines if not line.startswith("|"))
         if board.project in flaky:
             parts.append("\n**flaky cases (no clear verdict):**\n")
-            parts.extend(
-                f"- `{r.case_id}[{r.model}]`: {flaky_tally(r)}" for r in flaky[board.project]
-            )
+            parts.extend(f"- `{case}`: {said}" for case, said in flaky[board.project])
         for c in against.get(board.project, []):
             head, *rest = c.lines()
             parts.append(f"\n**against the baseline:** {head}\n")
