@@ -98,13 +98,12 @@ _FREE_FORM = (
     "messages",
     "detail",
     "metrics",
-    "board",
-    "response",
     "score",
     "latency_ms",
     "samples",
     "sampling",
-)  # may hold anything
+)  # may hold anything; `board` (the project's, one dict) and `response` (response_data's)
+# are JSON data when made, and sent as they are
 
 
 def json_safe(value: Any) -> Any:

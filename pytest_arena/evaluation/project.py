@@ -20,6 +20,7 @@ from pytest_arena.evaluation.judge import Judge
 from pytest_arena.evaluation.project_hooks import ProjectHooks, load_hooks
 from pytest_arena.evaluation.project_tools import load_tools
 from pytest_arena.evaluation.samples import Sampling
+from pytest_arena.record import json_safe
 from pytest_arena.scorers.base import Scorer, ScoresOutputs
 from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.discovery import ScorerEntry, ScorerSet, discover
@@ -365,7 +366,8 @@ class Project:
             places += [("models", k, m) for k, limits in spec.gate.models.items() for m in limits]
             gate["at"] = {".".join(p): self._at(("gate", *p)) for p in places}
             board["gate"] = gate
-        return board
+        safe: dict[str, Any] = json_safe(board)  # once: records send it as it is
+        return safe
 
 
 def load(

@@ -18,9 +18,8 @@ import pytest
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import failure_style, options, outputs, progress_line
-from pytest_arena.plugin.state import ArenaState
+from pytest_arena.plugin.state import COLLECTED, LEDGERS, ArenaState
 from pytest_arena.plugin.terminal import RECORD_ATTR, ArenaReporter
-from pytest_arena.plugin.xdist_controller import COLLECTED, LEDGERS
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
 if TYPE_CHECKING:

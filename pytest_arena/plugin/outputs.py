@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -14,10 +14,11 @@ from pytest_arena import __version__
 from pytest_arena.evaluation.samples import flaky_tally
 from pytest_arena.plugin import junit_xml, options
 from pytest_arena.plugin.state import ArenaState
-from pytest_arena.plugin.xdist_controller import ArenaXdist
 from pytest_arena.record import FLAKY, Record
 from pytest_arena.reports import baseline, gates, github_summary, json_report, junit
-from pytest_arena.reports.leaderboard import build_boards
+
+if TYPE_CHECKING:
+    from pytest_arena.plugin.xdist_controller import ArenaXdist
 
 OUTPUTS = "arena-outputs"
 XDIST = "arena-xdist"
@@ -85,6 +86,8 @@ def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None
     xdist = None
     # by its hooks, not its name: `-p xdist.plugin` (with plugin autoload off) names it so
     if hasattr(config.hook, "pytest_handlecrashitem"):
+        from pytest_arena.plugin.xdist_controller import ArenaXdist  # only under xdist
+
         xdist = ArenaXdist(config, record_attr)
         config.pluginmanager.register(xdist, XDIST)
     config.pluginmanager.register(ArenaOutputs(config, state, record_attr, xdist), OUTPUTS)
@@ -97,7 +100,7 @@ def unregister(config: pytest.Config) -> None:
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)
-        if isinstance(plugin, ArenaXdist):
+        if name == XDIST and plugin is not None:
             plugin.close()
 
 
@@ -164,7 +167,7 @@ class ArenaOutputs:
         if not records and not path and not html_path:
             return
         _fill_crashed(records)
-        boards = build_boards(records)
+        boards = self.state.boards()
         found_gates = gates.gates_of(records)
         self.results = gates.check_gates(boards, found_gates)
         if self.baseline is not None:

@@ -20,9 +20,14 @@ if TYPE_CHECKING:
     from pytest_arena.engine.calls import Engine
     from pytest_arena.plugin.collect import RunProject
     from pytest_arena.record import Record
+    from pytest_arena.reports.leaderboard import Board
     from pytest_arena.scorers.base import Scorer
 
 _KEY = pytest.StashKey["ArenaState"]()
+# pytest-xdist's channels (plugin/xdist_controller.py), named here so a run without xdist
+# does not load that module
+LEDGERS = "arena_ledgers"  # the workers' input naming the folder of the run's budget ledgers
+COLLECTED = "arena_collected"  # a worker's output: its arena items, and files without cases
 
 
 @dataclass
@@ -39,6 +44,16 @@ class ArenaState:
     # what this process collected (an xdist worker sends it to the controller at its end):
     items: int = 0  # arena items (cases and problems), before -k, -m and --deselect
     empty: list[str] = field(default_factory=list)  # "file:line: ..." where no case is
+    _boards: tuple[int, list[Board]] | None = None  # built from so many records
+
+    def boards(self) -> list[Board]:
+        """The leaderboards of `records`, built once for the reports and the terminal (again
+        if records were added since). Build them once `records` is final."""
+        if self._boards is None or self._boards[0] != len(self.records):
+            from pytest_arena.reports.leaderboard import build_boards
+
+            self._boards = (len(self.records), build_boards(self.records))
+        return self._boards[1]
 
     @property
     def engine(self) -> Engine:

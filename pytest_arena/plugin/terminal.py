@@ -12,7 +12,6 @@ from pytest_arena.plugin.failure_style import FailureStyle
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import FLAKY, UNSCORED, Record
 from pytest_arena.reports.failures import message
-from pytest_arena.reports.leaderboard import build_boards
 from pytest_arena.reports.tables import TIES, has_ties, render_board, spending
 
 RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
@@ -95,7 +94,7 @@ class ArenaReporter:
                 terminalreporter.write_line(
                     f"{r.project}::{r.case_id}[{r.model}]: {was} -> {_VERDICT[r.passed]}: {why}"
                 )
-        boards = build_boards(self.state.records)
+        boards = self.state.boards()
         for board in boards:
             terminalreporter.write_sep("=", f"arena leaderboard: {board.project}")
             terminalreporter.write_line(render_board(board, legend=False))

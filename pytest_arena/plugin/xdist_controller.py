@@ -15,14 +15,13 @@ from typing import Any
 
 import pytest
 
+from pytest_arena.plugin.state import COLLECTED, LEDGERS
 from pytest_arena.record import ERROR, Record
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
 _NODE_ID = re.compile(
     r"^(?P<file>[^:]+)(?:::.+)?::(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\](?:@.*)?$"
 )
-LEDGERS = "arena_ledgers"  # the workers' input naming the folder of the run's budget ledgers
-COLLECTED = "arena_collected"  # a worker's output: its arena items, and files without cases
 _DOMAIN = re.compile(r"^(?P<project>.+)::(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\]$")
 
 
