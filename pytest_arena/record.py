@@ -57,7 +57,7 @@ class Record:
     retries: int = 0  # tries the engine repeated after 429, 5xx, dropped connections, timeouts
     cached: bool = False  # answered from the response cache: no call, nothing spent this run
     judge_tokens: int = 0  # the judge's, apart from the model's
-    judge_cost: float = 0.0
+    judge_cost: float | None = 0.0  # None: a judge without a price answered (unknown, not $0)
     weight: float = 1.0
     tags: list[str] = field(default_factory=list)
     group: str | None = None  # the case's `group`: cases sharing a context, clustered

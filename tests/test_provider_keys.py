@@ -100,6 +100,35 @@ def test_a_model_without_a_price_costs_unknown_never_zero(
     assert rows == {"openai:brand-new-model": None, "sim_perfect": 0.0}
 
 
+def test_a_judge_without_a_price_costs_unknown_never_zero(
+    pytester: pytest.Pytester, make_project: MakeProject, provider_env: FakeLLMServer
+) -> None:
+    make_project(
+        "judged",
+        """
+        models: [sim_perfect]
+        judge: {model: "openai:brand-new-judge"}
+        scoring: [{scorer: llm_judge}]
+        tests:
+          - {id: capital, input: "[[answer=PASS]] Capital of France?", reference: Paris}
+        """,
+    )
+    result = pytester.runpytest("--arena-json", "out.json", "--arena-html", "out.html")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "*rank*model*cost*judge cost*latency*",
+            "*sim_perfect*$0.000000*–*",  # judge cost: an en dash, not $0
+            "*$0.00 spent on models and judges, and an unknown amount on judging 1 answer by a"
+            " judge without a price (set its price:)",
+        ]
+    )
+    report = json.loads((pytester.path / "out.json").read_text())
+    assert report["records"][0]["judge"]["cost"] is None
+    assert report["leaderboards"][0]["rows"][0]["judge_cost"] is None
+    assert "<th>judge cost</th>" in (pytester.path / "out.html").read_text()
+
+
 def test_cached_answers_are_marked_and_their_latency_is_not_averaged_as_live(
     pytester: pytest.Pytester, make_project: MakeProject, provider_env: FakeLLMServer
 ) -> None:

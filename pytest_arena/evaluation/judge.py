@@ -61,7 +61,7 @@ class Usage:
 
     tokens_in: int = 0
     tokens_out: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0  # None: a judge model without a price answered (unknown)
     calls: int = 0
 
 
@@ -116,7 +116,8 @@ class Judge:
             self.usage.calls += 1
             self.usage.tokens_in += response.tokens_in
             self.usage.tokens_out += response.tokens_out
-            self.usage.cost += result.cost or 0.0
+            if self.usage.cost is not None:
+                self.usage.cost = None if result.cost is None else self.usage.cost + result.cost
             score, passed, reason = parse_verdict(response.text)
             votes.append({"score": score, "passed": passed, "reason": reason})
         return _reduce(votes, reduce, threshold, model)

@@ -157,7 +157,9 @@ def combine(samples: Sequence[Record], status: str, sampling: Sampling) -> Recor
         retries=sum(s.retries for s in samples),
         cached=all(s.cached for s in samples),
         judge_tokens=sum(s.judge_tokens for s in samples),
-        judge_cost=math.fsum(s.judge_cost for s in samples),
+        judge_cost=None
+        if any(s.judge_cost is None for s in samples)
+        else math.fsum(s.judge_cost or 0.0 for s in samples),
         sample=0,
         samples=[s.sample_dict() for s in samples],
         sampling=summary,

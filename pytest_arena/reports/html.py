@@ -103,7 +103,7 @@ def _project(board: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dict
         "warnings": list(board.get("warnings") or []),
         "notes": list(board.get("notes") or []),
         "show_unscored": any(r.get("unscored") for r in rows),
-        "show_judge": any(r.get("judge_cost") for r in rows),
+        "show_judge": any("judge_cost" in r and r["judge_cost"] != 0 for r in rows),
         "verdicts": _verdicts(board),
         "plots": [
             plots.scores(rows),

@@ -28,7 +28,7 @@ class Row:
     tokens: int = 0
     cost: float | None = 0.0  # None: some answer's price is unknown
     latency: float | None = None  # mean milliseconds per live call (cached answers left out)
-    judge_cost: float = 0.0  # what grading cost, apart from the model's own cost
+    judge_cost: float | None = 0.0  # what grading cost, apart from the model's own; None: unknown
     metrics: dict[str, float] = field(default_factory=dict)
     composite: float = 0.0
     rank: int = 0
@@ -241,7 +241,8 @@ def _row(model: str, records: list[Record]) -> Row:
             weight_sum += r.weight
         row.tokens += r.tokens_in + r.tokens_out
         row.cost = None if row.cost is None or r.cost is None else row.cost + r.cost
-        row.judge_cost += r.judge_cost
+        known = row.judge_cost is not None and r.judge_cost is not None
+        row.judge_cost = (row.judge_cost or 0.0) + (r.judge_cost or 0.0) if known else None
         if r.latency_ms is not None and not r.cached:  # a cached answer took no time now
             latencies.append(r.latency_ms)
         for name, value in r.metrics.items():

@@ -31,7 +31,7 @@ def render_board(board: Board, fmt: str = "simple", *, legend: bool = True) -> s
         headers.append("flaky")
     if board.k is not None:
         headers += [f"pass@{board.k}", f"pass^{board.k}"]
-    show_judge = any(r.judge_cost for r in board.rows)
+    show_judge = any(r.judge_cost is None or r.judge_cost for r in board.rows)
     headers += ["tokens", "cost", *(["judge cost"] if show_judge else []), "latency"]
     headers += board.metric_names
     table = []
@@ -76,8 +76,9 @@ def spending(
     answers = [a for r in records for a in _answers(r)]
     cached = [cost or 0.0 for was_cached, cost in answers if was_cached]
     spent = sum(cost or 0.0 for was_cached, cost in answers if not was_cached)
-    spent += sum(r.judge_cost for r in records)
+    spent += sum(r.judge_cost or 0.0 for r in records)
     unpriced = sum(cost is None for was_cached, cost in answers if not was_cached)
+    unjudged = sum(r.judge_cost is None for r in records)
     unrecorded = (spent_on_calls or 0.0) - spent
     parts = [f"{len(answers)} answer{'' if len(answers) == 1 else 's'} graded"]
     if cached:
@@ -90,6 +91,9 @@ def spending(
     if unpriced:
         line += f", and an unknown amount on {unpriced} answer{'' if unpriced == 1 else 's'}"
         line += " of models without a price (set price: in models.define)"
+    if unjudged:
+        line += f", and an unknown amount on judging {unjudged} answer"
+        line += f"{'' if unjudged == 1 else 's'} by a judge without a price (set its price:)"
     if unrecorded > 1e-9:
         line += f", and {dollars(unrecorded)} on answers to cases the run stopped before"
     if budget_skips:
