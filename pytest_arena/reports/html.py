@@ -24,7 +24,7 @@ from pytest_arena.engine.money import dollars
 from pytest_arena.record import json_safe
 from pytest_arena.reports import plots
 from pytest_arena.reports.statistics import Difference
-from pytest_arena.reports.tables import TIES, compared, power_sentence
+from pytest_arena.reports.tables import verdicts_said
 from pytest_arena.reports.verdicts import Comparison, Power
 
 TEMPLATES = "templates"
@@ -114,41 +114,39 @@ def _project(board: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dict
 
 
 def _verdicts(board: Mapping[str, Any]) -> list[str]:
-    """The board's verdict lines as the terminal says them, from its JSON (none from a report
-    older than the comparisons)."""
-    lines: list[str] = []
-    if any(str(r.get("rank_label", "")).startswith("=") for r in board.get("rows") or []):
-        lines.append(TIES)
-    comparisons = [
-        Comparison(
-            str(c["model"]),
-            str(c["against"]),
-            Difference(c["difference"], c["se"], c["low"], c["high"], c["p_value"], c["cases"]),
-            str(c["test"]),
-        )
-        for c in board.get("comparisons") or []
-    ]
-    if comparisons:
-        lines.append(
-            f"against the leader {comparisons[0].against}, on the cases both answered (accuracy):"
-        )
-        lines += [f"  {compared(c)}" for c in comparisons]
-    power = board.get("power")
-    if power:
-        lines.append(
-            power_sentence(
-                Power(
-                    tuple(power["models"]),
-                    power["cases"],
-                    power["paired_sd"],
-                    power["detectable"],
-                    power["target"],
-                    power["cases_needed"],
-                    power["assumed"],
-                )
+    """The board's verdict lines as the terminal says them, from its JSON: none from a report
+    older than the comparisons, and a comparison or power line missing its numbers is left
+    out (a hand-edited report still renders)."""
+    ties = any(str(r.get("rank_label", "")).startswith("=") for r in board.get("rows") or [])
+    comparisons = []
+    for c in board.get("comparisons") or []:
+        try:
+            difference = Difference(
+                c["difference"], c["se"], c["low"], c["high"], c["p_value"], int(c["cases"])
             )
+            comparisons.append(
+                Comparison(str(c["model"]), str(c["against"]), difference, str(c["test"]))
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+    p = board.get("power")
+    try:
+        power = (
+            Power(
+                tuple(p["models"]),
+                int(p["cases"]),
+                float(p["paired_sd"]),
+                float(p["detectable"]),
+                float(p["target"]),
+                p["cases_needed"],
+                bool(p["assumed"]),
+            )
+            if p
+            else None
         )
-    return lines
+    except (KeyError, TypeError, ValueError):
+        power = None
+    return verdicts_said(ties, comparisons, power)
 
 
 def _formula(weights: Mapping[str, float]) -> str:

@@ -240,9 +240,8 @@ def _row(model: str, records: list[Record]) -> Row:
             score_sum += r.weight * score
             weight_sum += r.weight
         row.tokens += r.tokens_in + r.tokens_out
-        row.cost = None if row.cost is None or r.cost is None else row.cost + r.cost
-        known = row.judge_cost is not None and r.judge_cost is not None
-        row.judge_cost = (row.judge_cost or 0.0) + (r.judge_cost or 0.0) if known else None
+        row.cost = _plus(row.cost, r.cost)
+        row.judge_cost = _plus(row.judge_cost, r.judge_cost)
         if r.latency_ms is not None and not r.cached:  # a cached answer took no time now
             latencies.append(r.latency_ms)
         for name, value in r.metrics.items():
@@ -286,3 +285,8 @@ def composite(
     if total <= 0:
         return 0.0
     return sum(w * normalised(d, row.value(d), rows, lower) for d, w in weights.items()) / total
+
+
+def _plus(total: float | None, cost: float | None) -> float | None:
+    """A sum of costs, unknown (None) once any of them is."""
+    return None if total is None or cost is None else total + cost

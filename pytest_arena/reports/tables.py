@@ -125,23 +125,27 @@ def has_ties(board: Board) -> bool:
 def verdict_lines(board: Board, *, legend: bool = True) -> list[str]:
     """What the board can be trusted to say: ties, each model against the leader (on the
     same line when there is one), power."""
-    lines: list[str] = []
-    if legend and has_ties(board):
-        lines.append(TIES)
-    if board.comparisons:
-        leader = board.comparisons[0].against
-        said = [compared(c) for c in board.comparisons]
-        heading = f"against the leader {leader}, on the cases both answered (accuracy):"
+    return verdicts_said(legend and has_ties(board), board.comparisons, board.power)
+
+
+def verdicts_said(ties: bool, comparisons: Sequence[Comparison], power: Power | None) -> list[str]:
+    """The verdict lines: what `=N` means (when `ties`), the comparisons, the power."""
+    lines: list[str] = [TIES] if ties else []
+    if comparisons:
+        said = [_compared(c) for c in comparisons]
+        heading = (
+            f"against the leader {comparisons[0].against}, on the cases both answered (accuracy):"
+        )
         if len(said) == 1:
             lines.append(f"{heading} {said[0]}")
         else:
             lines += [heading, *(f"  {line}" for line in said)]
-    if board.power is not None:
-        lines.append(power_sentence(board.power))
+    if power is not None:
+        lines.append(_power_sentence(power))
     return lines
 
 
-def compared(c: Comparison) -> str:
+def _compared(c: Comparison) -> str:
     d = c.difference
     if d.estimate is None or d.low is None or d.high is None or d.p_value is None:
         return f"{c.model}: {d.n} case(s) in common, too few to compare"
@@ -152,7 +156,7 @@ def compared(c: Comparison) -> str:
     )
 
 
-def power_sentence(power: Power) -> str:
+def _power_sentence(power: Power) -> str:
     between = (
         f"{power.models[0]} and {power.models[1]}"
         if len(power.models) > 1
