@@ -81,7 +81,7 @@ class Record:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data, safe to send from a pytest-xdist worker."""
-        data = {name: getattr(self, name) for name in _FIELDS}
+        data = dict(vars(self))  # the fields, in their order
         for name in _FREE_FORM:
             data[name] = json_safe(data[name])
         data["tags"] = list(self.tags)
@@ -89,10 +89,12 @@ class Record:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Record:
-        return cls(**{k: v for k, v in data.items() if k in _FIELDS})
+        if data.keys() == _FIELD_SET:  # as to_dict made it
+            return cls(**data)
+        return cls(**{k: v for k, v in data.items() if k in _FIELD_SET})
 
 
-_FIELDS = tuple(f.name for f in fields(Record))
+_FIELD_SET = frozenset(f.name for f in fields(Record))
 _FREE_FORM = (
     "reference",
     "messages",
@@ -108,7 +110,20 @@ _FREE_FORM = (
 
 def json_safe(value: Any) -> Any:
     """`value` as plain JSON data: paths and other objects become strings."""
-    if value is None or isinstance(value, bool | int | str):
+    kind = type(value)  # the plain types first, by identity: most of what a record holds
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is dict:
+        return {k if type(k) is str else str(k): json_safe(v) for k, v in value.items()}
+    if kind is list:
+        return [json_safe(v) for v in value]
+    return _json_safe(value)
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None

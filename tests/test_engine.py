@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from pytest_arena.connectors import Request, build_connector
+from pytest_arena.connectors import Connector, Request, build_connector
 from pytest_arena.engine.calls import THREAD_NAME, Engine
 from pytest_arena.engine.limits import Limits
 from pytest_arena.spec import Case
@@ -389,3 +390,48 @@ def test_agents_workspaces_of_older_runs_are_removed_but_the_latest_kept(tmp_pat
     kept = sorted(p.name for p in tmp_path.iterdir())
     assert latest.exists() and len(kept) == KEEP_RUNS
     assert set(kept) == {latest.name, *(r.name for r in runs[-(KEEP_RUNS - 1) :])}
+
+
+def _openai_calls(server: FakeLLMServer, n: int) -> tuple[Connector, list[Request]]:
+    defined = {"m": ModelDef.model_validate({"connector": "openai", "base_url": server.base_url})}
+    connector = build_connector("m", defined, Path("arena.yaml"))
+    prompts = [f"question {i}" for i in range(n)]
+    requests = [
+        Request("m", [{"role": "user", "content": p}], Case(id=f"c{i}", input=p))
+        for i, p in enumerate(prompts)
+    ]
+    return connector, requests
+
+
+def test_calls_submitted_in_a_batch_leave_in_handfuls_and_each_gets_its_own_answer(
+    fake_llm: FakeLLMServer,
+) -> None:
+    from pytest_arena.engine import calls as engine_calls
+
+    fake_llm.reset()
+    connector, requests = _openai_calls(fake_llm, engine_calls.BATCH + 5)
+    engine = Engine()
+    try:
+        with engine.batch():
+            started = [engine.submit(connector, r, Limits()) for r in requests]
+            time.sleep(0.5)
+            # a full handful went at once; the 5 left over wait for the batch's end
+            sent_inside = fake_llm.total
+        answers = [engine.wait(call).response for call in started]
+    finally:
+        engine.close()
+    assert sent_inside == engine_calls.BATCH
+    assert fake_llm.total == len(requests)
+    assert [a.text if a else None for a in answers] == [r.prompt for r in requests]
+
+
+def test_a_batch_submitted_after_the_engine_closed_makes_no_call(fake_llm: FakeLLMServer) -> None:
+    fake_llm.reset()
+    connector, requests = _openai_calls(fake_llm, 3)
+    engine = Engine()
+    with engine.batch():
+        started = [engine.submit(connector, r, Limits()) for r in requests]
+        engine.close()  # Ctrl-C or -x while the calls were being prepared
+    results = [engine.wait(call) for call in started]
+    assert fake_llm.total == 0
+    assert all(r.skipped and "stopping" in r.skipped for r in results)

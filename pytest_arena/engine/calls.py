@@ -16,7 +16,7 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Hashable
+from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,6 +32,7 @@ from pytest_arena.engine.workspaces import SAFE, new_run_folder
 T = TypeVar("T")
 THREAD_NAME = "arena-engine"
 MAX_BACKOFF = 30.0
+BATCH = 64  # calls handed over to the loop's thread at once by `Engine.batch`
 
 
 @dataclass
@@ -48,6 +49,9 @@ class CallResult:
     warning: str | None = None  # the call worked, but something beside it did not
     trajectory: list[dict[str, Any]] | None = None  # the steps of a tool loop
     failure: str | None = None  # the loop ended without an answer (max_turns)
+
+
+_Started = tuple[Coroutine[Any, Any, "CallResult"], concurrent.futures.Future["CallResult"]]
 
 
 @dataclass
@@ -80,6 +84,7 @@ class Engine:
     _workspaces: int = 0
     _warmed: set[int] = field(default_factory=set)  # connectors warmed up, by id
     _ledgers: list[Ledger] = field(default_factory=list)
+    _batch: list[_Started] | None = None  # calls not yet handed over, in `batch`
     closed: bool = False
 
     # -- the main thread's side -------------------------------------------------------------
@@ -148,6 +153,31 @@ class Engine:
     def wait(self, call: Call) -> CallResult:
         return call.future.result()
 
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Hand the calls submitted inside over to the loop's thread BATCH at a time: one
+        wake-up of that thread for each BATCH calls, not one each."""
+        if self._batch is not None:  # already in one
+            yield
+            return
+        self._batch = []
+        try:
+            yield
+        finally:
+            self._flush()
+            self._batch = None
+
+    def _flush(self) -> None:
+        batch, self._batch = self._batch or [], []
+        if not batch:
+            return
+        if self.closed:
+            for coroutine, future in batch:
+                coroutine.close()
+                future.set_result(CallResult(skipped="the run is stopping; call not started"))
+            return
+        self._start().call_soon_threadsafe(self._begin, batch)
+
     def close(self) -> None:
         """Cancel every pending call, release the connectors, stop the loop's thread, close
         the cache and the ledgers."""
@@ -188,10 +218,17 @@ class Engine:
     def _run(
         self, coroutine: Coroutine[Any, Any, CallResult]
     ) -> concurrent.futures.Future[CallResult]:
+        future: concurrent.futures.Future[CallResult]
         if self.closed:
             coroutine.close()
-            future: concurrent.futures.Future[CallResult] = concurrent.futures.Future()
+            future = concurrent.futures.Future()
             future.set_result(CallResult(skipped="the run is stopping; call not started"))
+            return future
+        if self._batch is not None:
+            future = concurrent.futures.Future()
+            self._batch.append((coroutine, future))
+            if len(self._batch) >= BATCH:
+                self._flush()
             return future
         loop = self._start()
         return asyncio.run_coroutine_threadsafe(self._tracked(coroutine), loop)
@@ -213,6 +250,14 @@ class Engine:
         return self._loop
 
     # -- the loop's side --------------------------------------------------------------------
+
+    def _begin(self, batch: list[_Started]) -> None:
+        """Start a batch's calls, each settling its future as run_coroutine_threadsafe's would."""
+        loop = asyncio.get_running_loop()
+        for coroutine, future in batch:
+            task = loop.create_task(self._tracked(coroutine))
+            task.add_done_callback(functools.partial(_settle, future))
+            future.add_done_callback(functools.partial(_cancel_with, loop, task))
 
     async def _tracked(self, coroutine: Coroutine[Any, Any, T]) -> T:
         task = asyncio.current_task()
@@ -426,6 +471,31 @@ async def _within(call: Coroutine[Any, Any, Response], seconds: float | None) ->
         async with asyncio.timeout(seconds):
             return await call
     return await asyncio.wait_for(call, seconds)
+
+
+def _settle(future: concurrent.futures.Future[CallResult], task: asyncio.Task[CallResult]) -> None:
+    """Give `future` the outcome of the task that ran its call (on the loop's thread)."""
+    if task.cancelled():
+        future.cancel()
+        return
+    if not future.set_running_or_notify_cancel():
+        return  # cancelled from pytest's side meanwhile
+    error = task.exception()
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(task.result())
+
+
+def _cancel_with(
+    loop: asyncio.AbstractEventLoop,
+    task: asyncio.Task[CallResult],
+    future: concurrent.futures.Future[CallResult],
+) -> None:
+    """A future cancelled from pytest's side cancels its call."""
+    if future.cancelled():
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nothing runs
+            loop.call_soon_threadsafe(task.cancel)
 
 
 def _quietly(warm_up: Callable[[], None]) -> None:

@@ -292,8 +292,11 @@ class DatasetNode(pytest.Collector):
 
 def start_ahead(items: list[pytest.Item]) -> None:
     """Start the model calls of `items`, in their order, before the first one runs."""
-    for item in items:
-        if isinstance(item, ArenaItem):
+    arena = [item for item in items if isinstance(item, ArenaItem)]
+    if not arena:
+        return
+    with arena[0].project.engine.batch():  # every project's engine is the run's
+        for item in arena:
             item.start()
 
 

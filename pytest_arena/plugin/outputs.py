@@ -84,8 +84,10 @@ def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None
     if hasattr(config, "workerinput"):
         return
     xdist = None
-    # by its hooks, not its name: `-p xdist.plugin` (with plugin autoload off) names it so
-    if hasattr(config.hook, "pytest_handlecrashitem"):
+    # by its hooks, not its name: `-p xdist.plugin` (with plugin autoload off) names it so;
+    # and only when it distributes, as xdist itself decides (a `--dist` mode and workers)
+    distributing = config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
+    if hasattr(config.hook, "pytest_handlecrashitem") and distributing:
         from pytest_arena.plugin.xdist_controller import ArenaXdist  # only under xdist
 
         xdist = ArenaXdist(config, record_attr)

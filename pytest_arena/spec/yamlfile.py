@@ -55,7 +55,8 @@ def load_yaml(path: Path, text: str | None = None) -> tuple[Any, LineMap]:
         node = loader.get_single_node()
         if node is None:
             return None, lines
-        return _build(node, (), lines, loader, _Aliases()), lines
+        aliases = _Aliases() if "*" in text else None  # no '*': no alias to expand
+        return _build(node, (), lines, loader, aliases), lines
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         if exc.context_mark is not None and "end of stream" in (exc.problem or ""):
@@ -139,10 +140,29 @@ class _Aliases:
             )
 
 
+_STR = "tag:yaml.org,2002:str"
+
+
+def _scalar(node: yaml.Node, loader: yaml.SafeLoader) -> Any:
+    """A scalar's value: a string as it is, any other tag by the loader's own constructor
+    (what `construct_object` would call, without its bookkeeping, which a scalar needs not)."""
+    if node.tag == _STR:
+        return node.value
+    constructor = loader.yaml_constructors.get(node.tag)
+    if constructor is None:
+        return loader.construct_object(node, deep=True)  # raises the loader's own error
+    return constructor(loader, node)
+
+
 def _build(
-    node: yaml.Node, loc: Loc, lines: LineMap, loader: yaml.SafeLoader, aliases: _Aliases
+    node: yaml.Node,
+    loc: Loc,
+    lines: LineMap,
+    loader: yaml.SafeLoader,
+    aliases: _Aliases | None,
 ) -> Any:
-    aliases.visit(node, lines)
+    if aliases is not None:
+        aliases.visit(node, lines)
     if len(loc) > MAX_DEPTH:  # before Python's own recursion limit, which varies
         raise SpecError(
             [
@@ -159,7 +179,10 @@ def _build(
         loader.flatten_mapping(node)
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
+            if isinstance(key_node, yaml.ScalarNode):
+                key = _scalar(key_node, loader)
+            else:
+                key = loader.construct_object(key_node, deep=True)
             if isinstance(key, list | dict):
                 raise SpecError(
                     [Problem(lines.path, key_node.start_mark.line + 1, "a key must be a scalar")]
@@ -184,4 +207,6 @@ def _build(
         return [
             _build(item, (*loc, i), lines, loader, aliases) for i, item in enumerate(node.value)
         ]
+    if isinstance(node, yaml.ScalarNode):
+        return _scalar(node, loader)
     return loader.construct_object(node, deep=True)
