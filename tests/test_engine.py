@@ -415,23 +415,24 @@ def test_calls_submitted_in_a_batch_leave_in_handfuls_and_each_gets_its_own_answ
         with engine.batch():
             started = [engine.submit(connector, r, Limits()) for r in requests]
             time.sleep(0.5)
-            # a full handful went at once; the 5 left over wait for the batch's end
+            # the first call went at once, then a full handful; the rest wait for the end
             sent_inside = fake_llm.total
         answers = [engine.wait(call).response for call in started]
     finally:
         engine.close()
-    assert sent_inside == engine_calls.BATCH
+    assert sent_inside == 1 + engine_calls.BATCH
     assert fake_llm.total == len(requests)
     assert [a.text if a else None for a in answers] == [r.prompt for r in requests]
 
 
 def test_a_batch_submitted_after_the_engine_closed_makes_no_call(fake_llm: FakeLLMServer) -> None:
     fake_llm.reset()
-    connector, requests = _openai_calls(fake_llm, 3)
+    connector, requests = _openai_calls(fake_llm, 4)
     engine = Engine()
+    assert engine.wait(engine.submit(connector, requests[0], Limits())).response is not None
     with engine.batch():
-        started = [engine.submit(connector, r, Limits()) for r in requests]
+        started = [engine.submit(connector, r, Limits()) for r in requests[1:]]
         engine.close()  # Ctrl-C or -x while the calls were being prepared
     results = [engine.wait(call) for call in started]
-    assert fake_llm.total == 0
+    assert fake_llm.total == 1
     assert all(r.skipped and "stopping" in r.skipped for r in results)

@@ -85,6 +85,7 @@ class Engine:
     _warmed: set[int] = field(default_factory=set)  # connectors warmed up, by id
     _ledgers: list[Ledger] = field(default_factory=list)
     _batch: list[_Started] | None = None  # calls not yet handed over, in `batch`
+    _handed_over: bool = False  # a call has been
     closed: bool = False
 
     # -- the main thread's side -------------------------------------------------------------
@@ -155,8 +156,9 @@ class Engine:
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
-        """Hand the calls submitted inside over to the loop's thread BATCH at a time: one
-        wake-up of that thread for each BATCH calls, not one each."""
+        """Hand the calls submitted inside over to the loop's thread BATCH at a time (the
+        run's first call at once): one wake-up of that thread for each BATCH calls, not one
+        each."""
         if self._batch is not None:  # already in one
             yield
             return
@@ -171,6 +173,7 @@ class Engine:
         batch, self._batch = self._batch or [], []
         if not batch:
             return
+        self._handed_over = True
         if self.closed:
             for coroutine, future in batch:
                 coroutine.close()
@@ -227,10 +230,11 @@ class Engine:
         if self._batch is not None:
             future = concurrent.futures.Future()
             self._batch.append((coroutine, future))
-            if len(self._batch) >= BATCH:
+            if len(self._batch) >= BATCH or not self._handed_over:  # the first call: at once
                 self._flush()
             return future
         loop = self._start()
+        self._handed_over = True
         return asyncio.run_coroutine_threadsafe(self._tracked(coroutine), loop)
 
     def _start(self) -> asyncio.AbstractEventLoop:
