@@ -88,6 +88,17 @@ class Record:
         return data
 
     @classmethod
+    def adopt(cls, data: dict[str, Any]) -> Record:
+        """The record whose attributes are `data` itself, a dict as to_dict makes it: kept
+        once, shared with whoever holds `data` (a record's own dict is twice the size, as
+        it grows one field at a time). A copy, as from_dict makes it, for any other dict."""
+        if type(data) is not dict or data.keys() != _FIELD_SET:
+            return cls.from_dict(data)
+        record = cls.__new__(cls)
+        record.__dict__ = data
+        return record
+
+    @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Record:
         if data.keys() == _FIELD_SET:  # as to_dict made it
             return cls(**data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
@@ -436,3 +437,32 @@ def test_a_batch_submitted_after_the_engine_closed_makes_no_call(fake_llm: FakeL
     results = [engine.wait(call) for call in started]
     assert fake_llm.total == 1
     assert all(r.skipped and "stopping" in r.skipped for r in results)
+
+
+def _one_call_through(engine: Engine, server: FakeLLMServer) -> str | None:
+    connector, requests = _openai_calls(server, 1)
+    try:
+        response = engine.wait(engine.submit(connector, requests[0], Limits())).response
+    finally:
+        engine.close()
+    return response.text if response else None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="uvloop does not run on Windows")
+def test_with_uvloop_installed_the_engine_runs_on_its_loop(fake_llm: FakeLLMServer) -> None:
+    pytest.importorskip("uvloop", reason="the 'uvloop' extra is not installed")
+    engine = Engine()
+    assert type(engine._start()).__module__.startswith("uvloop")
+    assert _one_call_through(engine, fake_llm) == "question 0"
+
+
+def test_without_uvloop_the_engine_runs_on_asyncios_own_loop(
+    fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # `import uvloop` fails, as uninstalled
+    engine = Engine()
+    assert isinstance(engine._start(), asyncio.BaseEventLoop)
+    assert type(engine._start()).__module__.startswith("asyncio")
+    assert _one_call_through(engine, fake_llm) == "question 0"

@@ -114,3 +114,14 @@ def test_records_survive_a_round_trip_through_json_data() -> None:
     again = Record.from_dict(data)
     assert again.detail == {"path": "/x", "seen": [1, 2], "t": [1, 2]}
     assert again.key == record.key
+
+
+def test_a_record_kept_from_its_report_data_is_that_data_and_a_foreign_dict_is_copied() -> None:
+    record = rec("m", "a", FAILED, 0.0, detail={"why": "wrong"})
+    data = record.to_dict()
+    kept = Record.adopt(data)
+    assert kept == record
+    assert vars(kept) is data  # one dict for the report and the run's record
+    older = {k: v for k, v in data.items() if k != "sampling"} | {"retired_field": 1}
+    copied = Record.adopt(older)  # a hand-edited or older report: its known fields, copied
+    assert vars(copied) is not older and copied.case_id == "a" and copied.sampling == {}

@@ -108,10 +108,7 @@ async def arun(
         )
         try:
             if stdin and process.stdin is not None:
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    process.stdin.write(stdin)
-                    await process.stdin.drain()
-                process.stdin.close()
+                await _afeed(process.stdin, stdin)
             returncode = await process.wait()
         except BaseException:
             _kill_group(process.pid, process.returncode is None and process)
@@ -119,6 +116,23 @@ async def arun(
             raise
         _kill_group(process.pid, None)  # what it left running in the background
         return Finished(returncode, _read(out), _read(err))
+
+
+async def _afeed(pipe: asyncio.StreamWriter, data: bytes) -> None:
+    """Write the program's stdin and close it. A program that exits, or closes its stdin,
+    before reading it all is no error here: its exit status says what happened (asyncio's
+    loop says so with BrokenPipeError or ConnectionResetError, uvloop's with RuntimeError
+    on the closed pipe)."""
+    try:
+        pipe.write(data)
+        await pipe.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    except RuntimeError:
+        if not pipe.is_closing():
+            raise
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
+        pipe.close()
 
 
 @contextlib.contextmanager

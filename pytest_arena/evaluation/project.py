@@ -19,7 +19,7 @@ from pytest_arena.evaluation import user_code
 from pytest_arena.evaluation.judge import Judge
 from pytest_arena.evaluation.project_hooks import ProjectHooks, load_hooks
 from pytest_arena.evaluation.project_tools import load_tools
-from pytest_arena.evaluation.samples import Sampling
+from pytest_arena.evaluation.samples import Sampling, sampling_of
 from pytest_arena.record import json_safe
 from pytest_arena.scorers.base import Scorer, ScoresOutputs
 from pytest_arena.scorers.builtins import BUILTINS
@@ -164,7 +164,7 @@ class Project:
         own = None if spec.repeat is None else (spec.repeat.min, spec.repeat.max)
         low, high = self.repeat or case.repeat or own or (1, 1)
         rate = _first(case.min_pass_rate, spec.min_pass_rate)
-        return Sampling(low, high, 1.0 if rate is None else rate, spec.flaky)
+        return sampling_of(low, high, 1.0 if rate is None else rate, spec.flaky)
 
     def default_models(self) -> list[str]:
         return list(self.file.spec.models.default)

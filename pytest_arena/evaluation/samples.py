@@ -14,6 +14,7 @@ down is not a statistic); unscored samples are left out of the rate.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -42,6 +43,15 @@ class Sampling:
     @property
     def repeated(self) -> bool:
         return self.max > 1
+
+
+ONCE = Sampling()  # one sample, which must pass: the default
+
+
+@functools.cache
+def sampling_of(low: int, high: int, min_pass_rate: float, flaky: str) -> Sampling:
+    """The Sampling of these settings: one object for all the cases that share them."""
+    return Sampling(low, high, min_pass_rate, flaky)
 
 
 def interval_verdict(passes: int, graded: int, min_pass_rate: float) -> bool | None:

@@ -361,7 +361,7 @@ class ArenaItem(pytest.Item):
         self.plan = plan
         self.record: Record | None = None
         self.user_traceback: str | None = None
-        self.sampling = samples.Sampling()
+        self.sampling = samples.ONCE
         self.pending: list[tuple[Prepared, Call | None]] | None = None  # started, not graded
         self.add_marker(_model_mark(project.name, model))
         for tag in case.tags:

@@ -54,10 +54,10 @@ class ArenaReporter:
                 known = self.boards.setdefault(str(record.get("project")), board)
                 if known is not board and known == board:
                     record["board"] = known
-            kept = Record.from_dict(record)
+            # the report's data is the record's own from here: the same dict, held once
+            # (a run keeps every report to its end)
+            kept = Record.adopt(record)
             self.state.records.append(kept)
-            # the report's data is the record's own from here: the same values under the
-            # same keys, held once (a run keeps every report to its end)
             setattr(report, RECORD_ATTR, vars(kept))
         elif (
             report.skipped
