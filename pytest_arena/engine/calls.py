@@ -85,7 +85,7 @@ class Engine:
     _warmed: set[int] = field(default_factory=set)  # connectors warmed up, by id
     _ledgers: list[Ledger] = field(default_factory=list)
     _batch: list[_Started] | None = None  # calls not yet handed over, in `batch`
-    _handed_over: bool = False  # a call has been
+    _handed_over: bool = False  # a call went to the loop: till then a batch sends its first at once
     closed: bool = False
 
     # -- the main thread's side -------------------------------------------------------------
@@ -256,12 +256,11 @@ class Engine:
     # -- the loop's side --------------------------------------------------------------------
 
     def _begin(self, batch: list[_Started]) -> None:
-        """Start a batch's calls, each settling its future as run_coroutine_threadsafe's would."""
+        """Start a batch's calls; each task settles its future when it ends."""
         loop = asyncio.get_running_loop()
         for coroutine, future in batch:
             task = loop.create_task(self._tracked(coroutine))
             task.add_done_callback(functools.partial(_settle, future))
-            future.add_done_callback(functools.partial(_cancel_with, loop, task))
 
     async def _tracked(self, coroutine: Coroutine[Any, Any, T]) -> T:
         task = asyncio.current_task()
@@ -498,24 +497,12 @@ def _settle(future: concurrent.futures.Future[CallResult], task: asyncio.Task[Ca
     if task.cancelled():
         future.cancel()
         return
-    if not future.set_running_or_notify_cancel():
-        return  # cancelled from pytest's side meanwhile
+    future.set_running_or_notify_cancel()
     error = task.exception()
     if error is not None:
         future.set_exception(error)
     else:
         future.set_result(task.result())
-
-
-def _cancel_with(
-    loop: asyncio.AbstractEventLoop,
-    task: asyncio.Task[CallResult],
-    future: concurrent.futures.Future[CallResult],
-) -> None:
-    """A future cancelled from pytest's side cancels its call."""
-    if future.cancelled():
-        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nothing runs
-            loop.call_soon_threadsafe(task.cancel)
 
 
 def _quietly(warm_up: Callable[[], None]) -> None:

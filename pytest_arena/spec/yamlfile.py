@@ -143,15 +143,31 @@ class _Aliases:
 _STR = "tag:yaml.org,2002:str"
 
 
-def _scalar(node: yaml.Node, loader: yaml.SafeLoader) -> Any:
-    """A scalar's value: a string as it is, any other tag by the loader's own constructor
-    (what `construct_object` would call, without its bookkeeping, which a scalar needs not)."""
+def _value(node: yaml.Node, loader: yaml.SafeLoader, lines: LineMap) -> Any:
+    """A key's or a leaf's value. A string is taken as it is and another scalar by the
+    loader's constructor for its tag, without `construct_object`'s bookkeeping (a scalar
+    needs none); a value its tag cannot hold (`!!int abc`) is said with its line."""
+    if not isinstance(node, yaml.ScalarNode):
+        return loader.construct_object(node, deep=True)
     if node.tag == _STR:
         return node.value
     constructor = loader.yaml_constructors.get(node.tag)
     if constructor is None:
         return loader.construct_object(node, deep=True)  # raises the loader's own error
-    return constructor(loader, node)
+    try:
+        return constructor(loader, node)
+    except (ValueError, TypeError, AttributeError):
+        tag = node.tag.removeprefix("tag:yaml.org,2002:")
+        raise SpecError(
+            [
+                Problem(
+                    lines.path,
+                    node.start_mark.line + 1,
+                    f"YAML error: {node.value!r} is not a valid !!{tag}",
+                    hint=f"fix the value, or remove the !!{tag} tag to keep it as text",
+                )
+            ]
+        ) from None
 
 
 def _build(
@@ -179,10 +195,7 @@ def _build(
         loader.flatten_mapping(node)
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            if isinstance(key_node, yaml.ScalarNode):
-                key = _scalar(key_node, loader)
-            else:
-                key = loader.construct_object(key_node, deep=True)
+            key = _value(key_node, loader, lines)
             if isinstance(key, list | dict):
                 raise SpecError(
                     [Problem(lines.path, key_node.start_mark.line + 1, "a key must be a scalar")]
@@ -207,6 +220,4 @@ def _build(
         return [
             _build(item, (*loc, i), lines, loader, aliases) for i, item in enumerate(node.value)
         ]
-    if isinstance(node, yaml.ScalarNode):
-        return _scalar(node, loader)
-    return loader.construct_object(node, deep=True)
+    return _value(node, loader, lines)

@@ -63,6 +63,18 @@ yaml(
     "  fix: each key needs a ':' after it; check the line above too",
 )
 yaml(
+    "yaml_tag_wrong_value",
+    case_yaml("{id: a, input: x, reference: x, weight: !!int heavy}"),
+    "projects/yaml_tag_wrong_value/arena.yaml:3: YAML error: 'heavy' is not a valid !!int",
+    "  fix: fix the value, or remove the !!int tag to keep it as text",
+)
+yaml(
+    "yaml_tag_wrong_timestamp",
+    case_yaml("{id: a, input: x, reference: x, metadata: {due: !!timestamp soon}}"),
+    "projects/yaml_tag_wrong_timestamp/arena.yaml:3: YAML error: 'soon' is not a valid !!timestamp",
+    "  fix: fix the value, or remove the !!timestamp tag to keep it as text",
+)
+yaml(
     "yaml_list_as_key",
     "models: [sim_perfect]\n? [a, b]\n: c\ntests:\n  - {id: a, input: x, reference: x}\n",
     "projects/yaml_list_as_key/arena.yaml:2: a key must be a scalar",
