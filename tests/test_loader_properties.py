@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pytest_arena.spec import SpecError, load_project
@@ -58,6 +58,7 @@ def loads_cleanly(path: Path) -> None:
 
 @SETTINGS
 @given(document=projects)
+@example(document={"tests": [{"[": None}]})  # an unknown key named like a union branch
 def test_any_arena_yaml_document_loads_or_says_what_is_wrong(document: dict[str, object]) -> None:
     with folder() as root:
         path = root / "arena.yaml"

@@ -45,14 +45,14 @@ def _problems(
     seen: set[Loc] = set()
     errors = sorted(exc.errors(include_url=False), key=lambda e: e["type"] != "extra_forbidden")
     for error in errors:
-        loc = _clean_loc(error["loc"])
+        kind = error["type"]
+        loc = _clean_loc(error["loc"], keep_last=kind in {"extra_forbidden", "missing"})
         if loc in seen:
             continue  # a union reports each alternative; one line per key is enough
         seen.add(loc)
         full = (*base, *loc)
         at = lines.line(full) if lines is not None else line
         key = dotted(full)
-        kind = error["type"]
         if kind == "extra_forbidden":
             name = str(loc[-1])
             known = sorted(_fields_at(model, loc[:-1]))
@@ -75,11 +75,13 @@ def _problems(
     return problems
 
 
-def _clean_loc(loc: tuple[int | str, ...]) -> Loc:
+def _clean_loc(loc: tuple[int | str, ...], keep_last: bool) -> Loc:
     # pydantic names union branches in the location ("str", "list[Message]"); drop them.
-    return tuple(
-        part for part in loc if not (isinstance(part, str) and ("[" in part or part in _TYPES))
-    )
+    # An unknown or missing key ends the location and is the user's own name, even
+    # one that looks like a branch ("[" or "str"), so it is kept.
+    head, last = (loc[:-1], loc[-1:]) if keep_last else (loc, ())
+    kept = (p for p in head if not (isinstance(p, str) and ("[" in p or p in _TYPES)))
+    return (*kept, *last)
 
 
 _TYPES = {"str", "int", "float", "bool", "dict", "list", "function-after", "function-before"}

@@ -52,6 +52,13 @@ cases(
     "  fix: did you mean 'input'? known keys here: *",
 )
 cases(
+    "case_unknown_key_like_a_type_name",
+    one_bad("{id: b, input: y, str: y, '[': y}"),
+    "projects/case_unknown_key_like_a_type_name/arena.yaml:4: tests[[]1].str: unknown key 'str'",
+    "  fix: known keys here: *",
+    "projects/case_unknown_key_like_a_type_name/arena.yaml:4: tests[[]1].[[]: unknown key '[[]'",
+)
+cases(
     "case_not_a_mapping",
     one_bad("just the question"),
     "projects/case_not_a_mapping/arena.yaml:4: a case must be a mapping with 'id' and 'input'",
