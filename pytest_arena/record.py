@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import PurePath
 from typing import Any
@@ -34,8 +34,11 @@ SAMPLE_FIELDS = (
 )
 
 
-@dataclass
-class Record:
+@dataclass(slots=True)
+class Record(Mapping[str, Any]):
+    """Also read as a mapping of its fields (`record["reason"]`), as a test report's
+    `arena_record` is read; slotted, as a run keeps one for each (case, model)."""
+
     project: str
     case_id: str
     model: str
@@ -81,22 +84,38 @@ class Record:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data, safe to send from a pytest-xdist worker."""
-        data = dict(vars(self))  # the fields, in their order
+        data = {name: getattr(self, name) for name in _FIELDS}  # the fields, in their order
         for name in _FREE_FORM:
             data[name] = json_safe(data[name])
         data["tags"] = list(self.tags)
         return data
 
-    @classmethod
-    def adopt(cls, data: dict[str, Any]) -> Record:
-        """The record whose attributes are `data` itself, a dict as to_dict makes it: kept
-        once, shared with whoever holds `data` (a record's own dict is twice the size, as
-        it grows one field at a time). A copy, as from_dict makes it, for any other dict."""
-        if type(data) is not dict or data.keys() != _FIELD_SET:
-            return cls.from_dict(data)
-        record = cls.__new__(cls)
-        record.__dict__ = data
-        return record
+    def lean(self) -> None:
+        """Drop what only the JSON and HTML reports show: the prompt, the answer, the
+        reference, the whole response and the scorer's detail (but an override or a
+        crash, which the terminal says). The leaderboard, gates and baseline need the
+        rest. A lean record is read, never changed: its empty lists and dicts are shared."""
+        self.output = self.raw_output = self.reference = self.response = None
+        self.messages = _NO_ITEMS
+        kept = {k: v for k, v in self.detail.items() if k in _TERMINAL_DETAIL}
+        self.detail = kept or _NO_FIELDS
+        for name in ("tags", "samples"):
+            if not getattr(self, name):
+                setattr(self, name, _NO_ITEMS)
+        for name in ("metrics", "sampling"):
+            if not getattr(self, name):
+                setattr(self, name, _NO_FIELDS)
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in _FIELD_SET:
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_FIELDS)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Record:
@@ -105,7 +124,11 @@ class Record:
         return cls(**{k: v for k, v in data.items() if k in _FIELD_SET})
 
 
-_FIELD_SET = frozenset(f.name for f in fields(Record))
+_FIELDS = tuple(f.name for f in fields(Record))
+_FIELD_SET = frozenset(_FIELDS)
+_TERMINAL_DETAIL = ("override", "crash")
+_NO_ITEMS: list[Any] = []  # shared by lean records only
+_NO_FIELDS: dict[str, Any] = {}
 _FREE_FORM = (
     "reference",
     "messages",

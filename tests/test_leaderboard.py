@@ -116,12 +116,43 @@ def test_records_survive_a_round_trip_through_json_data() -> None:
     assert again.key == record.key
 
 
-def test_a_record_kept_from_its_report_data_is_that_data_and_a_foreign_dict_is_copied() -> None:
+def test_a_record_reads_as_the_mapping_of_its_fields_and_a_foreign_dict_is_copied() -> None:
     record = rec("m", "a", FAILED, 0.0, detail={"why": "wrong"})
     data = record.to_dict()
-    kept = Record.adopt(data)
-    assert kept == record
-    assert vars(kept) is data  # one dict for the report and the run's record
+    assert dict(record) == data  # as a report's arena_record is read
+    assert record["reason"] == "" and record.get("nothing") is None and "status" in record
+    with pytest.raises(KeyError):
+        record["nothing"]
+    assert Record.from_dict(record) == record == Record.from_dict(data)
     older = {k: v for k, v in data.items() if k != "sampling"} | {"retired_field": 1}
-    copied = Record.adopt(older)  # a hand-edited or older report: its known fields, copied
-    assert vars(copied) is not older and copied.case_id == "a" and copied.sampling == {}
+    copied = Record.from_dict(older)  # a hand-edited or older report: its known fields
+    assert copied.case_id == "a" and copied.sampling == {}
+
+
+def test_a_lean_record_keeps_what_the_boards_the_baseline_and_the_terminal_read() -> None:
+    from pytest_arena.reports.baseline import baseline_text
+
+    board = {"weights": {"accuracy": 0.6, "cost": 0.4}, "lower_is_better": []}
+    prompt = [{"role": "user", "content": "q"}]
+    override = {"passed": True, "because": "ticket"}
+    records = [
+        rec("m", "a", PASSED, 1.0, cost=0.2, latency_ms=90.0, board=board, tags=["geo"],
+            output="Paris", reference="Paris", messages=prompt, metrics={"f1": 1.0}),
+        rec("m", "b", FAILED, 0.0, cost=0.1, reason="expected 'x', got 'y'", board=board,
+            detail={"why": "wrong", "override": override}, response={"finish": "stop"}),
+        rec("n", "a", ERROR, None, error="timed out", board=board, group="g1",
+            detail={"crash": "worker gw1 died"}),
+        rec("n", "b", PASSED, 0.5, judge_cost=0.01, judge_tokens=9, board=board,
+            sampling={"graded": 3, "passed": 2}, samples=[{"cost": 0.1, "cached": False}]),
+    ]  # fmt: skip
+    lean = [Record.from_dict(r) for r in records]
+    for r in lean:
+        r.lean()
+    assert build_boards(lean) == build_boards(records)
+    assert baseline_text(lean) == baseline_text(records)
+    a, b, c, d = lean
+    assert (a.output, a.reference, a.response, a.messages) == (None, None, None, [])
+    assert (a.tags, a.metrics, a.cost) == (["geo"], {"f1": 1.0}, 0.2)
+    assert (b.detail, b.response) == ({"override": override}, None)
+    assert (c.detail, c.error, c.group) == ({"crash": "worker gw1 died"}, "timed out", "g1")
+    assert d.samples == [{"cost": 0.1, "cached": False}] and d.sampling["graded"] == 3

@@ -49,7 +49,7 @@ def pytest_sessionfinish(session):
     own = {(r.case_id, r.model): r for r in records}
     held = [i for i in session.items if getattr(i, "record", None) is not None]
     same = all(
-        report.arena_record is vars(own[(report.arena_record["case_id"], report.arena_record["model"])])
+        report.arena_record is own[(report.arena_record["case_id"], report.arena_record["model"])]
         for report in REPORTS.values()
     )
     print()
@@ -57,6 +57,7 @@ def pytest_sessionfinish(session):
     print(f"ITEMS HOLDING A RECORD {len(held)}")
     print(f"REPORT DATA IS THE RECORD {same}")
     print(f"BOARDS {len({id(r.board) for r in records})}")
+    print(f"PROMPTS KEPT {sum(bool(r.messages) for r in records)}")
 """
 
 
@@ -74,6 +75,7 @@ def test_each_record_is_kept_once_and_a_projects_board_once(
             "ITEMS HOLDING A RECORD 0",
             "REPORT DATA IS THE RECORD True",
             "BOARDS 1",
+            "PROMPTS KEPT 6",
         ]
     )
     # and the reports still get every record whole
@@ -81,6 +83,28 @@ def test_each_record_is_kept_once_and_a_projects_board_once(
     assert len(records) == 6
     assert {r["reference"] for r in records} == {"4", "6", "8"}
     assert all(r["messages"][0]["content"].startswith("What is") for r in records)
+
+
+@pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "xdist"])
+def test_a_run_without_a_report_of_whole_records_keeps_them_lean_and_the_same_board(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: int
+) -> None:
+    make_project("scale", PROJECT)
+    pytester.makeconftest(CONFTEST)
+    xdist = [*XDIST, "-n", str(workers)] if workers else []
+    whole = pytester.runpytest_subprocess(*xdist, "-s", "--arena-json=arena.json")
+    lean = pytester.runpytest_subprocess(*xdist, "-s", "--junitxml=out.xml")
+    lean.stdout.fnmatch_lines(["RECORDS 6 REPORTS 6", "REPORT DATA IS THE RECORD True"])
+    lean.stdout.fnmatch_lines(["PROMPTS KEPT 0"])
+
+    def board(output: list[str]) -> list[str]:
+        start = next(i for i, line in enumerate(output) if "arena leaderboard" in line)
+        end = next(i for i, line in enumerate(output) if line.startswith("arena: "))
+        return output[start:end]  # the table, its intervals, comparisons and power
+
+    assert board(lean.outlines) == board(whole.outlines) != []
+    xml = (pytester.path / "out.xml").read_text()  # JUnit still gets each case's record
+    assert xml.count("\nscore: ") == 6
 
 
 def test_cases_without_scoring_of_their_own_share_one_plan(tmp_path: Path) -> None:

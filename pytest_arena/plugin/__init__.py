@@ -99,7 +99,8 @@ def pytest_configure(config: pytest.Config) -> None:
     else:
         style = failure_style.FailureStyle(config, RECORD_ATTR)
         config.pluginmanager.register(style, FAILURE_STYLE)
-        config.pluginmanager.register(ArenaReporter(state, style), REPORTER)
+        whole = options.report_path(config) or options.report_path(config, "arena_html")
+        config.pluginmanager.register(ArenaReporter(state, style, lean=not whole), REPORTER)
     progress_line.register(config)
     outputs.register(config, state, RECORD_ATTR)
 

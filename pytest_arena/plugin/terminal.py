@@ -21,8 +21,9 @@ _VERDICT = {True: "passed", False: "failed", None: "unscored"}
 class ArenaReporter:
     """Gathers records from test reports (also those sent by xdist workers) and prints boards."""
 
-    def __init__(self, state: ArenaState, failure_style: FailureStyle) -> None:
+    def __init__(self, state: ArenaState, failure_style: FailureStyle, lean: bool) -> None:
         self.state = state
+        self.lean = lean  # no report shows whole records: keep what the boards need
         self.failure_style = failure_style
         self.budget_skips = 0
         self.boards: dict[str, Any] = {}  # each project's leaderboard settings, kept once
@@ -46,6 +47,7 @@ class ArenaReporter:
             )
         return None
 
+    @pytest.hookimpl(trylast=True)  # after every other reader of the report's whole record
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, RECORD_ATTR, None)
         if record:
@@ -54,11 +56,13 @@ class ArenaReporter:
                 known = self.boards.setdefault(str(record.get("project")), board)
                 if known is not board and known == board:
                     record["board"] = known
-            # the report's data is the record's own from here: the same dict, held once
-            # (a run keeps every report to its end)
-            kept = Record.adopt(record)
+            kept = Record.from_dict(record)
+            if self.lean:
+                kept.lean()
             self.state.records.append(kept)
-            setattr(report, RECORD_ATTR, vars(kept))
+            # the report's data is the kept record from here (a mapping of its fields): held
+            # once, as a run keeps every report to its end
+            setattr(report, RECORD_ATTR, kept)
         elif (
             report.skipped
             and isinstance(report.longrepr, tuple)
