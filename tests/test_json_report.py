@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from pytest_arena.record import PASSED, Record
-from pytest_arena.reports.json_report import VERSION, build_report, schema, unique
+from pytest_arena.reports.json_report import VERSION, build_report, schema, unique, write_report
 from pytest_arena.reports.leaderboard import build_boards
 from tests.conftest import XDIST, MakeProject
 from tests.projects import TABLE_PROJECT, TABLE_SCORER
@@ -133,3 +133,28 @@ def test_values_that_are_not_json_become_json(tmp_path: Path) -> None:
 
 def test_the_schema_is_a_valid_json_schema() -> None:
     jsonschema.Draft202012Validator.check_schema(schema())
+
+
+@pytest.mark.parametrize("count", [0, 1, 3])
+def test_the_file_is_written_a_record_at_a_time_as_json_dumps_writes_the_whole(
+    tmp_path: Path, count: int
+) -> None:
+    records = [
+        Record(
+            project="p",
+            case_id=f"c{i}",
+            model="m",
+            status=PASSED,
+            output='naïve "quoted"\nline',
+            detail={"nested": {"list": [1, {"deep": []}], "empty": {}}},
+        )
+        for i in range(count)
+    ]
+    report = build_report(records, build_boards(records), created=datetime(2026, 1, 2))
+    path = tmp_path / "out" / "arena.json"
+    write_report(path, report)
+    assert path.read_text("utf-8") == json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    assert json.loads(path.read_text("utf-8")) == report
+    assert not list(path.parent.glob("*.tmp"))
+    write_report(path, {})
+    assert path.read_text("utf-8") == "{}\n"

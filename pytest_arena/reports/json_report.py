@@ -65,10 +65,29 @@ def build_report(
 
 
 def write_report(path: Path, report: dict[str, Any]) -> None:
+    """Write `report` as `json.dumps(report, indent=2)` does, one record at a time: a run
+    of 50,000 cases holds no text of the whole file. Whole or not at all (a temporary
+    file is renamed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    with tmp.open("w", encoding="utf-8") as out:
+        for n, (key, value) in enumerate(report.items()):
+            out.write(f"{',' if n else '{'}\n  {_dumps(key)}: ")
+            if isinstance(value, list) and value:
+                for i, item in enumerate(value):
+                    out.write(f"{',' if i else '['}\n    {_dumps(item, '    ')}")
+                out.write("\n  ]")
+            else:
+                out.write(_dumps(value, "  "))
+        out.write("\n}\n" if report else "{}\n")
     tmp.replace(path)
+
+
+def _dumps(value: Any, indent: str = "") -> str:
+    """`value` as JSON, indented by two spaces a level, its lines after the first by
+    `indent` more: as it reads where it sits inside the whole report."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return text.replace("\n", "\n" + indent) if indent else text
 
 
 def _record(r: Record) -> dict[str, Any]:
