@@ -595,3 +595,46 @@ def test_the_drill_down_shows_a_tool_loops_trajectory(tmp_path: Path, browser: B
     assert "<i>Sorry</i>, no such order." in text
     assert browser.js("document.querySelectorAll('#drill .trajectory li').length") == 2
     assert browser.js("document.querySelectorAll('#drill .trajectory pre.tool-error').length") == 1
+
+
+def test_the_comparison_page_shows_what_changed_and_runs_no_script_from_the_data(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """`arena compare A B --html`: the regressions and fixes of each model as a reader sees
+    them, and markup in case ids, reasons and names shown as text."""
+    from pytest_arena.reports.comparison import as_html, compare
+
+    def run(model: str, statuses: dict[str, str]) -> list[Record]:
+        return [
+            Record("p" + ATTACK, case, model, status, float(status == PASSED), reason=ATTACK)
+            for case, status in statuses.items()
+        ]
+
+    before = run("m" + ATTACK, {"a": PASSED, "b" + ATTACK: PASSED, "c": FAILED, "d": PASSED})
+    after = run("m" + ATTACK, {"a": FAILED, "b" + ATTACK: FAILED, "c": PASSED, "d": PASSED})
+    a, b = (build_report(r, build_boards(r)) for r in (before, after))
+    path = tmp_path / "compare.html"
+    path.write_text(as_html(compare(a, b), a, b, names=("before.json", ATTACK)), "utf-8")
+    browser.before_load(
+        "window.__blocked = []; document.addEventListener('securitypolicyviolation',"
+        " e => window.__blocked.push(e.violatedDirective));"
+    )
+    browser.open(path.as_uri())
+    rows = browser.js(
+        "[...document.querySelectorAll('table.changes tbody tr')]"
+        ".map(r => [...r.cells].slice(0, 4).map(c => c.textContent))"
+    )
+    assert rows == [
+        ["regression", "a", "passed", "failed"],
+        ["regression", "b" + ATTACK, "passed", "failed"],
+        ["fix", "c", "failed", "passed"],
+    ]
+    red = browser.js("getComputedStyle(document.querySelector('tr.regression td.kind')).color")
+    green = browser.js("getComputedStyle(document.querySelector('tr.fix td.kind')).color")
+    assert (red, green) == ("rgb(176, 0, 32)", "rgb(27, 122, 27)")
+    assert browser.js("document.querySelector('td.reason').textContent") == ATTACK
+    assert browser.js("document.querySelector('h2').textContent") == f"p{ATTACK} / m{ATTACK}"
+    assert ATTACK in browser.js("document.querySelector('p.meta').textContent")
+    assert browser.js("document.title") == f"pytest-arena: before.json against {ATTACK}"
+    assert browser.js("document.querySelectorAll('script, img').length") == 0
+    assert browser.js("window.__blocked") == []  # nothing even tried, and was stopped
