@@ -156,6 +156,25 @@ def json_safe(value: Any) -> Any:
     return _json_safe(value)
 
 
+def as_json(value: Any) -> Any:
+    """`value` itself when it is plain JSON data already (a kept record's nested data:
+    shared, not copied, by the report built of it), else `json_safe(value)`."""
+    return value if _is_json(value) else json_safe(value)
+
+
+def _is_json(value: Any) -> bool:
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if kind is dict:
+        return all(type(k) is str and _is_json(v) for k, v in value.items())
+    if kind is list:
+        return all(_is_json(v) for v in value)
+    return False
+
+
 def _json_safe(value: Any) -> Any:
     if isinstance(value, bool | int | str):
         return value

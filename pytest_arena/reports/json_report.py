@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pytest_arena.record import Record, json_safe
+from pytest_arena.record import Record, as_json, json_safe
 from pytest_arena.reports.gates import Check, GateResult
 from pytest_arena.reports.leaderboard import Board, Row
 from pytest_arena.reports.statistics import Interval
@@ -103,11 +103,11 @@ def _record(r: Record) -> dict[str, Any]:
         "scorer": r.scorer,
         "output": r.output,
         "raw_output": r.raw_output,
-        "reference": json_safe(r.reference),
-        "messages": json_safe(r.messages),
-        "detail": json_safe(r.detail),
-        "response": json_safe(r.response),
-        "metrics": json_safe(r.metrics),
+        "reference": as_json(r.reference),
+        "messages": as_json(r.messages),
+        "detail": as_json(r.detail),
+        "response": as_json(r.response),
+        "metrics": as_json(r.metrics),
         "tokens": {"input": r.tokens_in, "output": r.tokens_out},
         "cost": json_safe(r.cost),
         "latency_ms": json_safe(r.latency_ms),
@@ -119,7 +119,7 @@ def _record(r: Record) -> dict[str, Any]:
         "group": r.group,
         "error": r.error,
         "samples": [_sample(s) for s in r.samples],
-        "sampling": json_safe(r.sampling) if r.sampling else None,
+        "sampling": as_json(r.sampling) if r.sampling else None,
     }
 
 
