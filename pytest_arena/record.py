@@ -99,12 +99,8 @@ class Record(Mapping[str, Any]):
         self.messages = _NO_ITEMS
         kept = {k: v for k, v in self.detail.items() if k in _TERMINAL_DETAIL}
         self.detail = kept or _NO_FIELDS
-        for name in ("tags", "samples"):
-            if not getattr(self, name):
-                setattr(self, name, _NO_ITEMS)
-        for name in ("metrics", "sampling"):
-            if not getattr(self, name):
-                setattr(self, name, _NO_FIELDS)
+        self.tags, self.samples = self.tags or _NO_ITEMS, self.samples or _NO_ITEMS
+        self.metrics, self.sampling = self.metrics or _NO_FIELDS, self.sampling or _NO_FIELDS
 
     def __getitem__(self, name: str) -> Any:
         if name not in _FIELD_SET:

@@ -62,14 +62,14 @@ def pytest_sessionfinish(session):
 
 
 @pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "xdist"])
-def test_each_record_is_kept_once_and_a_projects_board_once(
+def test_each_record_is_kept_once_and_lean_unless_a_report_shows_it_whole(
     pytester: pytest.Pytester, make_project: MakeProject, workers: int
 ) -> None:
     make_project("scale", PROJECT)
     pytester.makeconftest(CONFTEST)
     xdist = [*XDIST, "-n", str(workers)] if workers else []
-    result = pytester.runpytest_subprocess(*xdist, "-s", "--arena-json=arena.json")
-    result.stdout.fnmatch_lines(
+    whole = pytester.runpytest_subprocess(*xdist, "-s", "--arena-json=arena.json")
+    whole.stdout.fnmatch_lines(
         [
             "RECORDS 6 REPORTS 6",
             "ITEMS HOLDING A RECORD 0",
@@ -84,15 +84,7 @@ def test_each_record_is_kept_once_and_a_projects_board_once(
     assert {r["reference"] for r in records} == {"4", "6", "8"}
     assert all(r["messages"][0]["content"].startswith("What is") for r in records)
 
-
-@pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "xdist"])
-def test_a_run_without_a_report_of_whole_records_keeps_them_lean_and_the_same_board(
-    pytester: pytest.Pytester, make_project: MakeProject, workers: int
-) -> None:
-    make_project("scale", PROJECT)
-    pytester.makeconftest(CONFTEST)
-    xdist = [*XDIST, "-n", str(workers)] if workers else []
-    whole = pytester.runpytest_subprocess(*xdist, "-s", "--arena-json=arena.json")
+    # without a report of whole records: lean records, the same boards
     lean = pytester.runpytest_subprocess(*xdist, "-s", "--junitxml=out.xml")
     lean.stdout.fnmatch_lines(["RECORDS 6 REPORTS 6", "REPORT DATA IS THE RECORD True"])
     lean.stdout.fnmatch_lines(["PROMPTS KEPT 0"])
