@@ -38,7 +38,8 @@ Bare pytest runs as many trivial parametrized items as arena's run had, and as m
 them fail as arena's run failed (counted from its summary line; an error counts as a
 failure): each failing item asserts with a one-line message as long as arena's usual
 failure message (the median length of the first lines of its failure reports). It runs
-with the same pytest options and --xdist workers as arena.
+with the same pytest options and --xdist workers as arena, and with `-p no:arena`: pytest
+alone, without the plugin's start-up, though the plugin is installed in the same Python.
 
 Each command runs once as a warm-up (arena's warm-up is the one whose failures are
 counted), then --runs rounds follow, each running every command once, in an order that
@@ -77,6 +78,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+BARE = ["-p", "no:arena"]  # pytest alone: without the plugin, installed in this Python as it is
 TARGETS = {"sim": 1.3, "http-latency": 1.1, "http-0": 2.0, "first": 0.5, "memory": 1.2}
 DEFAULT_MESSAGE = 40  # characters of a bare failure's message when arena's run had none
 
@@ -364,7 +366,7 @@ def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str])
     items, failures = sum(counts.values()), failed(arena.output)
     message = message_length(arena.output)
     write_bare(base / "bare", items, failures, message)
-    bare = Command("bare pytest", [*PYTEST, *xdist, *extra, "test_bare.py"], base / "bare")
+    bare = Command("bare pytest", [*PYTEST, *BARE, *xdist, *extra, "test_bare.py"], base / "bare")
     commands = [arena, bare]
     client = None
     if args.target == "http" and args.latency_ms > 0:
@@ -525,7 +527,7 @@ def main() -> None:
         if not sim:
             write_client(base / "client", args.cases)
         print(
-            f"wrote {base}/arena, {base}/bare"
+            f"wrote {base}/arena, {base}/bare (run bare pytest there with -p no:arena)"
             + (
                 ""
                 if sim

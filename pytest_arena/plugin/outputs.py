@@ -11,14 +11,16 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_arena import __version__
-from pytest_arena.evaluation.samples import flaky_tally
-from pytest_arena.plugin import junit_xml, options
+from pytest_arena.plugin import options
 from pytest_arena.plugin.state import ArenaState
-from pytest_arena.record import FLAKY, Record
-from pytest_arena.reports import baseline, gates, github_summary, json_report, junit
 
 if TYPE_CHECKING:
     from pytest_arena.plugin.xdist_controller import ArenaXdist
+    from pytest_arena.record import Record
+    from pytest_arena.reports import baseline, gates
+
+# The reports are imported when a run has records to report (or a baseline to read), so
+# that a pytest run without arena projects does not load them.
 
 OUTPUTS = "arena-outputs"
 XDIST = "arena-xdist"
@@ -94,7 +96,9 @@ def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None
         config.pluginmanager.register(xdist, XDIST)
     config.pluginmanager.register(ArenaOutputs(config, state, record_attr, xdist), OUTPUTS)
     if config.getoption("xmlpath", None):  # None also with -p no:junitxml
-        config.pluginmanager.register(junit_xml.JUnitRecords(config, record_attr), JUNIT)
+        from pytest_arena.plugin.junit_xml import JUnitRecords
+
+        config.pluginmanager.register(JUnitRecords(config, record_attr), JUNIT)
 
 
 def unregister(config: pytest.Config) -> None:
@@ -129,6 +133,8 @@ class ArenaOutputs:
         self.baseline_path = options.report_path(config, "arena_baseline")
         self.compared: list[baseline.BaselineComparison] = []
         if self.baseline_path is not None:
+            from pytest_arena.reports import baseline
+
             try:
                 text = self.baseline_path.read_text("utf-8")
             except OSError as error:
@@ -150,9 +156,11 @@ class ArenaOutputs:
         if not gated or report.when != "call":  # setup: the case itself is broken
             self.failures_outside_gates += 1
         if record:
+            from pytest_arena.reports.junit import with_reason
+
             path, line = report.location[0], report.location[1]
             line_only = self.config.getoption("tbstyle", "auto") == "line"
-            report.longrepr = junit.with_reason(
+            report.longrepr = with_reason(
                 report.longrepr, record["reason"], path, line, line_only=line_only
             )
 
@@ -168,6 +176,8 @@ class ArenaOutputs:
         save_path = options.report_path(self.config, "arena_save_baseline")
         if not records and not path and not html_path:
             return
+        from pytest_arena.reports import baseline, gates, github_summary, json_report
+
         _fill_crashed(records)
         boards = self.state.boards()
         found_gates = gates.gates_of(records)
@@ -326,6 +336,9 @@ def _fill_crashed(records: list[Record]) -> None:
 
 def _flaky(records: Sequence[Record]) -> dict[str, list[tuple[str, str]]]:
     """Per project, its FLAKY cases as `case[model]` and what their samples did."""
+    from pytest_arena.evaluation.samples import flaky_tally
+    from pytest_arena.record import FLAKY
+
     found: dict[str, list[tuple[str, str]]] = {}
     for r in records:
         if r.status == FLAKY:

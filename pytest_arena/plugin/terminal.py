@@ -7,12 +7,10 @@ from typing import Any
 import pytest
 
 from pytest_arena.engine.money import BUDGET_SPENT
-from pytest_arena.evaluation.samples import flaky_tally
 from pytest_arena.plugin.failure_style import FailureStyle
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import FLAKY, UNSCORED, Record
 from pytest_arena.reports.failures import message
-from pytest_arena.reports.tables import TIES, has_ties, render_board, spending
 
 RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
 _VERDICT = {True: "passed", False: "failed", None: "unscored"}
@@ -73,6 +71,10 @@ class ArenaReporter:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.state.records:
             return
+        # here, not at the top: a run without arena projects does not load them
+        from pytest_arena.evaluation.samples import flaky_tally
+        from pytest_arena.reports.tables import TIES, has_ties, render_board, spending
+
         title, lines = self.failure_style.section()
         if title:
             terminalreporter.write_sep("=", title, red=True)

@@ -15,11 +15,13 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_arena.record import Record
 from pytest_arena.reports.failures import message
-from pytest_arena.reports.leaderboard import Board
+
+if TYPE_CHECKING:
+    from pytest_arena.reports.leaderboard import Board
 
 METRIC_PREFIX = "metric."
 PER_CASE_FAMILIES = ("xunit1", "legacy")  # the junit_family values whose testcases hold properties
