@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 import threading
 import time
@@ -466,3 +467,66 @@ def test_without_uvloop_the_engine_runs_on_asyncios_own_loop(
     assert isinstance(engine._start(), asyncio.BaseEventLoop)
     assert type(engine._start()).__module__.startswith("asyncio")
     assert _one_call_through(engine, fake_llm) == "question 0"
+
+
+# An inner conftest noting when the first item starts, on the clock the fake server's
+# arrivals are on (the run is in this process).
+FIRST_ITEM = """
+import time
+
+def pytest_runtest_logstart(nodeid):
+    if not hasattr(pytest_runtest_logstart, "at"):
+        pytest_runtest_logstart.at = time.monotonic()
+        with open("first_item.txt", "w") as f:
+            f.write(repr(pytest_runtest_logstart.at))
+"""
+
+
+def served_project(url: str, cases: list[str], concurrency: int) -> str:
+    lines = [
+        "models:",
+        "  default: [local]",
+        "  define:",
+        f"    local: {{connector: openai, base_url: '{url}', concurrency: {concurrency},"
+        " cache: false}",
+        "tests:",
+    ]
+    lines += [
+        f"  - {{id: c{i}, input: '{text} [[answer=ok]]', reference: ok}}"
+        for i, text in enumerate(cases)
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def arrivals_before_the_first_item(pytester: pytest.Pytester, server: FakeLLMServer) -> int:
+    first = float((pytester.path / "first_item.txt").read_text())
+    return sum(1 for at in server.arrivals if at < first)
+
+
+def test_calls_answered_at_once_are_all_made_before_the_first_item_runs(
+    pytester: pytest.Pytester, make_project: MakeProject, fake_llm: FakeLLMServer
+) -> None:
+    # while items run, pytest's thread and the engine's take turns at the interpreter's
+    # lock; calls a server answers at once get a head start of their own instead
+    pytester.makeconftest(FIRST_ITEM)
+    make_project("p", served_project(fake_llm.base_url, ["quick"] * 40, concurrency=2))
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=40)
+    assert arrivals_before_the_first_item(pytester, fake_llm) == 40
+
+
+def test_the_head_start_is_bounded_and_slow_calls_are_answered_while_items_run(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    fake_llm: FakeLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the module the inner run uses (an attribute of its package may be an older one)
+    collect = importlib.import_module("pytest_arena.plugin.collect")
+    monkeypatch.setattr(collect, "HEAD_START", 0.3)
+    pytester.makeconftest(FIRST_ITEM)
+    make_project("p", served_project(fake_llm.base_url, ["[[latency=1000]]"] * 4, concurrency=1))
+    started = time.monotonic()
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=4)
+    # the first item did not wait for the 4 s the calls take one at a time
+    assert arrivals_before_the_first_item(pytester, fake_llm) == 1
+    assert time.monotonic() - started < 8  # and the calls still overlapped the items

@@ -3,6 +3,7 @@ case and model, each in the node ids of the file that holds its case."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import os
 import warnings
@@ -26,6 +27,13 @@ from pytest_arena.reports.failures import error_text, failure_text
 from pytest_arena.spec import Case, SpecError
 from pytest_arena.spec.errors import location
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
+
+# Seconds pytest's thread waits, before the first item, for the calls started ahead (less
+# once they are all answered). Calls answered at once (a local server, cache hits) cost the
+# engine's thread CPU time, and while pytest's thread runs items the two take turns at the
+# interpreter's lock, each slowing the other; waiting, pytest's thread lets them run alone.
+# Calls that take their time are answered while items run, as before.
+HEAD_START = 2.0
 
 
 class ArenaWarning(pytest.PytestWarning):
@@ -291,13 +299,20 @@ class DatasetNode(pytest.Collector):
 
 
 def start_ahead(items: list[pytest.Item]) -> None:
-    """Start the model calls of `items`, in their order, before the first one runs."""
+    """Start the model calls of `items`, in their order, before the first one runs; then
+    give them a head start."""
     arena = [item for item in items if isinstance(item, ArenaItem)]
     if not arena:
         return
     with arena[0].project.engine.batch():  # every project's engine is the run's
         for item in arena:
             item.start()
+    calls = [call for item in arena for _, call in item.pending or () if call is not None]
+    line = progress_line.of(arena[0].config)
+    if line is not None:
+        line.wait_all(calls, HEAD_START)
+    else:
+        concurrent.futures.wait([call.future for call in calls], timeout=HEAD_START)
 
 
 def case_items(

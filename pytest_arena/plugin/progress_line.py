@@ -78,6 +78,7 @@ class ProgressLine:
         self.counts = Progress()
         self.shown = 0  # characters of the line on the terminal now
         self.last = time.monotonic()  # when a line was last drawn or printed
+        self.begun = False  # `begin` has found the terminal
 
     # -- counting -----------------------------------------------------------------------
 
@@ -110,6 +111,16 @@ class ProgressLine:
             except concurrent.futures.CancelledError:
                 break  # engine.wait says so below
         return engine.wait(call)
+
+    def wait_all(self, calls: list[Call], seconds: float) -> None:
+        """Wait up to `seconds` for every one of `calls`, keeping the line up to date."""
+        self.begin()
+        deadline = time.monotonic() + seconds
+        futures = {call.future for call in calls}
+        while futures and (left := deadline - time.monotonic()) > 0:
+            _, futures = concurrent.futures.wait(futures, timeout=min(left, WAIT_TICK))
+            with self._uncaptured():
+                self.tick()
 
     def _uncaptured(self) -> contextlib.AbstractContextManager[None]:
         capman = self.config.pluginmanager.get_plugin("capturemanager")
@@ -153,6 +164,14 @@ class ProgressLine:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> None:
+        self.begin()
+
+    def begin(self) -> None:
+        """Find pytest's terminal and start the clock, once: before the first item, or
+        when the calls started ahead get their head start (before pytest's own hook)."""
+        if self.begun:
+            return
+        self.begun = True
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         self.tw = getattr(reporter, "_tw", None)
         self.file = getattr(self.tw, "_file", None)
