@@ -483,6 +483,8 @@ def pytest_runtest_logstart(nodeid):
 
 
 def served_project(url: str, cases: list[str], concurrency: int) -> str:
+    """A project on the fake server whose cases expect "ok", which it answers unless a
+    case's text asks for another answer."""
     lines = [
         "models:",
         "  default: [local]",
@@ -492,7 +494,8 @@ def served_project(url: str, cases: list[str], concurrency: int) -> str:
         "tests:",
     ]
     lines += [
-        f"  - {{id: c{i}, input: '{text} [[answer=ok]]', reference: ok}}"
+        f"  - {{id: c{i}, input: '{text if '[[answer=' in text else text + ' [[answer=ok]]'}',"
+        " reference: ok}"
         for i, text in enumerate(cases)
     ]
     return "\n".join(lines) + "\n"
@@ -512,6 +515,16 @@ def test_calls_answered_at_once_are_all_made_before_the_first_item_runs(
     make_project("p", served_project(fake_llm.base_url, ["quick"] * 40, concurrency=2))
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=40)
     assert arrivals_before_the_first_item(pytester, fake_llm) == 40
+
+
+def test_a_run_that_stops_at_the_first_failure_gives_its_calls_no_head_start(
+    pytester: pytest.Pytester, make_project: MakeProject, fake_llm: FakeLLMServer
+) -> None:
+    pytester.makeconftest(FIRST_ITEM)
+    cases = ["[[answer=wrong]] quick", *["quick"] * 39]
+    make_project("p", served_project(fake_llm.base_url, cases, concurrency=2))
+    pytester.runpytest("-p", "no:cacheprovider", "-x").assert_outcomes(failed=1)
+    assert arrivals_before_the_first_item(pytester, fake_llm) < 40
 
 
 def test_the_head_start_is_bounded_and_slow_calls_are_answered_while_items_run(

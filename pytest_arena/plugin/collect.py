@@ -32,7 +32,8 @@ from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 # once they are all answered). Calls answered at once (a local server, cache hits) cost the
 # engine's thread CPU time, and while pytest's thread runs items the two take turns at the
 # interpreter's lock, each slowing the other; waiting, pytest's thread lets them run alone.
-# Calls that take their time are answered while items run, as before.
+# Calls that take their time are answered while items run, as before. None under -x or
+# --maxfail, which mean to stop at the first failures.
 HEAD_START = 2.0
 
 
@@ -307,6 +308,8 @@ def start_ahead(items: list[pytest.Item]) -> None:
     with arena[0].project.engine.batch():  # every project's engine is the run's
         for item in arena:
             item.start()
+    if arena[0].config.getoption("maxfail", 0):  # -x: stop soon, and pay for no more calls
+        return
     calls = [call for item in arena for _, call in item.pending or () if call is not None]
     line = progress_line.of(arena[0].config)
     if line is not None:
