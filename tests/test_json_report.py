@@ -11,7 +11,14 @@ import jsonschema
 import pytest
 
 from pytest_arena.record import PASSED, Record
-from pytest_arena.reports.json_report import VERSION, build_report, schema, unique, write_report
+from pytest_arena.reports.json_report import (
+    VERSION,
+    Spill,
+    build_report,
+    schema,
+    unique,
+    write_report,
+)
 from pytest_arena.reports.leaderboard import build_boards
 from tests.conftest import XDIST, MakeProject
 from tests.projects import TABLE_PROJECT, TABLE_SCORER
@@ -180,3 +187,34 @@ def test_the_file_is_written_a_record_at_a_time_as_json_dumps_writes_the_whole(
     assert not list(path.parent.glob("*.tmp"))
     write_report(path, {})
     assert path.read_text("utf-8") == "{}\n"
+
+
+def test_records_spilled_to_a_file_are_written_as_the_whole_records_would_be(
+    tmp_path: Path,
+) -> None:
+    def record(case: str, reason: str, **more: Any) -> Record:
+        return Record("p", case, "m", PASSED, reason=reason, output=f"out {case}", **more)
+
+    first, again = record("b", "first"), record("b", "again")  # `--dist each`: b twice
+    crashed = record("c", "crash", detail={"crash": "gw0"})  # completed at the run's end
+    other = record("a", "naïve\n")
+    arrived = [first, crashed, other, again]
+    spill = Spill()
+    for r in arrived:
+        spill.add(r, whole=r is not crashed)
+    crashed.weight = 4.0  # as the run's end completes it, after it was spilled
+    boards, when = build_boards(arrived), datetime(2026, 1, 2)
+    write_report(tmp_path / "whole.json", build_report(arrived, boards, created=when))
+    write_report(
+        tmp_path / "spilled.json", build_report(arrived, boards, created=when, spill=spill)
+    )
+    spill.close()
+    text = (tmp_path / "spilled.json").read_text("utf-8")
+    assert text == (tmp_path / "whole.json").read_text("utf-8")
+    records = json.loads(text)["records"]
+    assert [(r["case"], r["reason"]) for r in records] == [
+        ("a", "naïve\n"),
+        ("b", "first"),
+        ("c", "crash"),
+    ]
+    assert records[2]["weight"] == 4.0

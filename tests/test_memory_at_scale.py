@@ -68,7 +68,10 @@ def test_each_record_is_kept_once_and_lean_unless_a_report_shows_it_whole(
     make_project("scale", PROJECT)
     pytester.makeconftest(CONFTEST)
     xdist = [*XDIST, "-n", str(workers)] if workers else []
-    whole = pytester.runpytest_subprocess(*xdist, "-s", "--arena-json=arena.json")
+    # the HTML report is rendered whole at the end: every record is kept whole for it
+    whole = pytester.runpytest_subprocess(
+        *xdist, "-s", "--arena-json=arena.json", "--arena-html=arena.html"
+    )
     whole.stdout.fnmatch_lines(
         [
             "RECORDS 6 REPORTS 6",
@@ -83,6 +86,17 @@ def test_each_record_is_kept_once_and_lean_unless_a_report_shows_it_whole(
     assert len(records) == 6
     assert {r["reference"] for r in records} == {"4", "6", "8"}
     assert all(r["messages"][0]["content"].startswith("What is") for r in records)
+
+    # with the JSON report alone, whole records wait in a file for it, lean ones in memory,
+    # and the report is the same
+    spilled = pytester.runpytest_subprocess(*xdist, "-s", "--arena-json=spilled.json")
+    spilled.stdout.fnmatch_lines(["RECORDS 6 REPORTS 6", "PROMPTS KEPT 0"])
+
+    def without_time(name: str) -> list[str]:
+        lines = (pytester.path / name).read_text().splitlines()
+        return [line for line in lines if not line.startswith('  "created": ')]
+
+    assert without_time("spilled.json") == without_time("arena.json")  # byte for byte
 
     # without a report of whole records: lean records, the same boards
     lean = pytester.runpytest_subprocess(*xdist, "-s", "--junitxml=out.xml")

@@ -99,8 +99,12 @@ def pytest_configure(config: pytest.Config) -> None:
     else:
         style = failure_style.FailureStyle(config, RECORD_ATTR)
         config.pluginmanager.register(style, FAILURE_STYLE)
-        whole = options.report_path(config) or options.report_path(config, "arena_html")
-        config.pluginmanager.register(ArenaReporter(state, style, lean=not whole), REPORTER)
+        json_path = options.report_path(config)
+        html = options.report_path(config, "arena_html")  # the page is rendered whole
+        reporter = ArenaReporter(
+            state, style, lean=not (json_path or html), spill=bool(json_path and not html)
+        )
+        config.pluginmanager.register(reporter, REPORTER)
     progress_line.register(config)
     outputs.register(config, state, RECORD_ATTR)
 
@@ -210,7 +214,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    ArenaState.of(config).close()  # if the run loop never ran: the engine's files and thread
+    state = ArenaState.of(config)
+    state.close()  # if the run loop never ran: the engine's files and thread
+    if state.spill is not None:  # the --arena-json report is written
+        state.spill.close()
     outputs.unregister(config)
     for name in (REPORTER, FAILURE_STYLE, WORKER_LOOKAHEAD):
         plugin = config.pluginmanager.get_plugin(name)

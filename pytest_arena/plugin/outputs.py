@@ -215,6 +215,7 @@ class ArenaOutputs:
                 gates_decide=enabled and bool(self.results),
                 generator=f"pytest-arena {__version__}",
                 baseline=baseline.as_data(self.compared) if self.baseline is not None else None,
+                spill=self.state.spill,
             )
             self._write(session, "--arena-json", path, json_report.write_report, report)
             if html_path:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pytest_arena.engine.calls import Engine
     from pytest_arena.plugin.collect import RunProject
     from pytest_arena.record import Record
+    from pytest_arena.reports.json_report import Spill
     from pytest_arena.reports.leaderboard import Board
     from pytest_arena.scorers.base import Scorer
 
@@ -45,6 +46,7 @@ class ArenaState:
     items: int = 0  # arena items (cases and problems), before -k, -m and --deselect
     empty: list[str] = field(default_factory=list)  # "file:line: ..." where no case is
     _boards: tuple[int, list[Board]] | None = None  # built from so many records
+    spill: Spill | None = None  # whole records for --arena-json, when records are kept lean
 
     def boards(self) -> list[Board]:
         """The leaderboards of `records`, built once for the reports and the terminal (again

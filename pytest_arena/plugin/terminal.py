@@ -19,9 +19,12 @@ _VERDICT = {True: "passed", False: "failed", None: "unscored"}
 class ArenaReporter:
     """Gathers records from test reports (also those sent by xdist workers) and prints boards."""
 
-    def __init__(self, state: ArenaState, failure_style: FailureStyle, lean: bool) -> None:
+    def __init__(
+        self, state: ArenaState, failure_style: FailureStyle, lean: bool, spill: bool = False
+    ) -> None:
         self.state = state
         self.lean = lean  # no report shows whole records: keep what the boards need
+        self.spill = spill  # only the JSON report shows them: spill them there, keep lean
         self.failure_style = failure_style
         self.budget_skips = 0
         self.boards: dict[str, Any] = {}  # each project's leaderboard settings, kept once
@@ -55,7 +58,17 @@ class ArenaReporter:
                 if known is not board and known == board:
                     record["board"] = known
             kept = Record.from_dict(record)
-            if self.lean:
+            if self.spill:
+                if self.state.spill is None:
+                    from pytest_arena.reports.json_report import Spill
+
+                    self.state.spill = Spill()
+                # a crashed item's record is completed at the end, and written whole then
+                spilled = "crash" not in kept.detail
+                self.state.spill.add(kept, whole=spilled)
+                if spilled:
+                    kept.lean()
+            elif self.lean:
                 kept.lean()
             self.state.records.append(kept)
             # the report's data is the kept record from here (a mapping of its fields): held

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from importlib import resources
@@ -18,6 +19,57 @@ from pytest_arena.reports.verdicts import Comparison, Power
 VERSION = 2  # 2: a repeated case's samples and sampling, status 'flaky'; intervals, ranks
 # told apart, paired comparisons, power, baselines
 SCHEMA_FILE = "arena-report.schema.json"
+Key = tuple[str, str, str, int]  # a record's (project, case, model, sample)
+
+
+class Spill:
+    """Whole records as the report writes them, in a temporary file, so that a run with
+    `--arena-json` (and no HTML report) keeps only lean records in memory. The first record
+    of each key is the one kept, as in `unique`; one not spilled (a crashed item's, which
+    the run completes at its end) is written from the record itself."""
+
+    def __init__(self) -> None:
+        # gone once closed, or when the process ends
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115  (open for the run, closed by close)
+        # key -> where its text is: offset << 32 | length (one int, not two, per record)
+        self._at: dict[Key, int | None] = {}
+
+    def add(self, record: Record, whole: bool = True) -> None:
+        """Keep `record`'s text (unless not `whole`), if it is the first of its key."""
+        if record.key in self._at:
+            return
+        if not whole:
+            self._at[record.key] = None
+            return
+        data = _dumps(_record(record), "    ").encode("utf-8")
+        offset = self._file.seek(0, 2)
+        self._file.write(data)
+        self._at[record.key] = offset << 32 | len(data)  # a record's text is under 4 GB
+
+    def holds(self, key: Key) -> bool:
+        return self._at.get(key) is not None
+
+    def text(self, key: Key) -> str:
+        """The text kept for `key` (one it `holds`)."""
+        where = self._at[key]
+        assert where is not None
+        self._file.seek(where >> 32)
+        return self._file.read(where & 0xFFFFFFFF).decode("utf-8")
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class _Spilled:
+    """A record's place in the report, its text in the spill."""
+
+    __slots__ = ("key", "spill")
+
+    def __init__(self, spill: Spill, key: Key) -> None:
+        self.spill, self.key = spill, key
+
+    def text(self) -> str:
+        return self.spill.text(self.key)
 
 
 def schema() -> dict[str, Any]:
@@ -48,8 +100,11 @@ def build_report(
     generator: str = "",
     created: datetime | None = None,
     baseline: list[dict[str, Any]] | None = None,
+    spill: Spill | None = None,
 ) -> dict[str, Any]:
-    """The report as plain JSON data (see docs/reports.md for every field)."""
+    """The report as plain JSON data (see docs/reports.md for every field). With `spill`,
+    the records it holds stay there until `write_report` writes them: the report is then
+    only for `write_report`."""
     when = created or datetime.now(timezone.utc)
     return {
         "version": VERSION,
@@ -57,7 +112,7 @@ def build_report(
         "created": when.isoformat(timespec="seconds"),
         "exit_status": exit_status,
         "gates_decide": gates_decide,
-        "records": [_record(r) for r in unique(records)],
+        "records": [_spilled_or_whole(r, spill) for r in unique(records)],
         "leaderboards": [_board(b) for b in boards],
         "gates": [_gate(g) for g in gates],
         "baseline": json_safe(baseline),
@@ -75,7 +130,8 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
             out.write(f"{',' if n else '{'}\n  {_dumps(key)}: ")
             if isinstance(value, list) and value:
                 for i, item in enumerate(value):
-                    out.write(f"{',' if i else '['}\n    {_dumps(item, '    ')}")
+                    text = item.text() if isinstance(item, _Spilled) else _dumps(item, "    ")
+                    out.write(f"{',' if i else '['}\n    {text}")
                 out.write("\n  ]")
             else:
                 out.write(_dumps(value, "  "))
@@ -88,6 +144,12 @@ def _dumps(value: Any, indent: str = "") -> str:
     `indent` more: as it reads where it sits inside the whole report."""
     text = json.dumps(value, indent=2, ensure_ascii=False)
     return text.replace("\n", "\n" + indent) if indent else text
+
+
+def _spilled_or_whole(r: Record, spill: Spill | None) -> dict[str, Any] | _Spilled:
+    if spill is not None and spill.holds(r.key):
+        return _Spilled(spill, r.key)
+    return _record(r)
 
 
 def _record(r: Record) -> dict[str, Any]:
