@@ -255,3 +255,14 @@ def test_the_output_of_a_record_is_xml_safe() -> None:
     text = output_text(record)
     assert text.startswith(OUTPUT_HEADER + "\nproject: p#x1B\ncase: c\n")
     ET.fromstring(f"<system-out>{text}</system-out>")
+
+
+def test_every_character_xml_does_not_allow_is_written_as_its_code_and_no_other() -> None:
+    def allowed(n: int) -> bool:  # XML 1.0's Char production
+        ranges = [(0x20, 0xD7FF), (0xE000, 0xFFFD), (0x10000, 0x10FFFF)]
+        return n in (0x9, 0xA, 0xD) or any(a <= n <= b for a, b in ranges)
+
+    everything = "".join(chr(n) for n in range(0x110000))
+    text = output_text(Record(everything, "c", "m", "passed"))
+    project = text.split("\nproject: ", 1)[1].split("\ncase: ", 1)[0]
+    assert project == "".join(chr(n) if allowed(n) else f"#x{n:02X}" for n in range(0x110000))
