@@ -102,7 +102,7 @@ def pytest_configure(config: pytest.Config) -> None:
         json_path = options.report_path(config)
         html = options.report_path(config, "arena_html")  # the page is rendered whole
         reporter = ArenaReporter(
-            state, style, lean=not (json_path or html), spill=bool(json_path and not html)
+            state, style, lean=not (json_path or html), spills=bool(json_path and not html)
         )
         config.pluginmanager.register(reporter, REPORTER)
     progress_line.register(config)

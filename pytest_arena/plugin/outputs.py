@@ -1,5 +1,8 @@
 """The end of a run: gates decide the exit status, the JSON report and the CI summary are
-written, and failures carry their reason for JUnit XML. Runs on the controller only."""
+written, and failures carry their reason for JUnit XML. Runs on the controller only.
+
+The reports are imported when a run has records to report (or a baseline to read), so
+that a pytest run without arena projects does not load them."""
 
 from __future__ import annotations
 
@@ -18,9 +21,6 @@ if TYPE_CHECKING:
     from pytest_arena.plugin.xdist_controller import ArenaXdist
     from pytest_arena.record import Record
     from pytest_arena.reports import baseline, gates
-
-# The reports are imported when a run has records to report (or a baseline to read), so
-# that a pytest run without arena projects does not load them.
 
 OUTPUTS = "arena-outputs"
 XDIST = "arena-xdist"

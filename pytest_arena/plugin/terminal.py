@@ -20,11 +20,11 @@ class ArenaReporter:
     """Gathers records from test reports (also those sent by xdist workers) and prints boards."""
 
     def __init__(
-        self, state: ArenaState, failure_style: FailureStyle, lean: bool, spill: bool = False
+        self, state: ArenaState, failure_style: FailureStyle, lean: bool, spills: bool = False
     ) -> None:
         self.state = state
         self.lean = lean  # no report shows whole records: keep what the boards need
-        self.spill = spill  # only the JSON report shows them: spill them there, keep lean
+        self.spills = spills  # only the JSON report shows them: spill them, keep lean ones
         self.failure_style = failure_style
         self.budget_skips = 0
         self.boards: dict[str, Any] = {}  # each project's leaderboard settings, kept once
@@ -58,7 +58,7 @@ class ArenaReporter:
                 if known is not board and known == board:
                     record["board"] = known
             kept = Record.from_dict(record)
-            if self.spill:
+            if self.spills:
                 if self.state.spill is None:
                     from pytest_arena.reports.json_report import Spill
 
