@@ -517,6 +517,32 @@ def test_calls_answered_at_once_are_all_made_before_the_first_item_runs(
     assert arrivals_before_the_first_item(pytester, fake_llm) == 40
 
 
+FIRST_REPORT = """
+import time
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" and not hasattr(pytest_runtest_logreport, "at"):
+        pytest_runtest_logreport.at = time.monotonic()
+        with open("first_report.txt", "w") as f:
+            f.write(repr(pytest_runtest_logreport.at))
+"""
+
+
+def test_an_xdist_worker_reports_each_item_once_its_own_answer_comes(
+    pytester: pytest.Pytester, make_project: MakeProject, fake_llm: FakeLLMServer
+) -> None:
+    # a worker starts the calls of the items queued for it as each item begins (all of the
+    # file's, with --dist loadfile): with a head start there, each item would wait for them
+    pytester.makeconftest(FIRST_REPORT)
+    make_project("p", served_project(fake_llm.base_url, ["[[latency=400]]"] * 8, concurrency=1))
+    result = pytester.runpytest_subprocess(*XDIST, "-n", "1", "--dist", "loadfile")
+    result.assert_outcomes(passed=8)
+    first = float((pytester.path / "first_report.txt").read_text())
+    # its own answer comes 0.4 s after its call; the 8 calls, one at a time, take 3.2 s,
+    # and a head start would have held the first item back for up to 2 s
+    assert first - fake_llm.arrivals[0] < 0.9
+
+
 def test_a_run_that_stops_at_the_first_failure_gives_its_calls_no_head_start(
     pytester: pytest.Pytester, make_project: MakeProject, fake_llm: FakeLLMServer
 ) -> None:

@@ -167,7 +167,7 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
     stopping = session.testsfailed and not config.getoption("continue_on_collection_errors", False)
     worker = hasattr(config, "workerinput")
     if collect is not None and not (config.getoption("collectonly", False) or stopping or worker):
-        collect.start_ahead(session.items)
+        collect.head_start(config, collect.start_ahead(session.items))
     try:
         return (yield)
     finally:

@@ -299,19 +299,24 @@ class DatasetNode(pytest.Collector):
             yield from case_items(self, self.project, case, self.models)
 
 
-def start_ahead(items: list[pytest.Item]) -> None:
-    """Start the model calls of `items`, in their order, before the first one runs; then
-    give them a head start."""
+def start_ahead(items: list[pytest.Item]) -> list[Call]:
+    """Start the model calls of `items`, in their order, before the first one runs; the
+    calls of those items, started now or before."""
     arena = [item for item in items if isinstance(item, ArenaItem)]
     if not arena:
-        return
+        return []
     with arena[0].project.engine.batch():  # every project's engine is the run's
         for item in arena:
             item.start()
-    if arena[0].config.getoption("maxfail", 0):  # -x: stop soon, and pay for no more calls
+    return [call for item in arena for _, call in item.pending or () if call is not None]
+
+
+def head_start(config: pytest.Config, calls: list[Call]) -> None:
+    """Before the run's first item: wait for `calls` until they are all answered, or
+    HEAD_START seconds at most (not at all under -x or --maxfail)."""
+    if not calls or config.getoption("maxfail", 0):  # -x: stop soon, and pay for no more
         return
-    calls = [call for item in arena for _, call in item.pending or () if call is not None]
-    line = progress_line.of(arena[0].config)
+    line = progress_line.of(config)
     if line is not None:
         line.wait_all(calls, HEAD_START)
     else:
