@@ -31,6 +31,8 @@ tests:
 
 # Looks at the run's records and reports once it ends (after the outputs were written).
 CONFTEST = """
+import json
+
 import pytest
 from pytest_arena.plugin.state import ArenaState
 
@@ -58,6 +60,8 @@ def pytest_sessionfinish(session):
     print(f"REPORT DATA IS THE RECORD {same}")
     print(f"BOARDS {len({id(r.board) for r in records})}")
     print(f"PROMPTS KEPT {sum(bool(r.messages) for r in records)}")
+    late = [json.loads(json.dumps(r.arena_record.to_dict())) for r in REPORTS.values()]
+    print(f"READ LATE AS DICTS {sorted(d['case_id'] for d in late)}")
 """
 
 
@@ -90,7 +94,13 @@ def test_each_record_is_kept_once_and_lean_unless_a_report_shows_it_whole(
     # with the JSON report alone, whole records wait in a file for it, lean ones in memory,
     # and the report is the same
     spilled = pytester.runpytest_subprocess(*xdist, "-s", "--arena-json=spilled.json")
-    spilled.stdout.fnmatch_lines(["RECORDS 6 REPORTS 6", "PROMPTS KEPT 0"])
+    spilled.stdout.fnmatch_lines(
+        [
+            "RECORDS 6 REPORTS 6",
+            "PROMPTS KEPT 0",
+            "READ LATE AS DICTS ['a', 'a', 'b', 'b', 'c', 'c']",
+        ]
+    )
 
     def without_time(name: str) -> list[str]:
         lines = (pytester.path / name).read_text().splitlines()
