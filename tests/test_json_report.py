@@ -218,3 +218,22 @@ def test_records_spilled_to_a_file_are_written_as_the_whole_records_would_be(
         ("c", "crash"),
     ]
     assert records[2]["weight"] == 4.0
+
+
+def test_a_record_that_cannot_be_spilled_is_written_from_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_folder() -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("tempfile.TemporaryFile", no_folder)
+    records = [Record("p", "a", "m", PASSED, output="kept whole")]
+    spill = Spill()
+    assert spill.add(records[0]) is False  # so the run keeps the record whole
+    boards, when = build_boards(records), datetime(2026, 1, 2)
+    write_report(tmp_path / "whole.json", build_report(records, boards, created=when))
+    write_report(
+        tmp_path / "spilled.json", build_report(records, boards, created=when, spill=spill)
+    )
+    spill.close()
+    assert (tmp_path / "spilled.json").read_text() == (tmp_path / "whole.json").read_text()

@@ -64,9 +64,7 @@ class ArenaReporter:
 
                     self.state.spill = Spill()
                 # a crashed item's record is completed at the end, and written whole then
-                spilled = "crash" not in kept.detail
-                self.state.spill.add(kept, whole=spilled)
-                if spilled:
+                if self.state.spill.add(kept, whole="crash" not in kept.detail):
                     kept.lean()
             elif self.lean:
                 kept.lean()

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pytest_arena.record import Record, as_json, json_safe
 from pytest_arena.reports.gates import Check, GateResult
@@ -29,22 +29,30 @@ class Spill:
     the run completes at its end) is written from the record itself."""
 
     def __init__(self) -> None:
-        # gone once closed, or when the process ends
-        self._file = tempfile.TemporaryFile()  # noqa: SIM115  (open for the run, closed by close)
+        self._file: IO[bytes] | None = None  # made for the first record; gone once closed
         # key -> where its text is: offset << 32 | length (one int, not two, per record)
         self._at: dict[Key, int | None] = {}
 
-    def add(self, record: Record, whole: bool = True) -> None:
-        """Keep `record`'s text (unless not `whole`), if it is the first of its key."""
+    def add(self, record: Record, whole: bool = True) -> bool:
+        """Keep `record`'s text (unless not `whole`), if it is the first of its key; whether
+        the report can do without the record itself. It cannot when the record is not
+        `whole`, or when its text could not be written (no temporary folder, a full disk):
+        the report then writes it from the record, and nothing is lost."""
         if record.key in self._at:
-            return
+            return True  # a later record of its key: not in the report
+        self._at[record.key] = None
         if not whole:
-            self._at[record.key] = None
-            return
-        data = _dumps(_record(record), "    ").encode("utf-8")
-        offset = self._file.seek(0, 2)
-        self._file.write(data)
+            return False
+        try:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile()  # noqa: SIM115  (closed by close)
+            data = _dumps(_record(record), "    ").encode("utf-8")
+            offset = self._file.seek(0, 2)
+            self._file.write(data)
+        except OSError:
+            return False
         self._at[record.key] = offset << 32 | len(data)  # a record's text is under 4 GB
+        return True
 
     def holds(self, key: Key) -> bool:
         return self._at.get(key) is not None
@@ -52,12 +60,13 @@ class Spill:
     def text(self, key: Key) -> str:
         """The text kept for `key` (one it `holds`)."""
         where = self._at[key]
-        assert where is not None
+        assert where is not None and self._file is not None
         self._file.seek(where >> 32)
         return self._file.read(where & 0xFFFFFFFF).decode("utf-8")
 
     def close(self) -> None:
-        self._file.close()
+        if self._file is not None:
+            self._file.close()
 
 
 class _Spilled:
