@@ -75,6 +75,12 @@ yaml(
     "  fix: fix the value, or remove the !!timestamp tag to keep it as text",
 )
 yaml(
+    "yaml_tag_wrong_binary",
+    case_yaml("{id: a, input: x, reference: !!binary 'not base64!'}"),
+    "projects/yaml_tag_wrong_binary/arena.yaml:3: YAML error: 'not base64!' is not a valid !!binary",
+    "  fix: fix the value, or remove the !!binary tag to keep it as text",
+)
+yaml(
     "yaml_list_as_key",
     "models: [sim_perfect]\n? [a, b]\n: c\ntests:\n  - {id: a, input: x, reference: x}\n",
     "projects/yaml_list_as_key/arena.yaml:2: a key must be a scalar",
