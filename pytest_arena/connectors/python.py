@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import functools
 import importlib
 import inspect
 import re
 import sys
 import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -24,11 +21,11 @@ from pytest_arena.connectors.base import (
     Response,
     SettingProblem,
 )
+from pytest_arena.engine.user_threads import run_blocking
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
-_RUNNERS = re.compile(r"[/\\](asyncio|concurrent)[/\\]")  # frames of the thread pool and loop
+_RUNNERS = re.compile(r"[/\\](asyncio|concurrent)[/\\]")  # frames of the loop
 _TRACEBACK_FRAMES = 6
-MAX_THREADS = 1024  # the most calls in flight the engine allows a model; made on demand
 RESULT_KEYS = ("text", "tokens_in", "tokens_out", "cost", "meta")
 
 
@@ -73,18 +70,6 @@ class PythonConnector(Connector):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._fn: Callable[..., Any] | None = None
-        self._pool: ThreadPoolExecutor | None = None
-
-    def _threads(self) -> ThreadPoolExecutor:
-        # the loop's default pool has cpu + 4 threads, fewer than the calls the engine allows
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(MAX_THREADS, thread_name_prefix=f"arena-{self.key}")
-        return self._pool
-
-    async def aclose(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False)
 
     def __repr__(self) -> str:
         return f"<PythonConnector {self.key!r} {self.settings.callable}>"
@@ -104,12 +89,13 @@ class PythonConnector(Connector):
         try:
             if inspect.iscoroutinefunction(fn):
                 result = await fn(*args, **kwargs)
-            else:
-                call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
-                result = await asyncio.get_running_loop().run_in_executor(self._threads(), call)
+            else:  # on a thread that never holds the process open, should fn never return
+                result = await run_blocking(fn, *args, **kwargs)
                 if inspect.isawaitable(result):
                     result = await result
-        except Exception as exc:
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # sys.exit() too: the agent's error, not the loop's end
             raise self._failed(exc) from exc
         return self._in(self._response(result), request)
 
@@ -158,7 +144,7 @@ class PythonConnector(Connector):
             kwargs["workspace"] = request.workspace
         return args, kwargs
 
-    def _failed(self, exc: Exception) -> ConnectorError:
+    def _failed(self, exc: BaseException) -> ConnectorError:
         frames = [
             f
             for f in traceback.extract_tb(exc.__traceback__)

@@ -8,9 +8,6 @@ limits, budgets, retries); each step of the loop is kept as the case's trajector
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import contextvars
-import functools
 import inspect
 import json
 import time
@@ -20,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_arena.connectors.base import Request, Response
+from pytest_arena.engine.user_threads import run_blocking
 
 TOOL_TIMEOUT = 30.0  # seconds a tool may run unless it says otherwise
 RESULT_LIMIT = 20_000  # characters of a tool's result sent back to the model
@@ -82,16 +80,6 @@ class LoopResult:
     retries: int = 0
     cached: bool = True
     latency_ms: float = 0.0
-
-
-_POOL: concurrent.futures.ThreadPoolExecutor | None = None
-
-
-def _pool() -> concurrent.futures.ThreadPoolExecutor:
-    global _POOL
-    if _POOL is None:
-        _POOL = concurrent.futures.ThreadPoolExecutor(32, thread_name_prefix="arena-tools")
-    return _POOL
 
 
 async def run_loop(
@@ -175,7 +163,9 @@ async def _run(tools: ToolSet, call: dict[str, Any], workspace: Path | None) -> 
             value = await _call(tool, kwargs)
         except asyncio.TimeoutError:
             out["content"] = f"error: {name} did not finish within {tool.timeout:g} s"
-        except Exception as exc:  # the model is told, as a real tool runner tells it
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # the model is told, as a real tool runner tells it
             said = f": {exc}" if str(exc) else ""
             out["content"] = f"error: {name} raised {type(exc).__name__}{said}"
         else:
@@ -187,9 +177,8 @@ async def _run(tools: ToolSet, call: dict[str, Any], workspace: Path | None) -> 
 async def _call(tool: Tool, kwargs: dict[str, Any]) -> Any:
     if inspect.iscoroutinefunction(tool.function):
         return await asyncio.wait_for(tool.function(**kwargs), tool.timeout)
-    work = functools.partial(contextvars.copy_context().run, tool.function, **kwargs)
-    future = asyncio.get_running_loop().run_in_executor(_pool(), work)
-    return await asyncio.wait_for(future, tool.timeout)  # a thread that overruns is left
+    # a thread that overruns is left running, and never holds the process open at exit
+    return await asyncio.wait_for(run_blocking(tool.function, **kwargs), tool.timeout)
 
 
 def _as_text(value: Any) -> str:

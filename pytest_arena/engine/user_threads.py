@@ -1,0 +1,87 @@
+"""Threads for the user's blocking code (a plain-function agent, a tool), awaited from the
+engine's loop (scorers and hooks, called from pytest's thread: evaluation.user_code).
+
+They never hold the process open: a function that never returns is left behind when the
+run ends, where a `ThreadPoolExecutor`'s thread would be waited for at exit, for ever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import functools
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+_Job = Callable[[], None]
+
+
+class _Threads:
+    """Daemon threads made on demand (as many as calls run at once) and kept for reuse."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._made = 0
+
+    def submit(self, job: _Job) -> None:
+        with self._lock:
+            made = self._idle == 0
+            if made:
+                self._made += 1
+            else:
+                self._idle -= 1
+        self._jobs.put(job)
+        if made:
+            name = f"{self._name}-{self._made}"
+            threading.Thread(target=self._work, name=name, daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            self._jobs.get()()
+            with self._lock:
+                self._idle += 1
+
+
+_THREADS = _Threads("arena-user-blocking")
+
+
+async def run_blocking(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """Run `function(*args, **kwargs)` on a daemon thread, in a copy of the caller's context,
+    and await its result. Cancelling the await (a timeout) abandons the thread's work; it
+    runs on, and its result is dropped.
+
+    What the function raises is raised here, `SystemExit` and `KeyboardInterrupt` too: the
+    caller reports them as the function's error (`except BaseException`, letting
+    `asyncio.CancelledError` through), since escaping the caller they would stop the loop."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    call = functools.partial(contextvars.copy_context().run, function, *args, **kwargs)
+
+    def job() -> None:
+        try:
+            value = call()
+        except BaseException as exc:  # sys.exit() too: the caller's to report
+            settle = functools.partial(_fail, future, exc)
+        else:
+            settle = functools.partial(_succeed, future, value)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(settle)
+
+    _THREADS.submit(job)
+    return await future
+
+
+def _succeed(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():  # not given up on (a timeout cancels it)
+        future.set_result(value)
+
+
+def _fail(future: asyncio.Future[Any], exc: BaseException) -> None:
+    if not future.done():
+        future.set_exception(exc)

@@ -1,0 +1,177 @@
+"""The user's blocking code (a plain-function agent, a tool) on threads that never hold the
+run open: a function that never returns, or calls sys.exit(), ends as that case's error,
+and pytest still exits at once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import threading
+import time
+
+import pytest
+
+from pytest_arena.engine.user_threads import run_blocking
+from tests.conftest import MakeProject
+from tests.fake_llm_server import FakeLLMServer
+
+NEVER_RETURNS = """
+    import time
+
+    def run(prompt):
+        if "stuck" in prompt:
+            while True:
+                time.sleep(0.01)
+        if "leave" in prompt:
+            raise SystemExit(3)
+        return "4"
+"""
+
+
+def test_a_result_an_exception_and_the_callers_context_reach_the_awaiting_coroutine() -> None:
+    where: contextvars.ContextVar[str] = contextvars.ContextVar("where")
+
+    def work(n: int, *, text: str) -> str:
+        return f"{text} {n} in {where.get()} on {threading.current_thread().name}"
+
+    def fail() -> None:
+        raise LookupError("no order")
+
+    async def main() -> tuple[str, BaseException, BaseException]:
+        where.set("the case")
+        value = await run_blocking(work, 2, text="got")
+        errors = []
+        for function in (fail, lambda: exit(3)):
+            try:
+                await run_blocking(function)
+            except BaseException as exc:
+                errors.append(exc)
+        return value, errors[0], errors[1]
+
+    value, lookup, leave = asyncio.run(main())
+    assert value.startswith("got 2 in the case on arena-user-blocking-")
+    assert isinstance(lookup, LookupError) and str(lookup) == "no order"
+    assert isinstance(leave, SystemExit) and leave.code == 3
+
+
+def test_a_call_given_up_on_leaves_its_thread_running_and_its_result_is_dropped() -> None:
+    release = threading.Event()
+    finished = threading.Event()
+
+    def slow() -> str:
+        release.wait(10)
+        finished.set()
+        return "late"
+
+    async def main() -> None:
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(run_blocking(slow), 0.1)
+        release.set()
+        assert finished.wait(10)
+        await asyncio.sleep(0.05)  # the late result arrives at a cancelled future: dropped
+
+    asyncio.run(main())  # nothing raised by the late result (InvalidStateError)
+    worker = next(t for t in threading.enumerate() if t.name.startswith("arena-user-blocking-"))
+    assert worker.daemon
+
+
+def test_threads_are_reused_once_free_and_made_when_every_one_is_busy() -> None:
+    together = threading.Barrier(8, timeout=10)  # broken unless 8 run at once
+
+    def meet() -> str:
+        together.wait()
+        return threading.current_thread().name
+
+    async def main() -> tuple[set[str], set[str]]:
+        first = set(await asyncio.gather(*(run_blocking(meet) for _ in range(8))))
+        second = set(await asyncio.gather(*(run_blocking(meet) for _ in range(8))))
+        return first, second
+
+    first, second = asyncio.run(main())
+    assert len(first) == 8
+    assert second <= set(t.name for t in threading.enumerate())  # no thread made for it
+    assert len(second) == 8
+
+
+def test_an_agent_that_never_returns_or_exits_fails_its_case_and_pytest_exits_at_once(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    make_project(
+        "agent",
+        """
+        models:
+          default: [mine]
+          define:
+            mine: {connector: python, callable: "agent:run", timeout: 0.5, max_retries: 0}
+        tests:
+          - {id: stuck, input: stuck, reference: "4"}
+          - {id: leave, input: leave, reference: "4"}
+          - {id: fine, input: "2 + 2", reference: "4"}
+        """,
+        {"agent.py": NEVER_RETURNS},
+    )
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=60)
+    took = time.monotonic() - started
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ agent::stuck[[]mine[]] _*",
+            "model 'mine' call failed: no answer within 0.5 s (the model's timeout)",
+            "*_ agent::leave[[]mine[]] _*",
+            "model 'mine' call failed: agent:run raised SystemExit: 3",
+            "  File *agent.py*, line 8, in run",
+        ]
+    )
+    assert "Warning" not in result.stdout.str() + result.stderr.str()
+    assert took < 15  # the stuck agent's thread was not waited for (it never ends)
+
+
+def test_a_tool_that_never_returns_or_exits_is_told_to_the_model_and_pytest_exits_at_once(
+    fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    make_project(
+        "desk",
+        f"""
+        models:
+          default: [remote]
+          define:
+            remote: {{connector: openai, base_url: "{fake_llm.base_url}", model: m, cache: false}}
+        tools:
+          timeout: 0.3
+        tests:
+          - id: desk
+            input: '[[call=lookup {{"order": "stuck"}}]] [[call=lookup {{"order": "leave"}}]] [[call=lookup {{"order": "1"}}]] [[answer=done]]'
+            reference: done
+        """,
+        {
+            "tools.py": """
+                import time
+
+                def lookup(order: str) -> str:
+                    \"\"\"Look an order up.\"\"\"
+                    if order == "stuck":
+                        while True:
+                            time.sleep(0.01)
+                    if order == "leave":
+                        raise SystemExit(3)
+                    return f"order {order} shipped"
+            """
+        },
+    )
+    report = pytester.path / "report.json"
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", f"--arena-json={report}", timeout=60
+    )
+    took = time.monotonic() - started
+    result.assert_outcomes(passed=1)
+    steps = json.loads(report.read_text())["records"][0]["response"]["trajectory"]
+    told = [r["content"] for step in steps for r in step.get("tool_results", ())]
+    assert told == [
+        "error: lookup did not finish within 0.3 s",
+        "error: lookup raised SystemExit: 3",
+        "order 1 shipped",
+    ]
+    assert took < 15
