@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pydantic
 import pytest
 
 from pytest_arena import Case
-from pytest_arena.scorers import ScoreResult, ScoringContext
+from pytest_arena.scorers import ScoreResult, ScoringContext, matching
 from pytest_arena.scorers.matching import Regex
+from tests.conftest import MakeProject
 
 
 def regex(output: str, reference: Any, **options: Any) -> ScoreResult:
@@ -137,7 +139,7 @@ def test_regex_without_what_it_needs_is_unscored(options: dict[str, Any], reason
 @pytest.mark.parametrize(
     ("reference", "options", "message"),
     [
-        ("(", {}, "invalid regex pattern '(': missing ), unterminated subpattern at position 0"),
+        ("(", {}, "invalid regex pattern '(': missing ) at position 1"),
         ("1", {"pattern": "(a)", "group": 2}, "pattern '(a)' has 1 group(s): there is no group 2"),
         ("1", {"pattern": "(a)", "group": "n"}, "pattern '(a)' has no group named 'n'"),
         (
@@ -160,10 +162,51 @@ def test_an_invalid_pattern_option_is_refused_by_the_options_model() -> None:
         regex("a", None, pattern="[a")
     error = caught.value.errors()[0]
     assert error["loc"] == ("pattern",)
-    assert "invalid regex pattern '[a': unterminated character set at position 0" in error["msg"]
+    assert "invalid regex pattern '[a': unterminated character set at position 2" in error["msg"]
 
 
 def test_regex_refuses_a_misspelt_option() -> None:
     with pytest.raises(pydantic.ValidationError) as caught:
         regex("a", "a", ignorecase=True)
     assert caught.value.errors()[0]["loc"] == ("ignorecase",)
+
+
+@pytest.mark.parametrize("options", [{}, {"pattern": "^(a|a)+$", "group": 1}])
+def test_a_pattern_that_backtracks_without_end_is_an_error_within_its_time_limit(
+    monkeypatch: pytest.MonkeyPatch, options: dict[str, Any]
+) -> None:
+    monkeypatch.setattr(matching, "SEARCH_TIMEOUT", 0.2)
+    started = time.monotonic()
+    with pytest.raises(ValueError) as caught:
+        regex("a" * 40 + "!", "^(a|a)+$", **options)  # 2**40 ways to fail, for re
+    assert time.monotonic() - started < 5
+    assert str(caught.value) == (
+        "pattern '^(a|a)+$' took more than 0.2 s on the output: it backtracks without end"
+        " on text like this; simplify it (no repeat inside a repeat, such as (a+)+ or (a|a)*)"
+    )
+
+
+def test_a_run_with_a_pattern_that_backtracks_without_end_ends_with_that_case_failed(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    make_project(
+        "r",
+        """
+        models: [sim_perfect]
+        scoring:
+          - {scorer: regex, params: {pattern: '^(a|aa)+$'}}
+        tests:
+          - {id: endless, input: x, reference: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!'}
+          - {id: fine, input: x, reference: aaaa}
+        """,
+    )
+    started = time.monotonic()
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert time.monotonic() - started < 30  # re would take longer than the universe's age
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ r::endless[[]sim_perfect[]] _*",
+            "scorer 'regex' raised ValueError: pattern '^(a|aa)+$' took more than 2 s on the*",
+        ]
+    )

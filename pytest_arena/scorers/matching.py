@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -13,6 +13,11 @@ from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt, strip_fence
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
+
+if TYPE_CHECKING:
+    import regex
+
+SEARCH_TIMEOUT = 2.0  # seconds one search of an output by a project's pattern may take
 
 
 class _Options(BaseModel):
@@ -136,7 +141,7 @@ class Regex(TypedScorer[RegexOptions]):
             (re.IGNORECASE if opts.ignore_case else 0)
             | (re.MULTILINE if opts.multiline else 0)
             | (re.DOTALL if opts.dotall else 0)
-        )
+        )  # the same values in the regex module
         if opts.group is not None:
             if opts.pattern is None:
                 raise ValueError(
@@ -151,7 +156,7 @@ class Regex(TypedScorer[RegexOptions]):
             return ScoreResult(
                 0.0, None, "no pattern to match: unscored; set the option pattern or a reference"
             )
-        match = _compile(pattern, flags).search(output)
+        match = _search(_compile(pattern, flags), output)
         if match is None:
             return ScoreResult(
                 0.0, False, f"pattern {excerpt(pattern)} did not match {excerpt(output)}"
@@ -159,15 +164,30 @@ class Regex(TypedScorer[RegexOptions]):
         return ScoreResult(1.0, True, f"pattern {excerpt(pattern)} matched {excerpt(match[0])}")
 
 
-def _compile(pattern: str, flags: int) -> re.Pattern[str]:
+def _compile(pattern: str, flags: int) -> regex.Pattern[str]:
+    """The user's pattern, compiled by the regex module: re's syntax, and a time limit on
+    each search, so that a pattern that backtracks without end cannot hang the run."""
+    import regex
+
     try:
-        return re.compile(pattern, flags)
-    except re.error as exc:
+        return regex.compile(pattern, flags)
+    except regex.error as exc:
         raise ValueError(f"invalid regex pattern {excerpt(pattern)}: {exc}") from exc
 
 
+def _search(pattern: regex.Pattern[str], output: str) -> regex.Match[str] | None:
+    try:
+        return pattern.search(output, timeout=SEARCH_TIMEOUT)
+    except TimeoutError:
+        raise ValueError(
+            f"pattern {excerpt(pattern.pattern)} took more than {SEARCH_TIMEOUT:g} s on the"
+            " output: it backtracks without end on text like this; simplify it (no repeat"
+            " inside a repeat, such as (a+)+ or (a|a)*)"
+        ) from None
+
+
 def _extract(
-    output: str, reference: Any, pattern: re.Pattern[str], group: int | str, opts: RegexOptions
+    output: str, reference: Any, pattern: regex.Pattern[str], group: int | str, opts: RegexOptions
 ) -> ScoreResult:
     shown = excerpt(pattern.pattern)
     if isinstance(group, str) and group.isdigit():
@@ -180,7 +200,7 @@ def _extract(
         raise ValueError(f"pattern {shown} has no group named '{group}'")
     if reference is None:
         return ScoreResult(0.0, None, "no reference to compare the extracted answer with: unscored")
-    match = pattern.search(output)
+    match = _search(pattern, output)
     if match is None:
         return ScoreResult(
             0.0, False, f"no answer found: pattern {shown} did not match {excerpt(output)}"

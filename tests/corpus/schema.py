@@ -140,7 +140,7 @@ scorers_block(
     "scorers_regex_bad_pattern",
     scored("{default: regex, options: {regex: {pattern: '(unclosed'}}}"),
     "projects/scorers_regex_bad_pattern/arena.yaml:2: scorers.options.regex: scorer 'regex':"
-    " option 'pattern': *invalid regex pattern '(unclosed': missing ), unterminated subpattern*",
+    " option 'pattern': *invalid regex pattern '(unclosed': missing ) at position 9*",
 )
 scorers_block(
     "scorers_numeric_bad_pick",
