@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
+import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -175,3 +178,87 @@ def test_a_tool_that_never_returns_or_exits_is_told_to_the_model_and_pytest_exit
         "order 1 shipped",
     ]
     assert took < 15
+
+
+BLOCKS_THE_LOOP = """
+    import pathlib
+    import time
+
+    async def run(prompt):
+        if "stuck" in prompt:
+            pathlib.Path("stuck.flag").touch()
+            while True:
+                time.sleep(0.01)  # blocks the engine's loop: no await
+        return "4"
+"""
+
+
+def blocking_project(make_project: MakeProject, pytester: pytest.Pytester) -> None:
+    make_project(
+        "agent",
+        """
+        models:
+          default: [mine]
+          define:
+            mine: {connector: python, callable: "agent:run", timeout: 0.5, max_retries: 0}
+        tests:
+          - {id: fine, input: "2 + 2", reference: "4"}
+          - {id: stuck, input: stuck, reference: "4"}
+          - {id: after, input: "2 + 2", reference: "4"}
+        """,
+        {"agent.py": BLOCKS_THE_LOOP},
+    )
+    pytester.makeconftest(  # a stuck loop is given up after 1 s here, not 60
+        "import pytest_arena.engine.calls\npytest_arena.engine.calls.STALL_LIMIT = 1.0\n"
+    )
+
+
+def test_an_async_agent_that_blocks_the_loop_fails_the_calls_on_it_and_the_run_ends(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    blocking_project(make_project, pytester)
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=60)
+    took = time.monotonic() - started
+    result.assert_outcomes(failed=3)  # every call on the loop is held, not just the stuck one
+    result.stdout.fnmatch_lines(
+        [
+            "*_ agent::fine[[]mine[]] _*",
+            "model 'mine' call failed: the engine's event loop has not run for 1 s: code run"
+            " on it blocks it (an async def agent or tool that calls time.sleep, a blocking"
+            " client or a long computation); make that function a plain def (it then runs on"
+            " a thread of its own), or await asyncio.sleep and async clients in it",
+            "*_ agent::stuck[[]mine[]] _*",
+            "model 'mine' call failed: the engine's event loop has not run for 1 s:*",
+            "*_ agent::after[[]mine[]] _*",
+            "model 'mine' call failed: the engine's event loop has not run for 1 s:*",
+        ]
+    )
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    assert took < 20  # the stuck loop was not waited for at the end
+
+
+def test_ctrl_c_ends_a_run_whose_loop_an_async_agent_blocks_at_once(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    blocking_project(make_project, pytester)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"],
+        cwd=pytester.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (pytester.path / "stuck.flag").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        interrupted = time.monotonic()
+        run.send_signal(signal.SIGINT)
+        out, _ = run.communicate(timeout=30)
+    finally:
+        run.kill()  # if it hung: not left behind
+    assert time.monotonic() - interrupted < 5, out  # no 30 s waits for a loop that is stuck
+    assert run.returncode == 2, out  # pytest's "interrupted"
+    assert "KeyboardInterrupt" in out and "INTERNALERROR" not in out

@@ -2,8 +2,13 @@
 
 pytest's own protocol stays sequential on the main thread. Before the first item runs, the
 calls of every selected item are started here (as far as each model's limits allow); each item
-then waits for its own result. All model calls run on this loop; a `python` agent's own code
-runs in that connector's threads.
+then waits for its own result. All model calls run on this loop; a plain-function agent's or
+tool's own code runs on threads of its own (engine.user_threads).
+
+The loop beats every BEAT seconds. Code that blocks it (an `async def` agent or tool that
+calls `time.sleep`) stops every call and every timeout on it: once it has not beaten for
+STALL_LIMIT seconds, the calls still waited for end with an error that says so, and closing
+the engine does not wait for it.
 """
 
 from __future__ import annotations
@@ -33,6 +38,15 @@ T = TypeVar("T")
 THREAD_NAME = "arena-engine"
 MAX_BACKOFF = 30.0
 BATCH = 64  # calls handed over to the loop's thread at once by `Engine.batch`
+BEAT = 0.5  # seconds between the loop's heartbeats
+STALL_LIMIT = 60.0  # seconds without a heartbeat after which the loop is taken as stuck
+QUIET = 2.0  # seconds without a heartbeat after which closing stops waiting for the loop
+STALLED = (
+    "the engine's event loop has not run for {:g} s: code run on it blocks it (an async def"
+    " agent or tool that calls time.sleep, a blocking client or a long computation); make"
+    " that function a plain def (it then runs on a thread of its own), or await"
+    " asyncio.sleep and async clients in it"
+)
 
 
 @dataclass
@@ -86,6 +100,7 @@ class Engine:
     _ledgers: list[Ledger] = field(default_factory=list)
     _batch: list[_Started] | None = None  # calls not yet handed over, in `batch`
     _handed_over: bool = False  # a call went to the loop: till then a batch sends its first at once
+    _beat: float = 0.0  # when the loop last beat (time.monotonic())
     closed: bool = False
 
     # -- the main thread's side -------------------------------------------------------------
@@ -152,7 +167,19 @@ class Engine:
         self._start().call_soon_threadsafe(_quietly, connector.warm_up)
 
     def wait(self, call: Call) -> CallResult:
-        return call.future.result()
+        """The call's result; an error instead if the loop is stuck (`stalled`)."""
+        while True:
+            stalled = self.stalled()
+            if stalled is not None and not call.future.done():
+                return CallResult(error=stalled)
+            with contextlib.suppress(concurrent.futures.TimeoutError):
+                return call.future.result(timeout=BEAT)
+
+    def stalled(self) -> str | None:
+        """Why calls on the loop cannot end, once it has not beaten for STALL_LIMIT s."""
+        if self._loop is None or time.monotonic() - self._beat < STALL_LIMIT:
+            return None
+        return STALLED.format(STALL_LIMIT)
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -193,11 +220,11 @@ class Engine:
                 self.store.close()
             return
         done = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
-        with contextlib.suppress(Exception):
-            done.result(timeout=30)
+        self._while_beating(lambda s: not concurrent.futures.wait([done], s).not_done, 30)
         loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=30)
-        loop.close()
+        self._while_beating(functools.partial(_joined, thread), 30)
+        if not thread.is_alive():  # else stuck in code that never returns: left to the exit
+            loop.close()
         self._loop = self._thread = None
         for pool in (self._cache_reads, self._cache_writes):
             if pool is not None:  # a write under way finishes: its answer was paid for
@@ -237,6 +264,14 @@ class Engine:
         self._handed_over = True
         return asyncio.run_coroutine_threadsafe(self._tracked(coroutine), loop)
 
+    def _while_beating(self, wait: Callable[[float], bool], seconds: float) -> None:
+        """`wait(t)` (which waits up to t seconds and says whether what it waits for is
+        done) again and again, at most `seconds`, and no longer than the loop beats."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and time.monotonic() - self._beat <= QUIET:
+            if wait(BEAT):
+                return
+
     def _start(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
             loop = new_loop()
@@ -245,8 +280,10 @@ class Engine:
             def run() -> None:
                 asyncio.set_event_loop(loop)
                 loop.call_soon(ready.set)
+                loop.call_soon(self._heartbeat)
                 loop.run_forever()
 
+            self._beat = time.monotonic()
             self._thread = threading.Thread(target=run, name=THREAD_NAME, daemon=True)
             self._thread.start()
             ready.wait()
@@ -254,6 +291,10 @@ class Engine:
         return self._loop
 
     # -- the loop's side --------------------------------------------------------------------
+
+    def _heartbeat(self) -> None:
+        self._beat = time.monotonic()
+        asyncio.get_running_loop().call_later(BEAT, self._heartbeat)
 
     def _begin(self, batch: list[_Started]) -> None:
         """Start a batch's calls; each task settles its future when it ends."""
@@ -465,6 +506,11 @@ class Engine:
         path = self.workspace_root / f"{self._workspaces:05d}-{name}-{request.sample}"
         path.mkdir(parents=True)
         return path
+
+
+def _joined(thread: threading.Thread, seconds: float) -> bool:
+    thread.join(seconds)
+    return not thread.is_alive()
 
 
 async def _within(call: Coroutine[Any, Any, Response], seconds: float | None) -> Response:
