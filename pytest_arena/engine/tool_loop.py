@@ -166,8 +166,9 @@ async def _run(tools: ToolSet, call: dict[str, Any], workspace: Path | None) -> 
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # the model is told, as a real tool runner tells it
-            said = f": {exc}" if str(exc) else ""
-            out["content"] = f"error: {name} raised {type(exc).__name__}{said}"
+            raised = exc.raised if isinstance(exc, _Raised) else exc
+            said = f": {raised}" if str(raised) else ""
+            out["content"] = f"error: {name} raised {type(raised).__name__}{said}"
         else:
             out["content"], out["is_error"] = _as_text(value), False
     out["duration_ms"] = (time.perf_counter() - started) * 1000
@@ -176,9 +177,28 @@ async def _run(tools: ToolSet, call: dict[str, Any], workspace: Path | None) -> 
 
 async def _call(tool: Tool, kwargs: dict[str, Any]) -> Any:
     if inspect.iscoroutinefunction(tool.function):
-        return await asyncio.wait_for(tool.function(**kwargs), tool.timeout)
+        return await asyncio.wait_for(_contained(tool.function(**kwargs)), tool.timeout)
     # a thread that overruns is left running, and never holds the process open at exit
     return await asyncio.wait_for(run_blocking(tool.function, **kwargs), tool.timeout)
+
+
+class _Raised(Exception):
+    """A SystemExit or other BaseException an async tool raised, carried as an Exception."""
+
+    def __init__(self, raised: BaseException) -> None:
+        super().__init__(str(raised))
+        self.raised = raised
+
+
+async def _contained(coroutine: Awaitable[Any]) -> Any:
+    """`await coroutine`, its BaseExceptions (but cancellation) carried as _Raised: before
+    Python 3.12 wait_for runs it as a task of its own, out of which they would stop the loop."""
+    try:
+        return await coroutine
+    except (Exception, asyncio.CancelledError):
+        raise
+    except BaseException as exc:
+        raise _Raised(exc) from exc
 
 
 def _as_text(value: Any) -> str:

@@ -51,14 +51,16 @@ class _Threads:
 _THREADS = _Threads("arena-user-blocking")
 
 
-async def run_blocking(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-    """Run `function(*args, **kwargs)` on a daemon thread, in a copy of the caller's context,
-    and await its result. Cancelling the await (a timeout) abandons the thread's work; it
-    runs on, and its result is dropped.
+def run_blocking(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> asyncio.Future[Any]:
+    """Run `function(*args, **kwargs)` on a daemon thread, in a copy of the caller's context;
+    the future of its result, on the running loop. Cancelling the future (a timeout)
+    abandons the thread's work; it runs on, and its result is dropped.
 
-    What the function raises is raised here, `SystemExit` and `KeyboardInterrupt` too: the
-    caller reports them as the function's error (`except BaseException`, letting
-    `asyncio.CancelledError` through), since escaping the caller they would stop the loop."""
+    What the function raises is the future's exception, `SystemExit` and `KeyboardInterrupt`
+    too: the caller awaits the future itself (a future, not a coroutine, which wait_for would
+    run as a task of its own before Python 3.12) and reports them as the function's error
+    (`except BaseException`, letting `asyncio.CancelledError` through), since escaping a task
+    they would stop the loop."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
     call = functools.partial(contextvars.copy_context().run, function, *args, **kwargs)
@@ -74,7 +76,7 @@ async def run_blocking(function: Callable[..., Any], /, *args: Any, **kwargs: An
             loop.call_soon_threadsafe(settle)
 
     _THREADS.submit(job)
-    return await future
+    return future
 
 
 def _succeed(future: asyncio.Future[Any], value: Any) -> None:
