@@ -22,14 +22,21 @@ ARENA = (sys.executable, "-m", "pytest_arena")  # the `arena` command, found wit
 
 def alive(pids: Path) -> list[int]:
     """The processes still running among those whose pid names a file in `pids`."""
-    living = []
-    for entry in pids.iterdir():
-        try:
-            os.kill(int(entry.name), 0)
-        except ProcessLookupError:
-            continue
-        living.append(int(entry.name))
-    return living
+    return [int(entry.name) for entry in pids.iterdir() if running(int(entry.name))]
+
+
+def running(pid: int) -> bool:
+    """Whether process `pid` runs: a killed one that waits for its parent to reap it (a
+    zombie, which a run made in this process may leave) is gone for our purpose."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError):  # no /proc (macOS): it answered the signal
+        return not sys.platform.startswith("linux")
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import os
 import sys
 import textwrap
 import time
@@ -15,6 +14,7 @@ import pytest
 
 from pytest_arena.connectors import Connector, ConnectorError, Request, Response, build_connector
 from pytest_arena.spec import Case, SpecError, load_project
+from tests.conftest import running
 
 CASE = Case(
     id="fix_bug",
@@ -182,18 +182,6 @@ def test_an_agent_reading_the_variable_of_a_big_case_is_told_to_read_the_file(
     )
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    try:  # a zombie waiting for a reaper is gone for our purpose
-        return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (FileNotFoundError, IndexError):
-        return False
-
-
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 def test_a_cancelled_call_ends_the_agent_and_its_children(tmp_path: Path) -> None:
     connector = build(
@@ -219,7 +207,7 @@ def test_a_cancelled_call_ends_the_agent_and_its_children(tmp_path: Path) -> Non
                 break
             await asyncio.sleep(0.05)
         pids = [int(p) for p in (workspace / "pids").read_text().split()]
-        assert all(alive(pid) for pid in pids)
+        assert all(running(pid) for pid in pids)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -227,9 +215,9 @@ def test_a_cancelled_call_ends_the_agent_and_its_children(tmp_path: Path) -> Non
 
     pids = asyncio.run(scenario())
     deadline = time.monotonic() + 5
-    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(running(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(alive(pid) for pid in pids)
+    assert not any(running(pid) for pid in pids)
 
 
 def test_a_program_that_does_not_exist_is_an_error_at_its_line(tmp_path: Path) -> None:
