@@ -1,6 +1,7 @@
-"""The user's blocking code (a plain-function agent, a tool) on threads that never hold the
-run open: a function that never returns, or calls sys.exit(), ends as that case's error,
-and pytest still exits at once."""
+"""The user's code run by the engine: a plain-function agent or tool on threads that never
+hold the run open (one that never returns, or calls sys.exit(), ends as that case's error,
+and pytest still exits at once), and an async one that blocks the engine's loop, which
+fails the calls on it after STALL_LIMIT instead of hanging the run or its Ctrl-C."""
 
 from __future__ import annotations
 
