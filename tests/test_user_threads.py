@@ -33,6 +33,22 @@ NEVER_RETURNS = """
 """
 
 
+def agent_project(make_project: MakeProject, agent: str, cases: list[str]) -> None:
+    """A project whose model is `agent`'s `run` (0.5 s a try, no retry), with one case
+    per name in `cases`; `stuck` and `leave` have their name as input, the others "2 + 2"."""
+    tests = "".join(
+        f"  - {{id: {c}, input: {c if c in ('stuck', 'leave') else '2 + 2'}, reference: '4'}}\n"
+        for c in cases
+    )
+    make_project(
+        "agent",
+        "models:\n  default: [mine]\n  define:\n"
+        '    mine: {connector: python, callable: "agent:run", timeout: 0.5, max_retries: 0}\n'
+        f"tests:\n{tests}",
+        {"agent.py": agent},
+    )
+
+
 def test_a_result_an_exception_and_the_callers_context_reach_the_awaiting_coroutine() -> None:
     where: contextvars.ContextVar[str] = contextvars.ContextVar("where")
 
@@ -101,20 +117,7 @@ def test_threads_are_reused_once_free_and_made_when_every_one_is_busy() -> None:
 def test_an_agent_that_never_returns_or_exits_fails_its_case_and_pytest_exits_at_once(
     make_project: MakeProject, pytester: pytest.Pytester
 ) -> None:
-    make_project(
-        "agent",
-        """
-        models:
-          default: [mine]
-          define:
-            mine: {connector: python, callable: "agent:run", timeout: 0.5, max_retries: 0}
-        tests:
-          - {id: stuck, input: stuck, reference: "4"}
-          - {id: leave, input: leave, reference: "4"}
-          - {id: fine, input: "2 + 2", reference: "4"}
-        """,
-        {"agent.py": NEVER_RETURNS},
-    )
+    agent_project(make_project, NEVER_RETURNS, ["stuck", "leave", "fine"])
     started = time.monotonic()
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=60)
     took = time.monotonic() - started
@@ -200,20 +203,7 @@ BLOCKS_THE_LOOP = """
 
 
 def blocking_project(make_project: MakeProject, pytester: pytest.Pytester) -> None:
-    make_project(
-        "agent",
-        """
-        models:
-          default: [mine]
-          define:
-            mine: {connector: python, callable: "agent:run", timeout: 0.5, max_retries: 0}
-        tests:
-          - {id: fine, input: "2 + 2", reference: "4"}
-          - {id: stuck, input: stuck, reference: "4"}
-          - {id: after, input: "2 + 2", reference: "4"}
-        """,
-        {"agent.py": BLOCKS_THE_LOOP},
-    )
+    agent_project(make_project, BLOCKS_THE_LOOP, ["fine", "stuck", "after"])
     pytester.makeconftest(  # a stuck loop is given up after 1 s here, not 60
         "import pytest_arena.engine.calls\npytest_arena.engine.calls.STALL_LIMIT = 1.0\n"
     )
