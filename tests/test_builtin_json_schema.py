@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -9,9 +11,10 @@ import pydantic
 import pytest
 
 from pytest_arena import Case
-from pytest_arena.scorers import ScoreResult, ScoringContext
+from pytest_arena.scorers import ScoreResult, ScoringContext, patterns
 from pytest_arena.scorers.json_schema import JsonSchema
 from pytest_arena.spec.errors import SpecError
+from tests.conftest import MakeProject
 
 PERSON = {
     "type": "object",
@@ -275,4 +278,121 @@ def test_json_schema_takes_a_boolean_schema_file(tmp_path: Path) -> None:
     assert (result.passed, result.reason) == (
         False,
         "never.json is false: no document is valid against it",
+    )
+
+
+ENDLESS = "^(a|a)+$"  # for re, 2**n ways to fail on n a's and a '!'
+ENDLESS_TEXT = "a" * 26 + "!"  # re takes seconds to give up; regex stops at its time limit
+
+
+def endless_message(limit: float) -> str:
+    return (
+        f"pattern '{ENDLESS}' took more than {limit:g} s on the output: it backtracks without"
+        " end on text like this; simplify it (no repeat inside a repeat, such as (a+)+ or"
+        " (a|a)*)"
+    )
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"name": {"type": "string", "pattern": ENDLESS}}},
+        {"type": "object", "patternProperties": {ENDLESS: {"type": "integer"}}},
+        {"type": "object", "propertyNames": {"pattern": ENDLESS}},
+        {
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "patternProperties": {ENDLESS: True},
+            "additionalProperties": False,
+        },
+        {  # the pattern behind a $ref, reached by unevaluatedProperties
+            "$defs": {"named": {"patternProperties": {ENDLESS: True}}},
+            "$ref": "#/$defs/named",
+            "unevaluatedProperties": False,
+        },
+    ],
+    ids=["pattern", "patternProperties", "propertyNames", "additional", "unevaluated"],
+)
+def test_a_schema_pattern_that_backtracks_without_end_is_an_error_within_its_time_limit(
+    monkeypatch: pytest.MonkeyPatch, schema: dict[str, Any]
+) -> None:
+    monkeypatch.setattr(patterns, "SEARCH_TIMEOUT", 0.2)
+    output = json.dumps({"name": ENDLESS_TEXT, ENDLESS_TEXT: 1})
+    started = time.monotonic()
+    with pytest.raises(ValueError) as caught:
+        json_schema(output, schema=schema)
+    assert time.monotonic() - started < 1.0
+    assert str(caught.value) == endless_message(0.2)
+
+
+@pytest.mark.parametrize(
+    ("schema", "output", "passed", "reason"),
+    [
+        (
+            {"patternProperties": {"^x_": {"type": "integer"}}, "additionalProperties": False},
+            '{"x_a": 1, "y": 2, "z": 3}',
+            False,
+            "1 error against the schema: $: 'y', 'z' do not match any of the regexes: '^x_'",
+        ),
+        (
+            {"patternProperties": {"^x_": {"type": "integer"}, "^x": {"type": "string"}}},
+            '{"x_a": 1}',
+            False,
+            "1 error against the schema: $.x_a: 1 is not of type 'string'",
+        ),
+        (  # two patterns that match the same keys stay two
+            {"patternProperties": {"^x": {"minimum": 0}, "x$": {"maximum": 5}}},
+            '{"x": 9, "y": 1}',
+            False,
+            "1 error against the schema: $.x: 9 is greater than the maximum of 5",
+        ),
+        (
+            {"properties": {"tag": {"pattern": "^[a-z]+$"}}, "patternProperties": {"^x": {}}},
+            '{"tag": "Ab", "x\\n": 1}',
+            False,
+            "1 error against the schema: $.tag: 'Ab' does not match '^[a-z]+$'",
+        ),
+        (
+            {
+                "$defs": {"d": {"patternProperties": {"^x": True}}},
+                "$ref": "#/$defs/d",
+                "unevaluatedProperties": False,
+            },
+            '{"xa": 1, "xb": 2}',
+            True,
+            "valid against the schema",
+        ),
+    ],
+)
+def test_schema_patterns_keep_their_meaning_and_their_names(
+    schema: dict[str, Any], output: str, passed: bool, reason: str
+) -> None:
+    result = json_schema(output, schema=schema)
+    assert (result.passed, result.reason) == (passed, reason)
+
+
+def test_a_run_with_a_schema_pattern_that_backtracks_without_end_ends_with_that_case_failed(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    make_project(
+        "s",
+        """
+        models: [sim_perfect]
+        scoring:
+          - scorer: json_schema
+            params: {schema: {properties: {name: {pattern: '^(a|aa)+$'}}}}
+        tests:
+          - {id: endless, input: x, reference: '{"name": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"}'}
+          - {id: fine, input: x, reference: '{"name": "aaaa"}'}
+        """,
+    )
+    started = time.monotonic()
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert time.monotonic() - started < 30  # re would take longer than the universe's age
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ s::endless[[]sim_perfect[]] _*",
+            "scorer 'json_schema' raised ValueError: pattern '^(a|aa)+$' took more than 2 s*",
+        ]
     )

@@ -9,7 +9,7 @@ import pydantic
 import pytest
 
 from pytest_arena import Case
-from pytest_arena.scorers import ScoreResult, ScoringContext, matching
+from pytest_arena.scorers import ScoreResult, ScoringContext, patterns
 from pytest_arena.scorers.matching import Regex
 from tests.conftest import MakeProject
 
@@ -175,7 +175,7 @@ def test_regex_refuses_a_misspelt_option() -> None:
 def test_a_pattern_that_backtracks_without_end_is_an_error_within_its_time_limit(
     monkeypatch: pytest.MonkeyPatch, options: dict[str, Any]
 ) -> None:
-    monkeypatch.setattr(matching, "SEARCH_TIMEOUT", 0.2)
+    monkeypatch.setattr(patterns, "SEARCH_TIMEOUT", 0.2)
     started = time.monotonic()
     with pytest.raises(ValueError) as caught:
         regex("a" * 40 + "!", "^(a|a)+$", **options)  # 2**40 ways to fail, for re

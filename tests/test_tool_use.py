@@ -4,6 +4,7 @@ sims' tool calls, the whole response kept for records."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,6 +22,7 @@ from pytest_arena.connectors.tool_format import (
 from pytest_arena.engine.calls import CallResult
 from pytest_arena.evaluation.project_tools import load_tools, schema_of
 from pytest_arena.evaluation.response_data import capped, response_data
+from pytest_arena.scorers import patterns
 from pytest_arena.scorers.tool_use import ToolCall, Trajectory
 from pytest_arena.spec import Case, SpecError
 from pytest_arena.spec.python_files import project_package
@@ -286,3 +288,16 @@ def test_the_record_keeps_the_response_cut_to_size_and_says_so() -> None:
     assert "middle steps of the trajectory left out" in kept["cut"]
     assert kept["trajectory"][0]["step"] == 0 and kept["trajectory"][-1]["step"] == 59
     assert capped(response_data(CallResult(Response("small")))).get("cut") is None
+
+
+def test_an_argument_schema_whose_pattern_backtracks_without_end_is_an_error_in_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(patterns, "SEARCH_TIMEOUT", 0.2)
+    made = [call("refund", order_id="a" * 26 + "!")]
+    arguments = {"properties": {"order_id": {"type": "string", "pattern": "^(a|a)+$"}}}
+    expected = {"calls": [{"name": "refund", "match": "schema", "arguments": arguments}]}
+    started = time.monotonic()
+    with pytest.raises(ValueError, match=r"pattern '\^\(a\|a\)\+\$' took more than 0\.2 s"):
+        ToolCall().score("", None, context_with(made, **expected))
+    assert time.monotonic() - started < 1.0

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
+from pytest_arena.scorers.schema_patterns import iter_errors
 from pytest_arena.scorers.text import read_json
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.errors import Problem, SpecError
@@ -69,8 +70,7 @@ class JsonSchema(TypedScorer[JsonSchemaOptions]):
                 "valid JSON; the reference is not a schema (it has no type, properties"
                 " or $schema), so nothing else is checked",
             )
-        validator = _validator(schema)(schema)
-        errors = list(validator.iter_errors(document))
+        errors = iter_errors(_validator(schema), schema, document)
         if not errors:
             return ScoreResult(1.0, True, f"valid against {source}")
         if isinstance(schema, bool):

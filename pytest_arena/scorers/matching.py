@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
+from pytest_arena.scorers.patterns import compile_pattern, search
 from pytest_arena.scorers.text import excerpt, strip_fence
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
 
 if TYPE_CHECKING:
     import regex
-
-SEARCH_TIMEOUT = 2.0  # seconds one search of an output by a project's pattern may take
 
 
 class _Options(BaseModel):
@@ -119,7 +118,7 @@ class RegexOptions(_Options):
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
-            _compile(value, 0)
+            compile_pattern(value, 0)
         return value
 
 
@@ -148,7 +147,9 @@ class Regex(TypedScorer[RegexOptions]):
                     "the option group needs the option pattern:"
                     " the reference is what the group is compared with"
                 )
-            return _extract(output, reference, _compile(opts.pattern, flags), opts.group, opts)
+            return _extract(
+                output, reference, compile_pattern(opts.pattern, flags), opts.group, opts
+            )
         pattern = opts.pattern
         if pattern is None and reference is not None:
             pattern = as_text(reference)
@@ -156,34 +157,12 @@ class Regex(TypedScorer[RegexOptions]):
             return ScoreResult(
                 0.0, None, "no pattern to match: unscored; set the option pattern or a reference"
             )
-        match = _search(_compile(pattern, flags), output)
+        match = search(compile_pattern(pattern, flags), output)
         if match is None:
             return ScoreResult(
                 0.0, False, f"pattern {excerpt(pattern)} did not match {excerpt(output)}"
             )
         return ScoreResult(1.0, True, f"pattern {excerpt(pattern)} matched {excerpt(match[0])}")
-
-
-def _compile(pattern: str, flags: int) -> regex.Pattern[str]:
-    """The user's pattern, compiled by the regex module: re's syntax, and a time limit on
-    each search, so that a pattern that backtracks without end cannot hang the run."""
-    import regex
-
-    try:
-        return regex.compile(pattern, flags)
-    except regex.error as exc:
-        raise ValueError(f"invalid regex pattern {excerpt(pattern)}: {exc}") from exc
-
-
-def _search(pattern: regex.Pattern[str], output: str) -> regex.Match[str] | None:
-    try:
-        return pattern.search(output, timeout=SEARCH_TIMEOUT)
-    except TimeoutError:
-        raise ValueError(
-            f"pattern {excerpt(pattern.pattern)} took more than {SEARCH_TIMEOUT:g} s on the"
-            " output: it backtracks without end on text like this; simplify it (no repeat"
-            " inside a repeat, such as (a+)+ or (a|a)*)"
-        ) from None
 
 
 def _extract(
@@ -200,7 +179,7 @@ def _extract(
         raise ValueError(f"pattern {shown} has no group named '{group}'")
     if reference is None:
         return ScoreResult(0.0, None, "no reference to compare the extracted answer with: unscored")
-    match = _search(pattern, output)
+    match = search(pattern, output)
     if match is None:
         return ScoreResult(
             0.0, False, f"no answer found: pattern {shown} did not match {excerpt(output)}"

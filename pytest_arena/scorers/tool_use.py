@@ -114,7 +114,9 @@ def _argument_problem(call: dict[str, Any], want: ExpectedCall, how: ArgumentMat
     if how == "schema":
         from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-        errors = sorted(Draft202012Validator(want.arguments).iter_errors(given), key=str)
+        from pytest_arena.scorers.schema_patterns import iter_errors
+
+        errors = sorted(iter_errors(Draft202012Validator, want.arguments, given), key=str)
         return f"its arguments do not fit the schema: {errors[0].message}" if errors else None
     for key, value in want.arguments.items():
         if key not in given:
