@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import shutil
 import sys
 import textwrap
 import time
@@ -100,8 +101,11 @@ def test_without_a_workspace_the_agent_gets_a_fresh_folder(tmp_path: Path) -> No
     connector = build(tmp_path, python_command("agent.py"), {"agent.py": AGENT})
     response = connector.complete(request(None))
     workspace = Path(response.meta["workspace"])
-    assert workspace != tmp_path
-    assert (workspace / "notes.txt").exists()
+    try:
+        assert workspace.parent.name.startswith("arena-agent-")
+        assert (workspace / "notes.txt").exists()
+    finally:
+        shutil.rmtree(workspace.parent)  # the folder is the caller's to remove, as here
 
 
 def test_a_relative_program_is_taken_from_the_project_folder(tmp_path: Path) -> None:
