@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
 from pytest_arena.scorers import Scorer, ScoreResult, ScoringContext
-from pytest_arena.scorers.builtins import BUILTINS
+from pytest_arena.scorers.builtins import BUILTINS, builtin_classes
 from pytest_arena.scorers.discovery import discover
 from pytest_arena.spec.python_files import project_package
 
@@ -38,7 +40,7 @@ class HelperBase(Scorer):
 
 def test_scorer_classes_are_found_by_name_next_to_the_builtins(tmp_path: Path) -> None:
     found = scorers_in(tmp_path, {"tone.py": POLITE, "words.py": "MARKER = 'please'\n"})
-    assert set(found.entries) == {b.name for b in BUILTINS} | {"tone"}
+    assert found.names() == sorted([*BUILTINS, "tone"])
     entry = found.get("tone")
     assert entry is not None and entry.source == tmp_path / "scorers" / "tone.py"
     assert entry.line == 6
@@ -54,7 +56,7 @@ def test_private_files_and_imported_scorers_are_not_registered_twice(tmp_path: P
             "again.py": "from pytest_arena.scorers.equality import ExactMatch, JsonMatch\n",
         },
     )
-    assert set(found.entries) == {b.name for b in BUILTINS}
+    assert found.names() == sorted(BUILTINS)
     assert found.problems == []
 
 
@@ -126,3 +128,32 @@ def test_an_edited_scorer_file_is_read_afresh(tmp_path: Path) -> None:
     context = ScoringContext()
     assert first.entries["fixed"].scorer.score("", None, context).score == 0.25
     assert second.entries["fixed"].scorer.score("", None, context).score == 0.75
+
+
+def test_each_builtin_is_registered_under_its_own_name() -> None:
+    assert [cls.name for cls in builtin_classes()] == list(BUILTINS)
+
+
+def test_a_builtin_is_imported_when_a_project_first_uses_it(tmp_path: Path) -> None:
+    """A run that only compares text does not load the other builtins' modules (and their
+    libraries): part of what a run costs before its first call."""
+    script = """
+import sys
+from pathlib import Path
+from pytest_arena.scorers.builtins import BUILTINS
+from pytest_arena.scorers.discovery import discover
+FAMILIES = {"equality", "matching", "numeric", "similarity", "json_schema", "llm_judge", "tool_use"}
+def loaded():
+    names = [m.removeprefix("pytest_arena.scorers.") for m in sys.modules]
+    return sorted(name for name in names if name in FAMILIES)
+found = discover(Path(sys.argv[1]), "p", BUILTINS)
+print(loaded())
+found.get("exact_match")
+print(loaded())
+found.get("numeric_match")
+print(loaded())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines() == ["[]", "['equality']", "['equality', 'numeric']"]

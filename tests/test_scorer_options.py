@@ -8,7 +8,7 @@ import pydantic
 import pytest
 
 from pytest_arena.evaluation.project import load
-from pytest_arena.scorers.builtins import BUILTINS
+from pytest_arena.scorers.builtins import builtin_classes
 from pytest_arena.scorers.equality import ExactMatch, ExactMatchOptions
 from pytest_arena.scorers.similarity import TokenF1, TokenF1Options
 from pytest_arena.scorers.typed import NO_REFERENCE, TypedScorer
@@ -31,7 +31,7 @@ def validations(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 
 def test_every_builtin_grades_with_options_it_can_bind() -> None:
-    assert all(issubclass(cls, TypedScorer) for cls in BUILTINS)
+    assert all(issubclass(cls, TypedScorer) for cls in builtin_classes())
 
 
 def test_a_bound_builtin_validates_its_options_once(validations: list[Any]) -> None:
@@ -67,7 +67,7 @@ def test_a_bound_builtin_is_a_new_scorer_and_leaves_the_shared_one_unbound() -> 
     assert bound.options == ExactMatchOptions(ignore_case=True)
 
 
-NEEDING = [cls for cls in BUILTINS if issubclass(cls, TypedScorer) and cls.needs_reference]
+NEEDING = [cls for cls in builtin_classes() if issubclass(cls, TypedScorer) and cls.needs_reference]
 
 
 def test_the_builtins_that_compare_with_a_reference_say_so() -> None:

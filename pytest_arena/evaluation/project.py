@@ -401,8 +401,8 @@ def _check_options_names(file: ProjectFile, scorers: ScorerSet) -> None:
             file.lines.line(("scorers", "options", name)),
             f"options for '{name}', which no scorer is named, would never be used",
             key=f"scorers.options.{name}",
-            hint=" ".join(filter(None, [did_you_mean(name, scorers.entries), "known scorers:"]))
-            + f" {', '.join(sorted(scorers.entries))}",
+            hint=" ".join(filter(None, [did_you_mean(name, scorers.names()), "known scorers:"]))
+            + f" {', '.join(scorers.names())}",
         )
         for name in file.spec.scorers.options
         if scorers.get(name) is None

@@ -12,6 +12,7 @@ from types import ModuleType
 from pydantic import BaseModel
 
 from pytest_arena.scorers.base import Scorer, ScoresOutputs
+from pytest_arena.scorers.builtins import BUILTINS, builtin
 from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.spec.errors import Problem, did_you_mean
 from pytest_arena.spec.python_files import import_file, import_problem
@@ -39,17 +40,25 @@ class ScorerSet:
 
     entries: dict[str, ScorerEntry] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    builtins: frozenset[str] = frozenset()  # builtins' names: each made on first use
 
     def get(self, name: str) -> ScorerEntry | None:
-        return self.entries.get(name)
+        entry = self.entries.get(name)
+        if entry is None and name in self.builtins:
+            entry = self.entries.setdefault(name, ScorerEntry.of(builtin(name)()))
+        return entry
+
+    def names(self) -> list[str]:
+        """Every scorer's name, sorted."""
+        return sorted({*self.entries, *self.builtins})
 
     def unknown(self, name: str) -> str:
         """Why `name` names no scorer, with the known names and any broken files."""
         text = f"no scorer is named '{name}'"
-        hint = did_you_mean(name, self.entries)
+        hint = did_you_mean(name, self.names())
         if hint:
             text += f" ({hint})"
-        text += f"; known scorers: {', '.join(sorted(self.entries))}"
+        text += f"; known scorers: {', '.join(self.names())}"
         broken = [p.path.name for p in self.problems]
         if broken:
             text += f"; these scorer files failed to load and may define it: {', '.join(broken)}"
@@ -59,16 +68,15 @@ class ScorerSet:
 def discover(
     project_root: Path,
     package: str,
-    builtins: Iterable[type[Scorer]],
+    builtins: Iterable[str] = BUILTINS,
     plugins: Iterable[tuple[str, type[Scorer]]] = (),
     importer: Callable[[Path, str], ModuleType] = import_file,
 ) -> ScorerSet:
-    """Builtins, scorers from plugins, then what `project_root/scorers/` holds: Scorer
-    subclasses in `*.py` files (imported by `importer`, which may bound the time an import
-    takes), and executable scripts named after their file's stem."""
-    found = ScorerSet()
-    for cls in builtins:
-        found.entries[cls.name] = ScorerEntry.of(cls())
+    """The `builtins` named (each made on first use), scorers from plugins, then what
+    `project_root/scorers/` holds: Scorer subclasses in `*.py` files (imported by
+    `importer`, which may bound the time an import takes), and executable scripts named
+    after their file's stem."""
+    found = ScorerSet(builtins=frozenset(builtins))
     for plugin, cls in plugins:
         _add_plugin_scorer(found, plugin, cls)
     folder = project_root / SCORERS_DIR
@@ -122,7 +130,7 @@ def _load_module(
 
 def _add_script(found: ScorerSet, path: Path) -> None:
     name = path.stem
-    other = found.entries.get(name)
+    other = found.get(name)
     if other is not None:
         found.problems.append(
             Problem(
@@ -142,7 +150,7 @@ def _add_script(found: ScorerSet, path: Path) -> None:
 
 
 def _add_plugin_scorer(found: ScorerSet, plugin: str, cls: type[Scorer]) -> None:
-    other = found.entries.get(cls.name)
+    other = found.get(cls.name)
     if other is not None:
         found.problems.append(
             Problem(
@@ -207,7 +215,7 @@ def _signature_problem(cls: type[Scorer], path: Path) -> Problem | None:
 
 def _register(found: ScorerSet, cls: type[Scorer], path: Path) -> None:
     line = _line_of(cls)
-    other = found.entries.get(cls.name)
+    other = found.get(cls.name)
     if other is not None:
         found.problems.append(
             Problem(
