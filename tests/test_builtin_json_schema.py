@@ -310,8 +310,12 @@ def endless_message(limit: float) -> str:
             "$ref": "#/$defs/named",
             "unevaluatedProperties": False,
         },
+        {  # a $ref may point anywhere in the schema, not only at its keywords
+            "x-shapes": {"named": {"patternProperties": {ENDLESS: {"type": "integer"}}}},
+            "$ref": "#/x-shapes/named",
+        },
     ],
-    ids=["pattern", "patternProperties", "propertyNames", "additional", "unevaluated"],
+    ids=["pattern", "patternProperties", "propertyNames", "additional", "unevaluated", "ref"],
 )
 def test_a_schema_pattern_that_backtracks_without_end_is_an_error_within_its_time_limit(
     monkeypatch: pytest.MonkeyPatch, schema: dict[str, Any]
@@ -359,6 +363,12 @@ def test_a_schema_pattern_that_backtracks_without_end_is_an_error_within_its_tim
                 "unevaluatedProperties": False,
             },
             '{"xa": 1, "xb": 2}',
+            True,
+            "valid against the schema",
+        ),
+        (  # data is data: a const holding the word patternProperties is left as it is
+            {"const": {"patternProperties": {"^a": 1}}},
+            '{"patternProperties": {"^a": 1}}',
             True,
             "valid against the schema",
         ),

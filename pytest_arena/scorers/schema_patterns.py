@@ -21,26 +21,11 @@ from typing import Any
 
 from pytest_arena.scorers import patterns
 
-# keywords whose value is a subschema, a mapping of them, or a list of them (all drafts)
-_ONE = frozenset(
-    {
-        "additionalItems",
-        "additionalProperties",
-        "contains",
-        "else",
-        "if",
-        "items",
-        "not",
-        "propertyNames",
-        "then",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-    }
-)
+# keywords whose value is a mapping of names to subschemas (all drafts)
 _MAPPING = frozenset(
     {"$defs", "definitions", "dependencies", "dependentSchemas", "patternProperties", "properties"}
 )
-_LIST = frozenset({"allOf", "anyOf", "items", "oneOf", "prefixItems"})
+_VALUES = frozenset({"const", "default", "enum", "examples"})  # data, not schemas
 
 
 def iter_errors(validator_class: Any, schema: dict[str, Any] | bool, document: Any) -> list[Any]:
@@ -115,15 +100,16 @@ def _replace_patterns(
     schema: Any, keys: set[str], searches: _Searches, originals: dict[str, str]
 ) -> Any:
     """A copy of `schema` in which each patternProperties pattern is a plain one matching
-    exactly the keys in `keys` that it matches; `originals` maps each back."""
+    exactly the keys in `keys` that it matches; `originals` maps each back. Every part of
+    the schema is walked but its data (`const`, `enum`, …): a `$ref` may point anywhere."""
+    if isinstance(schema, list):
+        return [_replace_patterns(item, keys, searches, originals) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    copy = dict(schema)
+    copy = {}
     for keyword, value in schema.items():
-        if keyword in _ONE and isinstance(value, dict):
-            copy[keyword] = _replace_patterns(value, keys, searches, originals)
-        elif keyword in _LIST and isinstance(value, list):
-            copy[keyword] = [_replace_patterns(v, keys, searches, originals) for v in value]
+        if keyword in _VALUES:
+            copy[keyword] = value
         elif keyword in _MAPPING and isinstance(value, dict):
             inner = {k: _replace_patterns(v, keys, searches, originals) for k, v in value.items()}
             if keyword == "patternProperties":
@@ -132,6 +118,8 @@ def _replace_patterns(
                     for expected, subschema in inner.items()
                 }
             copy[keyword] = inner
+        else:
+            copy[keyword] = _replace_patterns(value, keys, searches, originals)
     return copy
 
 
