@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 from pytest_arena.evaluation.samples import Sampling, combine
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
 from pytest_arena.reports import html, plots
-from pytest_arena.reports.json_report import build_report
+from pytest_arena.reports.json_report import Spill, build_report
 from pytest_arena.reports.leaderboard import build_boards
 from tests.browser import Browser
 from tests.conftest import XDIST, MakeProject
@@ -638,3 +639,39 @@ def test_the_comparison_page_shows_what_changed_and_runs_no_script_from_the_data
     assert browser.js("document.title") == f"pytest-arena: before.json against {ATTACK}"
     assert browser.js("document.querySelectorAll('script, img').length") == 0
     assert browser.js("window.__blocked") == []  # nothing even tried, and was stopped
+
+
+def test_a_page_from_spilled_records_is_the_page_from_whole_ones(tmp_path: Path) -> None:
+    """A run with --arena-html keeps lean records and the whole ones in a spill file, and
+    writes the page from there a record at a time: the same page, byte for byte."""
+
+    def record(case: str, model: str, status: str, output: str, **more: Any) -> Record:
+        return Record(
+            "p", case, model, status, score=float(status == PASSED), output=output, **more
+        )
+
+    arrived = [
+        record("a", "m1", PASSED, "fine"),
+        record("b", "m1", FAILED, "</script><script>alert(1)</script> & \u2028"),
+        record("a", "m2", FAILED, "naïve <b>"),
+        record("c", "m2", ERROR, "", error="boom", detail={"crash": "gw0"}),  # not spilled
+    ]
+    boards, when = build_boards(arrived), datetime(2026, 1, 2)
+    whole = html.render(build_report(arrived, boards, created=when))
+    spill = Spill()
+    for r in arrived:
+        if spill.add(r, whole="crash" not in r.detail):
+            r.lean()  # as the run keeps it
+    assert arrived[1].output is None
+    html.write_html(tmp_path / "r.html", build_report(arrived, boards, created=when, spill=spill))
+    spill.close()
+    page = (tmp_path / "r.html").read_text("utf-8")
+    assert page == whole
+    data = json.loads(re.search(r'id="arena-data">(.*?)</script>', page, re.S)[1])  # type: ignore[index]
+    assert [(r["case"], r["model"], r["output"]) for r in data["records"]] == [
+        ("a", "m1", "fine"),
+        ("a", "m2", "naïve <b>"),
+        ("b", "m1", "</script><script>alert(1)</script> & \u2028"),
+        ("c", "m2", ""),
+    ]
+    assert "<script>alert" not in page

@@ -4,6 +4,7 @@ share once. (Peak memory itself is measured by benchmarks/speed.py, as whole run
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 import threading
 from pathlib import Path
@@ -72,7 +73,7 @@ def test_each_record_is_kept_once_and_lean_unless_a_report_shows_it_whole(
     make_project("scale", PROJECT)
     pytester.makeconftest(CONFTEST)
     xdist = [*XDIST, "-n", str(workers)] if workers else []
-    # the HTML report is rendered whole at the end: every record is kept whole for it
+    # with both reports, whole records wait in a file for them, lean ones in memory
     whole = pytester.runpytest_subprocess(
         *xdist, "-s", "--arena-json=arena.json", "--arena-html=arena.html"
     )
@@ -82,14 +83,20 @@ def test_each_record_is_kept_once_and_lean_unless_a_report_shows_it_whole(
             "ITEMS HOLDING A RECORD 0",
             "REPORT DATA IS THE RECORD True",
             "BOARDS 1",
-            "PROMPTS KEPT 6",
+            "PROMPTS KEPT 0",
         ]
     )
-    # and the reports still get every record whole
-    records = json.loads((pytester.path / "arena.json").read_text())["records"]
-    assert len(records) == 6
-    assert {r["reference"] for r in records} == {"4", "6", "8"}
-    assert all(r["messages"][0]["content"].startswith("What is") for r in records)
+    # and both reports still get every record whole
+    page = (pytester.path / "arena.html").read_text()
+    embedded = re.search(r'id="arena-data">(.*?)</script>', page, re.S)
+    assert embedded is not None
+    for records in (
+        json.loads((pytester.path / "arena.json").read_text())["records"],
+        json.loads(embedded[1])["records"],
+    ):
+        assert len(records) == 6
+        assert {r["reference"] for r in records} == {"4", "6", "8"}
+        assert all(r["messages"][0]["content"].startswith("What is") for r in records)
 
     # with the JSON report alone, whole records wait in a file for it, lean ones in memory,
     # and the report is the same

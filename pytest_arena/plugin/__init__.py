@@ -99,11 +99,8 @@ def pytest_configure(config: pytest.Config) -> None:
     else:
         style = failure_style.FailureStyle(config, RECORD_ATTR)
         config.pluginmanager.register(style, FAILURE_STYLE)
-        json_path = options.report_path(config)
-        html = options.report_path(config, "arena_html")  # the page is rendered whole
-        reporter = ArenaReporter(
-            state, style, lean=not (json_path or html), spills=bool(json_path and not html)
-        )
+        reports = options.report_path(config) or options.report_path(config, "arena_html")
+        reporter = ArenaReporter(state, style, lean=not reports, spills=bool(reports))
         config.pluginmanager.register(reporter, REPORTER)
     progress_line.register(config)
     outputs.register(config, state, RECORD_ATTR)

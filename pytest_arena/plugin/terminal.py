@@ -24,7 +24,7 @@ class ArenaReporter:
     ) -> None:
         self.state = state
         self.lean = lean  # no report shows whole records: keep what the boards need
-        self.spills = spills  # only the JSON report shows them: spill them, keep lean ones
+        self.spills = spills  # the JSON or HTML report shows them: spill them, keep lean ones
         self.failure_style = failure_style
         self.budget_skips = 0
         self.boards: dict[str, Any] = {}  # each project's leaderboard settings, kept once

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pytest_arena.engine.money import dollars
 from pytest_arena.record import json_safe
 from pytest_arena.reports import plots
+from pytest_arena.reports.json_report import Spilled
 from pytest_arena.reports.statistics import Difference
 from pytest_arena.reports.tables import verdicts_said
 from pytest_arena.reports.verdicts import Comparison, Power
@@ -157,23 +159,28 @@ def _formula(weights: Mapping[str, float]) -> str:
 def render(report: Mapping[str, Any], *, title: str = "pytest-arena report") -> str:
     """The whole page for a report as `json_report.build_report` makes it (or as read back
     from a `--arena-json` file, of this version or an older one)."""
-    records: list[Mapping[str, Any]] = list(report.get("records") or [])
+    page = io.StringIO()
+    _write_page(page, report, title)
+    return page.getvalue()
+
+
+def _write_page(out: TextIO, report: Mapping[str, Any], title: str) -> None:
+    """Write the page to `out`: the template's parts, and between them the records one at a
+    time (a run of 50,000 cases holds no text of the whole page, nor of all its records)."""
+    records: list[Any] = list(report.get("records") or [])
+    briefs = [_brief(record) for record in records]
     boards = list(report.get("leaderboards") or [])
     gates = {g.get("project"): g for g in report.get("gates") or []}
-    projects = [_project(b, records) for b in boards]
-    data = {
-        "records": records,
-        "projects": [
-            {"name": p["name"], "models": [str(r.get("model")) for r in p["rows"]]}
-            for p in projects
-        ],
-    }
+    projects = [_project(b, briefs) for b in boards]
+    names = [
+        {"name": p["name"], "models": [str(r.get("model")) for r in p["rows"]]} for p in projects
+    ]
     script, style = _asset("report.js"), _asset("report.css")
     counts: dict[str, int] = {}
-    for record in records:
-        status = str(record.get("status"))
+    for brief in briefs:
+        status = str(brief.get("status"))
         counts[status] = counts.get(status, 0) + 1
-    return str(
+    page = str(
         _environment()
         .get_template("report.html.j2")
         .render(
@@ -183,12 +190,31 @@ def render(report: Mapping[str, Any], *, title: str = "pytest-arena report") -> 
             gates=gates,
             counts=counts,
             formula=_formula,
-            data_json=embed_json(data),
+            data_json=_DATA,
             script=script,
             style=style,
             script_hash=_csp_hash(script),
         )
     )
+    head, _, tail = page.partition(_DATA)
+    out.write(head)
+    out.write('{"records":[')
+    for i, record in enumerate(records):
+        if i:
+            out.write(",")
+        out.write(embed_json(json.loads(record.text()) if isinstance(record, Spilled) else record))
+    out.write(f'],"projects":{embed_json(names)}}}')
+    out.write(tail)
+
+
+# where the records go in the rendered page: no text of a report can write it there, as the
+# template escapes every "<" of a report's text
+_DATA = "<arena-data/>"
+
+
+def _brief(record: Any) -> Mapping[str, Any]:
+    """What the page's summary reads of a record: project, model, status and score."""
+    return record.brief() if isinstance(record, Spilled) else record
 
 
 def render_template(name: str, **values: Any) -> str:
@@ -201,5 +227,6 @@ def write_html(path: Path, report: Mapping[str, Any]) -> None:
     """Write the page to `path` whole, or not at all (through a temporary file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render(report), "utf-8")
+    with tmp.open("w", encoding="utf-8") as out:
+        _write_page(out, report, "pytest-arena report")
     tmp.replace(path)

@@ -24,7 +24,7 @@ Key = tuple[str, str, str, int]  # a record's (project, case, model, sample)
 
 class Spill:
     """Whole records as the report writes them, in a temporary file, so that a run with
-    `--arena-json` (and no HTML report) keeps only lean records in memory. The first record
+    `--arena-json` or `--arena-html` keeps only lean records in memory. The first record
     of each key is the one kept, as in `unique`; one not spilled (a crashed item's, which
     the run completes at its end) is written from the record itself."""
 
@@ -69,16 +69,22 @@ class Spill:
             self._file.close()
 
 
-class _Spilled:
-    """A record's place in the report, its text in the spill."""
+class Spilled:
+    """A record's place in the report, its text in the spill; with what the HTML report's
+    summary shows of it (its project, model, status and score)."""
 
-    __slots__ = ("key", "spill")
+    __slots__ = ("key", "score", "spill", "status")
 
-    def __init__(self, spill: Spill, key: Key) -> None:
-        self.spill, self.key = spill, key
+    def __init__(self, spill: Spill, record: Record) -> None:
+        self.spill, self.key = spill, record.key
+        self.status, self.score = record.status, json_safe(record.score)
 
     def text(self) -> str:
         return self.spill.text(self.key)
+
+    def brief(self) -> dict[str, Any]:
+        project, _, model, _ = self.key
+        return {"project": project, "model": model, "status": self.status, "score": self.score}
 
 
 def schema() -> dict[str, Any]:
@@ -112,8 +118,8 @@ def build_report(
     spill: Spill | None = None,
 ) -> dict[str, Any]:
     """The report as plain JSON data (see docs/reports.md for every field). With `spill`,
-    the records it holds stay there until `write_report` writes them: the report is then
-    only for `write_report`."""
+    the records it holds stay there until `write_report` (or `html.write_html`) writes them:
+    the report is then only for those two."""
     when = created or datetime.now(timezone.utc)
     return {
         "version": VERSION,
@@ -139,7 +145,7 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
             out.write(f"{',' if n else '{'}\n  {_dumps(key)}: ")
             if isinstance(value, list) and value:
                 for i, item in enumerate(value):
-                    text = item.text() if isinstance(item, _Spilled) else _dumps(item, "    ")
+                    text = item.text() if isinstance(item, Spilled) else _dumps(item, "    ")
                     out.write(f"{',' if i else '['}\n    {text}")
                 out.write("\n  ]")
             else:
@@ -155,9 +161,9 @@ def _dumps(value: Any, indent: str = "") -> str:
     return text.replace("\n", "\n" + indent) if indent else text
 
 
-def _spilled_or_whole(r: Record, spill: Spill | None) -> dict[str, Any] | _Spilled:
+def _spilled_or_whole(r: Record, spill: Spill | None) -> dict[str, Any] | Spilled:
     if spill is not None and spill.holds(r.key):
-        return _Spilled(spill, r.key)
+        return Spilled(spill, r)
     return _record(r)
 
 
