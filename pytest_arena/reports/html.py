@@ -30,6 +30,7 @@ from pytest_arena.reports.tables import verdicts_said
 from pytest_arena.reports.verdicts import Comparison, Power
 
 TEMPLATES = "templates"
+TITLE = "pytest-arena report"
 UNKNOWN = "\u2013"  # an en dash: no value (a missing price is unknown, never $0)
 _JSON_ESCAPES = {
     "<": "\\u003c",
@@ -156,7 +157,7 @@ def _formula(weights: Mapping[str, float]) -> str:
     return " + ".join(f"{w / total:.2f}·{d}" for d, w in weights.items()) or "0"
 
 
-def render(report: Mapping[str, Any], *, title: str = "pytest-arena report") -> str:
+def render(report: Mapping[str, Any], *, title: str = TITLE) -> str:
     """The whole page for a report as `json_report.build_report` makes it (or as read back
     from a `--arena-json` file, of this version or an older one)."""
     page = io.StringIO()
@@ -166,7 +167,7 @@ def render(report: Mapping[str, Any], *, title: str = "pytest-arena report") -> 
 
 def _write_page(out: TextIO, report: Mapping[str, Any], title: str) -> None:
     """Write the page to `out`: the template's parts, and between them the records one at a
-    time (a run of 50,000 cases holds no text of the whole page, nor of all its records)."""
+    time (no text of the whole page is held, and spilled records are read back one by one)."""
     records: list[Any] = list(report.get("records") or [])
     briefs = [_brief(record) for record in records]
     boards = list(report.get("leaderboards") or [])
@@ -228,5 +229,5 @@ def write_html(path: Path, report: Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as out:
-        _write_page(out, report, "pytest-arena report")
+        _write_page(out, report, TITLE)
     tmp.replace(path)
