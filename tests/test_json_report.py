@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -10,10 +11,12 @@ from typing import Any
 import jsonschema
 import pytest
 
-from pytest_arena.record import PASSED, Record
+from pytest_arena.record import FAILED, PASSED, Record
+from pytest_arena.reports import html
 from pytest_arena.reports.json_report import (
     VERSION,
     Spill,
+    Spilled,
     build_report,
     schema,
     unique,
@@ -237,3 +240,23 @@ def test_a_record_that_cannot_be_spilled_is_written_from_memory(
     )
     spill.close()
     assert (tmp_path / "spilled.json").read_text() == (tmp_path / "whole.json").read_text()
+
+
+@pytest.mark.parametrize("writer", [write_report, html.write_html], ids=["json", "html"])
+def test_a_report_that_fails_midway_leaves_the_old_file_and_no_temporary_one(
+    tmp_path: Path, writer: Callable[[Path, dict[str, Any]], None]
+) -> None:
+    class FullDisk(Spill):
+        def text(self, key: Any) -> str:
+            raise OSError(28, "No space left on device")
+
+    records = [Record("p", "a", "m", PASSED, score=1.0), Record("p", "b", "m", FAILED, score=0.0)]
+    report = build_report(records, build_boards(records))
+    report["records"] = [report["records"][0], Spilled(FullDisk(), records[1])]
+    path = tmp_path / "out" / "report"
+    path.parent.mkdir()
+    path.write_text("the last run's report")
+    with pytest.raises(OSError, match="No space left"):
+        writer(path, report)
+    assert path.read_text() == "the last run's report"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["report"]

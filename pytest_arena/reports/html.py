@@ -24,7 +24,7 @@ from typing import Any, TextIO
 from pytest_arena.engine.money import dollars
 from pytest_arena.record import json_safe
 from pytest_arena.reports import plots
-from pytest_arena.reports.json_report import Spilled
+from pytest_arena.reports.json_report import Spilled, written_whole
 from pytest_arena.reports.statistics import Difference
 from pytest_arena.reports.tables import verdicts_said
 from pytest_arena.reports.verdicts import Comparison, Power
@@ -226,8 +226,5 @@ def render_template(name: str, **values: Any) -> str:
 
 def write_html(path: Path, report: Mapping[str, Any]) -> None:
     """Write the page to `path` whole, or not at all (through a temporary file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as out:
+    with written_whole(path) as out:
         _write_page(out, report, TITLE)
-    tmp.replace(path)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TextIO
 
 from pytest_arena.record import Record, as_json, json_safe
 from pytest_arena.reports.gates import Check, GateResult
@@ -138,9 +139,7 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
     """Write `report` as `json.dumps(report, indent=2)` does, one record at a time: a run
     of 50,000 cases holds no text of the whole file. Whole or not at all (a temporary
     file is renamed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as out:
+    with written_whole(path) as out:
         for n, (key, value) in enumerate(report.items()):
             out.write(f"{',' if n else '{'}\n  {_dumps(key)}: ")
             if isinstance(value, list) and value:
@@ -151,7 +150,21 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
             else:
                 out.write(_dumps(value, "  "))
         out.write("\n}\n" if report else "{}\n")
-    tmp.replace(path)
+
+
+@contextlib.contextmanager
+def written_whole(path: Path) -> Iterator[TextIO]:
+    """A text file that becomes `path` once written whole (through a temporary file beside
+    it, removed if the writing fails: `path` is then as it was)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as out:
+            yield out
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _dumps(value: Any, indent: str = "") -> str:
