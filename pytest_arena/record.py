@@ -152,6 +152,27 @@ def json_safe(value: Any) -> Any:
     return _json_safe(value)
 
 
+def encodable(value: Any) -> Any:
+    """`value` (JSON data) with every string one UTF-8 can encode: a lone surrogate (half
+    of a UTF-16 pair, as a model's JSON may hold) is written as its escape, `\\ud800`."""
+    kind = type(value)
+    if kind is str:
+        return value if value.isascii() else _encodable_text(value)
+    if kind is dict:
+        return {encodable(k): encodable(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [encodable(v) for v in value]
+    return value
+
+
+def _encodable_text(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def as_json(value: Any) -> Any:
     """`value` itself when it is plain JSON data already (a kept record's nested data:
     shared, not copied, by the report built of it), else `json_safe(value)`."""

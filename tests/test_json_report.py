@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -260,3 +261,34 @@ def test_a_report_that_fails_midway_leaves_the_old_file_and_no_temporary_one(
         writer(path, report)
     assert path.read_text() == "the last run's report"
     assert sorted(p.name for p in path.parent.iterdir()) == ["report"]
+
+
+@pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "xdist"])
+def test_half_a_surrogate_pair_in_an_answer_is_reported_not_an_internal_error(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: int
+) -> None:
+    """A model's JSON may hold "\\ud800" alone (a reply cut inside an emoji): Python reads
+    it as a string UTF-8 cannot encode, which the reports' files and xdist's channel refuse."""
+    make_project(
+        "cut",
+        """
+        models:
+          default: [agent]
+          define:
+            agent: {connector: python, callable: "agent:run"}
+        tests:
+          - {id: emoji, input: hi, reference: "a smile"}
+        """,
+        {"agent.py": 'def run(prompt):\n    return "a smile \\ud83d"\n'},
+    )
+    xdist = [*XDIST, "-n", str(workers)] if workers else []
+    result = pytester.runpytest(*xdist, "--arena-json=out.json", "--arena-html=out.html")
+    result.assert_outcomes(failed=1)
+    assert "INTERNALERROR" not in result.stdout.str()
+    output = json.loads((pytester.path / "out.json").read_text("utf-8"))["records"][0]["output"]
+    # in one process the file reads back as the same string; from a worker, as its escape
+    assert output == ("a smile \ud83d" if not workers else "a smile \\ud83d")
+    page = (pytester.path / "out.html").read_text("utf-8")
+    embedded = re.search(r'id="arena-data">(.*?)</script>', page, re.S)
+    assert embedded is not None
+    assert json.loads(embedded[1])["records"][0]["output"] == output

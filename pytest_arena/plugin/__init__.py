@@ -29,6 +29,7 @@ MARKER = "arena"
 REPORTER = "arena-reporter"
 FAILURE_STYLE = "arena-failure-style"
 WORKER_LOOKAHEAD = "arena-worker-lookahead"
+WORKER_REPORTS = "arena-worker-reports"
 _COLLECT = "pytest_arena.plugin.collect"  # imported once an arena.yaml is collected in this process
 
 
@@ -93,9 +94,10 @@ def pytest_configure(config: pytest.Config) -> None:
     options.check(config)  # before any plugin of ours is registered: a usage error stops here
     state.repeat = options.repeat(config)
     if hasattr(config, "workerinput"):  # an xdist worker: its reports go to the controller
-        from pytest_arena.plugin.xdist_worker import WorkerLookahead
+        from pytest_arena.plugin.xdist_worker import SendableReports, WorkerLookahead
 
         config.pluginmanager.register(WorkerLookahead(config), WORKER_LOOKAHEAD)
+        config.pluginmanager.register(SendableReports(RECORD_ATTR), WORKER_REPORTS)
     else:
         style = failure_style.FailureStyle(config, RECORD_ATTR)
         config.pluginmanager.register(style, FAILURE_STYLE)
@@ -216,7 +218,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if state.spill is not None:  # the --arena-json report is written
         state.spill.close()
     outputs.unregister(config)
-    for name in (REPORTER, FAILURE_STYLE, WORKER_LOOKAHEAD):
+    for name in (REPORTER, FAILURE_STYLE, WORKER_LOOKAHEAD, WORKER_REPORTS):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)

@@ -1,4 +1,5 @@
-"""Model calls started ahead inside a pytest-xdist worker, for the items queued for it.
+"""Inside a pytest-xdist worker: model calls started ahead for the items queued for it, and
+reports made fit to send to the controller.
 
 xdist has no public API for a worker's queue; this reads its `WorkerInteractor.torun`
 under the queue's own lock, and degrades to no look-ahead (the current and next item only)
@@ -10,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+from pytest_arena.record import encodable
 
 LOOKAHEAD = 256  # queued items looked at per test; enough for any sane concurrency
 
@@ -49,3 +52,18 @@ class WorkerLookahead:
         items = item.session.items
         queued = [items[i] for i in xdist_queue(self.config) if i < len(items)]
         start_ahead([item, *queued] if queued else [item, *([nextitem] if nextitem else [])])
+
+
+class SendableReports:
+    """In a pytest-xdist worker, makes an arena item's report sendable: execnet refuses a
+    string UTF-8 cannot encode, and a model's JSON can hold half of a surrogate pair."""
+
+    def __init__(self, record_attr: str) -> None:
+        self.record_attr = record_attr
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_to_serializable(self, report: Any) -> Any:
+        data = yield
+        if isinstance(data, dict) and getattr(report, self.record_attr, None) is not None:
+            return encodable(data)
+        return data

@@ -21,6 +21,9 @@ VERSION = 2  # 2: a repeated case's samples and sampling, status 'flaky'; interv
 # told apart, paired comparisons, power, baselines
 SCHEMA_FILE = "arena-report.schema.json"
 Key = tuple[str, str, str, int]  # a record's (project, case, model, sample)
+# a lone surrogate (half of a UTF-16 pair, as a model's JSON may hold) is written as its
+# JSON escape, "\ud800": the file stays UTF-8, and reads back as the same string
+_LONE_SURROGATES = "backslashreplace"
 
 
 class Spill:
@@ -47,7 +50,7 @@ class Spill:
         try:
             if self._file is None:
                 self._file = tempfile.TemporaryFile()  # noqa: SIM115  (closed by close)
-            data = _dumps(_record(record), "    ").encode("utf-8")
+            data = _dumps(_record(record), "    ").encode("utf-8", _LONE_SURROGATES)
             offset = self._file.seek(0, 2)
             self._file.write(data)
         except OSError:
@@ -159,7 +162,7 @@ def written_whole(path: Path) -> Iterator[TextIO]:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     try:
-        with tmp.open("w", encoding="utf-8") as out:
+        with tmp.open("w", encoding="utf-8", errors=_LONE_SURROGATES) as out:
             yield out
         tmp.replace(path)
     except BaseException:
