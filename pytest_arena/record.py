@@ -160,8 +160,10 @@ def encodable(value: Any) -> Any:
         return value if value.isascii() else _encodable_text(value)
     if kind is dict:
         return {encodable(k): encodable(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
+    if kind is list:
         return [encodable(v) for v in value]
+    if kind is tuple:  # a report's location and a skip's longrepr stay tuples
+        return tuple(encodable(v) for v in value)
     return value
 
 

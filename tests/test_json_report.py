@@ -12,7 +12,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from pytest_arena.record import FAILED, PASSED, Record
+from pytest_arena.record import FAILED, PASSED, Record, encodable
 from pytest_arena.reports import html
 from pytest_arena.reports.json_report import (
     VERSION,
@@ -292,3 +292,10 @@ def test_half_a_surrogate_pair_in_an_answer_is_reported_not_an_internal_error(
     embedded = re.search(r'id="arena-data">(.*?)</script>', page, re.S)
     assert embedded is not None
     assert json.loads(embedded[1])["records"][0]["output"] == output
+
+
+def test_encodable_escapes_lone_surrogates_and_keeps_the_data_s_shape() -> None:
+    sent = encodable({"location": ("a.yaml", 3, "x\ud800"), "lines": ["\udfff", "é", 1], "k": None})
+    assert sent == {"location": ("a.yaml", 3, "x\\ud800"), "lines": ["\\udfff", "é", 1], "k": None}
+    assert type(sent["location"]) is tuple  # pytest rebuilds a report's location as it was
+    json.dumps(sent).encode("utf-8")  # and the whole is encodable
