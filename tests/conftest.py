@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -90,3 +91,14 @@ def browser() -> Iterator[Browser]:
         pytest.skip("no chromium on the PATH: `apt-get install chromium` (CI installs it)")
     with Browser() as started:
         yield started
+
+
+def run_ends_with_one_failed(pytester: pytest.Pytester, failure: list[str]) -> None:
+    """Run pytest on the project made, which holds a case whose pattern backtracks without
+    end: the run ends in time, that case failed (its section showing `failure`), the other
+    passed."""
+    started = time.monotonic()
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert time.monotonic() - started < 30  # re would take longer than the universe's age
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(failure)
