@@ -1,0 +1,186 @@
+"""YAML files are read from the parser's events where they can be, and the result is what the
+composer's node tree gives: the same values, the same lines, the same errors."""
+
+from __future__ import annotations
+
+import math
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_arena.spec import SpecError, yamlfile
+
+LOADERS = [
+    pytest.param(yaml.CSafeLoader, id="libyaml") if hasattr(yaml, "CSafeLoader") else None,
+    pytest.param(yaml.SafeLoader, id="python"),
+]
+
+
+@pytest.fixture(params=[p for p in LOADERS if p is not None])
+def loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> type[Any]:
+    monkeypatch.setattr(yamlfile, "_Loader", request.param)
+    return request.param  # type: ignore[no-any-return]
+
+
+def typed(value: Any) -> Any:
+    """`value` with every leaf's type beside it (True == 1 and nan != nan otherwise)."""
+    if isinstance(value, dict):
+        return {typed(k): typed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [typed(v) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return ("nan",)
+    return (type(value).__name__, value)
+
+
+def outcome(load: Any, text: str) -> Any:
+    try:
+        data, lines = load(Path("arena.yaml"), text)
+    except SpecError as exc:
+        return ("error", str(exc))
+    return typed(data), lines._lines
+
+
+def assert_as_from_nodes(text: str) -> Any:
+    got = outcome(yamlfile.load_yaml, text)
+    assert got == outcome(yamlfile._from_nodes, text)
+    return got
+
+
+PLAIN = {
+    "flow cases": "tests:\n  - {id: a, input: 'What is 1+1?', reference: '2'}\n"
+    '  - {id: b, input: "x", reference: 3}\n',
+    "block cases": "models: [sim_small, sim_large]\ntests:\n  - id: a\n    input: |\n"
+    "      two\n      lines\n    reference: >\n      folded\n      text\n    weight: 2.5\n",
+    "every core type": "a: null\nb: ~\nc: true\nd: no\ne: 0x1f\nf: 1_000\ng: .inf\nh: -.Inf\n"
+    "i: .nan\nj: 2001-12-14t21:59:43.10-05:00\nk: 2002-12-14\nl: 1e3\nm: ''\nn:\n",
+    "explicit tags": "a: !!str 123\nb: !!int '7'\nc: !!float 1\nd: ! 12\ne: !!binary aGk=\n"
+    "f: !!bool 'true'\ng: !!null ''\n",
+    "keys of any scalar": "1: int\n2.5: float\nfalse: bool\nnull: none\n'1': str\n",
+    "nesting": "a:\n  b:\n    - [1, [2, {c: d}]]\n    - {e: [f, g]}\n  h: {}\ni: []\n",
+    "comments only": "# nothing here\n",
+    "empty": "",
+    "an empty document": "---\n",
+    "a lone scalar": "just text\n",
+    "a list at the top": "- 1\n- two\n",
+    "explicit document": "--- \na: 1\n...\n",
+    "unicode": 'name: "caf\\u00e9 \\U0001F600"\nplain: naïve ✓\n',
+}
+
+NODES_ONLY = {
+    "anchor and alias": "base: &b {x: 1}\nother: *b\n",
+    "merge key": "base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  z: 3\n",
+    "merge of a mapping in place": "a:\n  <<: {x: 1}\n  y: 2\n",
+    "value key": "a:\n  =: 1\n",
+    "complex key": "? [a, b]\n: 1\n",
+    "mapping key": "? {a: 1}\n: 2\n",
+    "two documents": "a: 1\n---\nb: 2\n",
+    "anchored scalar": "a: &x 1\nb: 2\n",
+}
+
+WRONG = {
+    "duplicate key": "tests:\n  - {id: a}\na: 1\ntests: []\n",
+    "bad int": "weight: !!int abc\n",
+    "bad binary": "blob: !!binary oops!\n",
+    "unknown tag": "a: !custom 1\n",
+    "syntax after a duplicate": "a: 1\na: 2\nb: [\n",
+    "unclosed quote": "a: 'open\nb: 2\n",
+    "tab indentation": "a:\n\t- 1\n",
+    "too deep": "a: " + "[" * (yamlfile.MAX_DEPTH + 2) + "]" * (yamlfile.MAX_DEPTH + 2) + "\n",
+    "undefined alias": "a: *nowhere\n",
+}
+
+
+@pytest.mark.parametrize("text", PLAIN.values(), ids=PLAIN.keys())
+def test_a_plain_file_is_read_from_events_as_from_nodes(loader: type[Any], text: str) -> None:
+    yamlfile._from_events(loader(text), yamlfile.LineMap(Path("arena.yaml")))  # no fallback
+    assert_as_from_nodes(text)
+
+
+@pytest.mark.parametrize("text", NODES_ONLY.values(), ids=NODES_ONLY.keys())
+def test_what_only_nodes_build_is_built_from_nodes(loader: type[Any], text: str) -> None:
+    with pytest.raises(yamlfile._NodesNeeded):
+        yamlfile._from_events(loader(text), yamlfile.LineMap(Path("arena.yaml")))
+    assert_as_from_nodes(text)
+
+
+@pytest.mark.parametrize("text", WRONG.values(), ids=WRONG.keys())
+def test_a_mistake_is_said_as_the_nodes_say_it(loader: type[Any], text: str) -> None:
+    kind, said = assert_as_from_nodes(text)
+    assert kind == "error" and said.startswith("arena.yaml:")
+
+
+def test_the_lines_are_those_of_keys_and_entries() -> None:
+    text = "tests:\n  - id: a\n    input: x\n\n  - {id: b,\n     input: y}\n"
+    data, lines = yamlfile.load_yaml(Path("arena.yaml"), text)
+    assert data == {"tests": [{"id": "a", "input": "x"}, {"id": "b", "input": "y"}]}
+    assert [lines.line(("tests", i)) for i in range(2)] == [2, 5]
+    assert lines.line(("tests", 1, "input")) == 6
+    assert lines.line(("tests", 1, "input", "deeper")) == 6  # the nearest enclosing line
+
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=10),
+    st.binary(max_size=6),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.one_of(st.text(max_size=6), st.integers(), st.booleans()), inner, max_size=4
+        )
+    ),
+    max_leaves=15,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    document=values,
+    flow=st.sampled_from([None, True, False]),
+    canonical=st.booleans(),
+    width=st.sampled_from([8, 80]),
+)
+def test_any_dumped_document_reads_as_from_nodes(
+    document: Any, flow: bool | None, canonical: bool, width: int
+) -> None:
+    text = yaml.safe_dump(
+        document, default_flow_style=flow, canonical=canonical, width=width, allow_unicode=True
+    )
+    assert_as_from_nodes(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab: -[]{},'\"\n#&*!<=?|>0.1~", max_size=60))
+def test_any_text_reads_or_fails_as_from_nodes(text: str) -> None:
+    assert_as_from_nodes(text)
+
+
+def test_a_large_file_is_read_without_holding_a_node_tree(tmp_path: Path) -> None:
+    text = "tests:\n" + "".join(
+        f"  - {{id: case{i}, input: 'What is {i} plus {i}?', reference: '{2 * i}'}}\n"
+        for i in range(5000)
+    )
+
+    def peak(load: Any) -> int:
+        tracemalloc.start()
+        try:
+            kept = load(tmp_path / "arena.yaml", text)
+            held, most = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert kept[0]["tests"][4999]["reference"] == "9998"
+        return most - held  # what was held only while loading
+
+    # the tree of nodes held several times the loaded data; events are let go as read
+    assert peak(yamlfile.load_yaml) * 4 < peak(yamlfile._from_nodes)
