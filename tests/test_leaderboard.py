@@ -95,6 +95,31 @@ def test_a_result_seen_twice_counts_once() -> None:
     assert board.rows[0].cases == 2
 
 
+def test_results_whose_names_run_together_stay_apart() -> None:
+    # the same characters in a row, split between the case and the model differently
+    records = [rec("m:1", "a", PASSED, 1.0), rec("1:m:1", "", PASSED, 1.0)]
+    records += [rec("m", "a\x00b", FAILED, 0.0), rec("b\x00m", "a", FAILED, 0.0)]
+    (board,) = build_boards(records)
+    assert sorted((row.model, row.cases) for row in board.rows) == [
+        ("1:m:1", 1),
+        ("b\x00m", 1),
+        ("m", 1),
+        ("m:1", 1),
+    ]
+
+
+def test_the_board_is_the_same_whatever_order_the_results_came_in() -> None:
+    records = [
+        rec(model, f"c{i}", PASSED if (i * 7 + len(model)) % 3 else FAILED, (i % 10) / 10)
+        for i in range(60)
+        for model in ("a", "b")
+    ]
+    boards = [
+        build_boards(order) for order in (records, records[::-1], records[1::2] + records[::2])
+    ]
+    assert boards[0] == boards[1] == boards[2]
+
+
 def test_ties_are_broken_by_accuracy_then_name() -> None:
     settings = {"weights": {"cost": 1.0}}
     records = [

@@ -325,6 +325,8 @@ class ArenaOutputs:
 
 def _fill_crashed(records: list[Record]) -> None:
     """Give the error records of crashed items the weight, tags and board of their case."""
+    if not any("crash" in r.detail for r in records):
+        return  # the usual run: no index of every record to build (and collect)
     known = {(r.project, r.case_id): r for r in records if "crash" not in r.detail}
     boards = {r.project: r.board for r in records if r.board}
     for record in records:
