@@ -208,7 +208,10 @@ def _report_command(args: argparse.Namespace) -> int:
         report = _read_report("report", args.json)
     except _Refused as exc:
         return _fail("report", str(exc))
-    write_html(args.html, report)
+    try:
+        write_html(args.html, report)
+    except OSError as exc:
+        return _fail("report", f"{args.html} was not written: {exc}")
     print(f"wrote {args.html} ({len(report['records'])} records)")
     return 0
 
@@ -224,9 +227,14 @@ def _compare_command(args: argparse.Namespace) -> int:
     print(f"A: {args.a}  B: {args.b}")
     print(comparison.as_text(items, limit=max(args.limit, 0)))
     if args.html:
+        from pytest_arena.reports.json_report import written_whole
+
         page = comparison.as_html(items, a, b, names=(str(args.a), str(args.b)))
-        args.html.parent.mkdir(parents=True, exist_ok=True)
-        args.html.write_text(page, "utf-8")
+        try:
+            with written_whole(args.html) as out:  # or the last page is kept
+                out.write(page)
+        except OSError as exc:
+            return _fail("compare", f"{args.html} was not written: {exc}")
         print(f"wrote {args.html}")
     return 1 if comparison.regressed(items) else 0
 

@@ -49,6 +49,29 @@ def test_a_saved_baseline_is_sorted_one_case_a_line_without_a_timestamp(
     assert Path(pytester.path, "spread.json").read_text() == first
 
 
+def test_a_baseline_that_cannot_be_written_whole_leaves_the_last_one_as_it_was(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("quiz", project(0.9))
+    pytester.runpytest("--arena-save-baseline", "base.json")
+    saved = Path(pytester.path, "base.json").read_text()
+    assert len(saved) > 8000
+    # the disk fills up halfway through the next one (files may grow to 6,000 bytes)
+    pytester.makeconftest(
+        """
+        import resource, signal
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (6000, 6000))
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-q", "--tb=no", "--arena-save-baseline", "base.json"
+    )
+    result.stdout.fnmatch_lines(["*the --arena-save-baseline file was not written: *"])
+    assert Path(pytester.path, "base.json").read_text() == saved
+    assert sorted(p.name for p in Path(pytester.path).glob("base.json*")) == ["base.json"]
+
+
 def test_a_worse_sim_is_a_significant_regression_with_both_reasons(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -109,6 +109,21 @@ def test_report_and_compare_refuse_what_is_not_a_report(pytester: pytest.Pyteste
     assert not (pytester.path / "x.html").exists()
 
 
+def test_a_page_that_cannot_be_written_is_an_error_naming_it(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("mine", PROJECT)
+    run_json(pytester, "run.json")
+    (pytester.path / "taken").mkdir()  # where the page should go, a folder is
+    report = pytester.run(*ARENA, "report", "run.json", "--html", "taken")
+    compare = pytester.run(*ARENA, "compare", "run.json", "run.json", "--html", "taken")
+    for command, result in (("report", report), ("compare", compare)):
+        assert result.ret == 1
+        result.stderr.fnmatch_lines([f"arena {command}: taken was not written: *"])
+        assert "Traceback" not in result.stderr.str()
+    assert sorted(p.name for p in pytester.path.glob("taken*")) == ["taken"]
+
+
 def test_compare_names_the_cases_that_changed_with_both_reasons(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -186,9 +186,10 @@ class ArenaOutputs:
             self.compared = baseline.compare_with(json_report.unique(records), self.baseline)
         self.results = gates.check_baseline(self.results, self.compared, found_gates)
         if save_path is not None:
+            text = baseline.baseline_text(json_report.unique(records))
             try:
-                save_path.parent.mkdir(parents=True, exist_ok=True)
-                save_path.write_text(baseline.baseline_text(json_report.unique(records)), "utf-8")
+                with json_report.written_whole(save_path) as out:  # or the last one is kept
+                    out.write(text)
             except OSError as error:
                 self.unwritten.append(f"the --arena-save-baseline file was not written: {error}")
         before = int(session.exitstatus)
