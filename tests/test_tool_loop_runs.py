@@ -131,6 +131,34 @@ def test_a_loop_of_two_tools_and_three_turns_is_run_recorded_cached_and_graded(
     assert all(s["cached"] for s in records["refund"]["response"]["trajectory"])
 
 
+HOOKS = """
+def pre_request(request, case, context):
+    request.tools = [t for t in request.tools if t["name"] != "issue_refund"]
+    request.tools[0]["description"] = "Look an order up (read only)."
+"""
+
+
+@pytest.mark.parametrize("connector", ["openai", "anthropic"])
+def test_pre_request_sees_the_tools_and_the_loop_runs_only_those_it_offers(
+    fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester, connector: str
+) -> None:
+    make_project("desk", project(fake_llm, connector), {"tools.py": TOOLS, "hooks.py": HOOKS})
+    result, records = run(pytester)
+    result.assert_outcomes(passed=1)  # the model called what it should; the call failed
+    first, _, third = list(fake_llm.bodies)
+    tools = first["tools"]
+    offered = [t["function"] for t in tools] if connector == "openai" else tools
+    assert [(t["name"], t["description"]) for t in offered] == [
+        ("lookup_order", "Look an order up (read only).")
+    ]
+    assert tool_results(third, connector)[-1]["content"] == (
+        "error: there is no tool named 'issue_refund'; the tools are: lookup_order"
+    )
+    steps = records["refund"]["response"]["trajectory"]
+    assert steps[1]["tool_results"][0]["is_error"] is True
+    assert not list(pytester.path.rglob("refunds.txt"))  # the tool never ran
+
+
 @pytest.mark.parametrize("connector", ["openai", "anthropic"])
 def test_a_model_that_never_stops_calling_tools_fails_at_max_turns(
     fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester, connector: str

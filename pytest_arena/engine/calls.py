@@ -353,11 +353,10 @@ class Engine:
         budgets: tuple[Budget, ...],
         tools: ToolSet,
     ) -> CallResult:
-        """The tool loop: each turn a call as `_attempts` makes it; the tools run in the
-        case's workspace."""
+        """The tool loop: each turn a call as `_attempts` makes it; the tools offered in the
+        request run in the case's workspace."""
         if request.workspace is None:
             request.workspace = self._workspace(request)
-        request.tools = tools.specs()
 
         async def ask(turn_request: Request) -> Turn:
             r = await self._attempts(connector, turn_request, limits, budgets)

@@ -122,7 +122,8 @@ async def run_loop(
         if not calls:
             break
         messages.append(message)
-        results = [await _run(tools, call, request.workspace) for call in calls]
+        offered = [t.get("name") for t in request.tools]
+        results = [await _run(tools, offered, call, request.workspace) for call in calls]
         step["tool_results"] = results
         messages += [
             {
@@ -144,14 +145,17 @@ async def run_loop(
     return result
 
 
-async def _run(tools: ToolSet, call: dict[str, Any], workspace: Path | None) -> dict[str, Any]:
-    """Run one call of a tool: its result, or its error as the model is told it."""
+async def _run(
+    tools: ToolSet, offered: list[Any], call: dict[str, Any], workspace: Path | None
+) -> dict[str, Any]:
+    """Run one call of a tool the request offered: its result, or its error as the model is
+    told it."""
     name, arguments = call.get("name", ""), call.get("arguments")
     out: dict[str, Any] = {"id": call.get("id", ""), "name": name, "is_error": True}
     started = time.perf_counter()
-    tool = tools.get(name)
+    tool = tools.get(name) if name in offered else None
     if tool is None:
-        known = ", ".join(t.name for t in tools.tools)
+        known = ", ".join(str(n) for n in offered if tools.get(n) is not None) or "none"
         out["content"] = f"error: there is no tool named {name!r}; the tools are: {known}"
     elif not isinstance(arguments, dict):
         out["content"] = f"error: the arguments of {name} are not a JSON object: {arguments!r}"

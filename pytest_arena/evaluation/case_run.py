@@ -38,8 +38,14 @@ class _Stop(Exception):
 
 
 def build_request(project: Project, case: Case, model: str, sample: int = 0) -> Request:
+    """The case's request to `model`, offering the project's tools if the model takes them
+    (hooks.py pre_request sees them, and may offer fewer or describe them otherwise)."""
     prompt = project.file.spec.prompt
-    return Request(model, render_messages(case, prompt.template, prompt.system), case, sample)
+    request = Request(model, render_messages(case, prompt.template, prompt.system), case, sample)
+    tools = project.tools
+    if tools is not None and tools.tools and project.connector(model).takes_tools:
+        request.tools = tools.specs()
+    return request
 
 
 @dataclass
