@@ -236,6 +236,20 @@ def test_an_async_agent_that_blocks_the_loop_fails_the_calls_on_it_and_the_run_e
     assert took < 20  # the stuck loop was not waited for at the end
 
 
+def test_a_call_on_a_blocked_loop_fails_once_its_own_timeout_could_not_be_kept(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    agent_project(make_project, BLOCKS_THE_LOOP, ["stuck"])  # 0.5 s a try: given up at 2.5 s
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=50)
+    took = time.monotonic() - started
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["model 'mine' call failed: the engine's event loop has not run for 2.5 s: *"]
+    )
+    assert took < 40, took  # not the 60 s a loop without a timeout is given
+
+
 def test_ctrl_c_ends_a_run_whose_loop_an_async_agent_blocks_at_once(
     make_project: MakeProject, pytester: pytest.Pytester
 ) -> None:

@@ -7,8 +7,8 @@ tool's own code runs on threads of its own (engine.user_threads).
 
 The loop beats every BEAT seconds. Code that blocks it (an `async def` agent or tool that
 calls `time.sleep`) stops every call and every timeout on it: once it has not beaten for
-STALL_LIMIT seconds, the calls still waited for end with an error that says so, and closing
-the engine does not wait for it.
+a call's timeout and QUIET seconds more (STALL_LIMIT at most), the call waited for ends
+with an error that says so, and closing the engine does not wait for it.
 """
 
 from __future__ import annotations
@@ -74,6 +74,7 @@ class Call:
 
     future: concurrent.futures.Future[CallResult]
     budgets: tuple[Budget, ...] = ()
+    timeout: float | None = None  # of one try: a loop stuck longer would have timed it out
 
 
 @dataclass
@@ -135,7 +136,7 @@ class Engine:
         else:
             work = functools.partial(self._attempts, connector, request, limits, every)
         future = self._run(self._guarded(work))
-        return Call(future, budgets)
+        return Call(future, budgets, limits.timeout)
 
     def call(
         self,
@@ -169,17 +170,21 @@ class Engine:
     def wait(self, call: Call) -> CallResult:
         """The call's result; an error instead if the loop is stuck (`stalled`)."""
         while True:
-            stalled = self.stalled()
+            stalled = self.stalled(call)
             if stalled is not None and not call.future.done():
                 return CallResult(error=stalled)
             with contextlib.suppress(concurrent.futures.TimeoutError):
                 return call.future.result(timeout=BEAT)
 
-    def stalled(self) -> str | None:
-        """Why calls on the loop cannot end, once it has not beaten for STALL_LIMIT s."""
-        if self._loop is None or time.monotonic() - self._beat < STALL_LIMIT:
+    def stalled(self, call: Call | None = None) -> str | None:
+        """Why calls on the loop cannot end, once it has not beaten for STALL_LIMIT s, or
+        for `call`'s timeout and QUIET more if that is sooner (the timeout needs the loop)."""
+        limit = STALL_LIMIT
+        if call is not None and call.timeout is not None:
+            limit = min(limit, call.timeout + QUIET)
+        if self._loop is None or time.monotonic() - self._beat < limit:
             return None
-        return STALLED.format(STALL_LIMIT)
+        return STALLED.format(limit)
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:

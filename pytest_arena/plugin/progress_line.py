@@ -102,7 +102,7 @@ class ProgressLine:
     def wait(self, engine: Engine, call: Call) -> CallResult:
         """`engine.wait(call)`, keeping the line up to date while it takes."""
         future = call.future
-        while not future.done() and engine.stalled() is None:
+        while not future.done() and engine.stalled(call) is None:
             try:
                 future.exception(timeout=WAIT_TICK)
             except concurrent.futures.TimeoutError:
