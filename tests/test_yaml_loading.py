@@ -15,14 +15,12 @@ from hypothesis import strategies as st
 
 from pytest_arena.spec import SpecError, yamlfile
 
-LOADERS = [
-    pytest.param(yaml.CSafeLoader, id="libyaml") if hasattr(yaml, "CSafeLoader") else None,
-    pytest.param(yaml.SafeLoader, id="python"),
-]
+LOADERS = [yaml.SafeLoader, *([yaml.CSafeLoader] if hasattr(yaml, "CSafeLoader") else [])]
 
 
-@pytest.fixture(params=[p for p in LOADERS if p is not None])
+@pytest.fixture(params=LOADERS, ids=lambda loader: loader.__name__)
 def loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> type[Any]:
+    """Each loader PyYAML has here: libyaml's, and the pure Python one."""
     monkeypatch.setattr(yamlfile, "_Loader", request.param)
     return request.param  # type: ignore[no-any-return]
 
