@@ -31,12 +31,17 @@ def project(accuracy: float, seed: int = 0, gate: str = "") -> str:
 GATE = "gate:\n  regression: significant\n  critical: no_regression\n"
 
 
+def saved_baseline(pytester: pytest.Pytester, make_project: MakeProject) -> str:
+    """The baseline a run of a 90% candidate on 80 cases saves to base.json."""
+    make_project("quiz", project(0.9))
+    pytester.runpytest("--arena-save-baseline", "base.json")
+    return Path(pytester.path, "base.json").read_text()
+
+
 def test_a_saved_baseline_is_sorted_one_case_a_line_without_a_timestamp(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
-    make_project("quiz", project(0.9))
-    pytester.runpytest("--arena-save-baseline", "base.json")
-    first = Path(pytester.path, "base.json").read_text()
+    first = saved_baseline(pytester, make_project)
     lines = first.splitlines()
     assert lines[0] == '{"format": 1, "cases": ['
     assert len(lines) == 80 + 2
@@ -54,9 +59,7 @@ def test_a_saved_baseline_is_sorted_one_case_a_line_without_a_timestamp(
 def test_a_baseline_that_cannot_be_written_whole_leaves_the_last_one_as_it_was(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
-    make_project("quiz", project(0.9))
-    pytester.runpytest("--arena-save-baseline", "base.json")
-    saved = Path(pytester.path, "base.json").read_text()
+    saved = saved_baseline(pytester, make_project)
     assert len(saved) > 8000
     # the disk fills up halfway through the next one (files may grow to 6,000 bytes)
     pytester.makeconftest(

@@ -159,6 +159,35 @@ def test_pre_request_sees_the_tools_and_the_loop_runs_only_those_it_offers(
     assert not list(pytester.path.rglob("refunds.txt"))  # the tool never ran
 
 
+@pytest.mark.parametrize(
+    ("tools", "said"),
+    [
+        ('"lookup_order"', "a str"),
+        ('["lookup_order"]', "a list holding a str"),
+        ('[{"description": "no name"}]', "a tool without a name"),
+    ],
+)
+def test_tools_a_hook_leaves_malformed_fail_the_case_naming_the_hook(
+    fake_llm: FakeLLMServer,
+    make_project: MakeProject,
+    pytester: pytest.Pytester,
+    tools: str,
+    said: str,
+) -> None:
+    hooks = f"def pre_request(request, case, context):\n    request.tools = {tools}\n"
+    make_project("desk", project(fake_llm, "openai"), {"tools.py": TOOLS, "hooks.py": hooks})
+    result, records = run(pytester)
+    result.assert_outcomes(failed=1)  # as any mistake of a hook: the case's record an error
+    result.stdout.fnmatch_lines(
+        [
+            f"*hooks.py pre_request left request.tools as {said}; give a list of the tools"
+            " offered, each {name, description, parameters}, as request.tools held them*"
+        ]
+    )
+    assert fake_llm.total == 0  # nothing was sent
+    assert records["refund"]["status"] == "error"
+
+
 @pytest.mark.parametrize("connector", ["openai", "anthropic"])
 def test_a_model_that_never_stops_calling_tools_fails_at_max_turns(
     fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester, connector: str

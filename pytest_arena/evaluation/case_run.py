@@ -104,12 +104,34 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
                         " return the request (or None after changing it in place)"
                     )
                 request = changed
+            _check_tools(request.tools)
     except _Stop as stop:
         prepared.stop = stop
     else:
         prepared.request = request
         record.messages = shortened(request.messages)  # an inline image's bytes: only their size
     return prepared
+
+
+def _check_tools(tools: Any) -> None:
+    """The tools pre_request left on the request are what connectors read: a list of
+    {name, description, parameters}; _Stop saying what they are instead."""
+    if not isinstance(tools, list):
+        what = f"a {type(tools).__name__}"
+    else:
+        odd = [t for t in tools if not (isinstance(t, dict) and isinstance(t.get("name"), str))]
+        if not odd:
+            return
+        first = odd[0]
+        what = (
+            "a tool without a name"
+            if isinstance(first, dict)
+            else f"a list holding a {type(first).__name__}"
+        )
+    raise _Stop(
+        f"hooks.py pre_request left request.tools as {what}; give a list of the tools offered,"
+        " each {name, description, parameters}, as request.tools held them"
+    )
 
 
 def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
