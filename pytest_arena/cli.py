@@ -181,16 +181,19 @@ def _read_report(command: str, path: Path) -> dict[str, Any]:
     """The JSON report at `path`; _Refused with the reason if it is not one."""
     from pytest_arena.reports.comparison import NotAReport, check_report
 
+    fix = "give the file --arena-json wrote"
     try:
         text = path.read_text("utf-8")
     except OSError as exc:
         raise _Refused(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:  # UTF-16, as PowerShell's `>` writes
+        raise _Refused(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); {fix}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise _Refused(
-            f"{path}:{exc.lineno}: not JSON ({exc.msg}); give the file --arena-json wrote"
-        ) from None
+        raise _Refused(f"{path}:{exc.lineno}: not JSON ({exc.msg}); {fix}") from None
+    except RecursionError:
+        raise _Refused(f"{path}: not JSON --arena-json writes (nested too deeply); {fix}") from None
     try:
         return dict(check_report(data, str(path)))
     except NotAReport as exc:

@@ -138,18 +138,29 @@ _FREE_FORM = (
 # are JSON data when made, and sent as they are
 
 
-def json_safe(value: Any) -> Any:
-    """`value` as plain JSON data: paths and other objects become strings."""
+NESTING_LIMIT = 100  # levels of lists and dicts kept: deeper is said, not followed
+TOO_DEEP = f"[nested more than {NESTING_LIMIT} levels deep: cut]"
+CYCLE = "[holds itself: cut]"
+
+
+def json_safe(value: Any, _within: tuple[int, ...] = ()) -> Any:
+    """`value` as plain JSON data: paths and other objects become strings; a list or dict
+    inside itself becomes CYCLE, and one more than NESTING_LIMIT levels down TOO_DEEP."""
     kind = type(value)  # the plain types first, by identity: most of what a record holds
     if kind is str or kind is int or kind is bool or value is None:
         return value
     if kind is float:
         return value if math.isfinite(value) else None
+    if id(value) in _within:
+        return CYCLE
+    if len(_within) >= NESTING_LIMIT:
+        return TOO_DEEP
+    within = (*_within, id(value))
     if kind is dict:
-        return {k if type(k) is str else str(k): json_safe(v) for k, v in value.items()}
+        return {k if type(k) is str else str(k): json_safe(v, within) for k, v in value.items()}
     if kind is list:
-        return [json_safe(v) for v in value]
-    return _json_safe(value)
+        return [json_safe(v, within) for v in value]
+    return _json_safe(value, within)
 
 
 def encodable(value: Any) -> Any:
@@ -194,17 +205,17 @@ def _is_json(value: Any) -> bool:
     return False
 
 
-def _json_safe(value: Any) -> Any:
+def _json_safe(value: Any, within: tuple[int, ...]) -> Any:
     if isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, Mapping):
-        return {str(k): json_safe(v) for k, v in value.items()}
+        return {str(k): json_safe(v, within) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
+        return [json_safe(v, within) for v in value]
     if isinstance(value, set | frozenset):
-        return sorted((json_safe(v) for v in value), key=repr)
+        return sorted((json_safe(v, within) for v in value), key=repr)
     if isinstance(value, PurePath):
         return str(value)
     return repr(value)

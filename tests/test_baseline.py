@@ -156,6 +156,30 @@ def test_a_missing_baseline_is_a_usage_error(
     result.stderr.fnmatch_lines(["*--arena-baseline *nowhere.json: cannot be read*"])
 
 
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ('{"format": 1, "cases": []}'.encode("utf-16"), "*base.json: not UTF-8 text (byte 0: *"),
+        (b"[" * 200_000, "*base.json: not a baseline (nested too deeply)*"),
+        (
+            b'{"format": 1, "cases": [\n{"project": "p", "model": "m", "case": "c",'
+            b' "status": "passed", "score": 1, "reason": "", "tags": 5, "weight": 1}]}',
+            "*base.json:2: a case's score is a number or null, its tags a list*",
+        ),
+    ],
+    ids=["utf-16", "deep", "tags"],
+)
+def test_a_baseline_of_another_shape_is_a_usage_error_saying_why(
+    pytester: pytest.Pytester, make_project: MakeProject, content: bytes, said: str
+) -> None:
+    make_project("quiz", project(0.9))
+    (pytester.path / "base.json").write_bytes(content)
+    result = pytester.runpytest("--arena-baseline", "base.json")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines([said])
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+
+
 def record(case: str, passed: bool, reason: str, tags: tuple[str, ...] = ()) -> Record:
     status = PASSED if passed else FAILED
     return Record("p", case, "m", status, float(passed), passed, reason, tags=list(tags))

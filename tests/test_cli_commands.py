@@ -221,3 +221,37 @@ def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
     nowhere = pytester.run(*ARENA, "models", "--project", "nowhere")
     assert nowhere.ret == 1
     nowhere.stderr.fnmatch_lines(["arena models: no project at nowhere*"])
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ('{"version": 2, "records": []}'.encode("utf-16"), "not UTF-8 text (byte 0: *"),
+        (b'{"records": [1]}', "records[[]0[]] is not a record*"),
+        (b'{"records": [], "leaderboards": 5}', "'leaderboards' is not a list of objects*"),
+        (
+            b'{"records": [{"project": "p", "case": "c", "model": "m", "sample": "x"}]}',
+            "records[[]0[]] is not a record*",
+        ),
+        (b"[" * 200_000, "not JSON --arena-json writes (nested too deeply)*"),
+        (b'{"version": 99, "records": []}', "a report of version 99, and this pytest-arena*"),
+        (
+            b'{"version": 2, "generator": "pytest-arena", "records": []}',
+            "the report: * is a required property*",
+        ),
+    ],
+    ids=["utf-16", "a-number", "boards", "sample", "deep", "newer", "schema"],
+)
+def test_report_and_compare_say_what_is_wrong_with_a_report_of_another_shape(
+    pytester: pytest.Pytester, make_project: MakeProject, content: bytes, said: str
+) -> None:
+    make_project("mine", PROJECT)
+    run_json(pytester, "run.json")
+    (pytester.path / "odd.json").write_bytes(content)
+    report = pytester.run(*ARENA, "report", "odd.json", "--html", "x.html")
+    compare = pytester.run(*ARENA, "compare", "run.json", "odd.json")
+    for command, result in (("report", report), ("compare", compare)):
+        assert result.ret == 1
+        result.stderr.fnmatch_lines([f"arena {command}: odd.json*{said}"])
+        assert "Traceback" not in result.stderr.str()
+    assert not (pytester.path / "x.html").exists()

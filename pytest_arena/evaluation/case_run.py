@@ -194,6 +194,9 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
         record.error = stop.message
         record.reason = stop.message
         return Outcome(record, _user_traceback(stop.exc))
+    except Exception as exc:  # no check foresaw it (a bug of ours): the case still counts
+        record.error = record.reason = f"pytest-arena could not grade the answer: {exc!r}"
+        return Outcome(record, traceback.format_exc())
     finally:
         record.judge_tokens = judge.usage.tokens_in + judge.usage.tokens_out
         record.judge_cost = judge.usage.cost

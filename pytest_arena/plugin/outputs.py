@@ -142,6 +142,11 @@ class ArenaOutputs:
                     f"--arena-baseline {self.baseline_path}: cannot be read ({error.strerror});"
                     " save one first with --arena-save-baseline PATH"
                 ) from None
+            except UnicodeDecodeError as error:  # UTF-16, as PowerShell's `>` writes
+                raise pytest.UsageError(
+                    f"--arena-baseline {self.baseline_path}: not UTF-8 text (byte"
+                    f" {error.start}: {error.reason}); save it with --arena-save-baseline PATH"
+                ) from None
             try:
                 self.baseline = baseline.read_baseline(text, str(self.baseline_path))
             except ValueError as error:

@@ -14,6 +14,7 @@ from typing import Any
 
 from pytest_arena.record import PASSED, Record
 from pytest_arena.reports import verdicts
+from pytest_arena.scorers.text import printable
 
 FORMAT = 1
 CRITICAL = "critical"  # the tag of cases whose regression a gate may fail the run on
@@ -51,24 +52,38 @@ def read_baseline(text: str, where: str) -> list[Record]:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"{where}:{error.lineno}: not a baseline ({error.msg}); {fix}") from None
+    except RecursionError:
+        raise ValueError(f"{where}: not a baseline (nested too deeply); {fix}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{where}: not a baseline of format {FORMAT}; {fix}")
     found: list[Record] = []
-    for number, row in enumerate(data.get("cases") or [], start=2):
+    cases = data.get("cases") or []
+    if not isinstance(cases, list):
+        raise ValueError(f"{where}: 'cases' is not a list; {fix}")
+    for number, row in enumerate(cases, start=2):  # the file holds one case per line
         if not isinstance(row, dict) or any(k not in row for k in _KEYS):
             raise ValueError(f"{where}:{number}: a case needs {', '.join(_KEYS)}; {fix}")
-        passed = row["status"] == PASSED
+        score, tags, weight = row["score"], row["tags"], row["weight"]
+        if (
+            not (score is None or type(score) in (int, float))
+            or not isinstance(tags, list)
+            or type(weight) not in (int, float)
+        ):
+            raise ValueError(
+                f"{where}:{number}: a case's score is a number or null, its tags a list and"
+                f" its weight a number; {fix}"
+            )
         found.append(
             Record(
                 str(row["project"]),
                 str(row["case"]),
                 str(row["model"]),
                 str(row["status"]),
-                score=row["score"],
-                passed=passed,
+                score=score,
+                passed=row["status"] == PASSED,
                 reason=str(row["reason"]),
-                tags=[str(t) for t in row["tags"]],
-                weight=float(row["weight"]),
+                tags=[str(t) for t in tags],
+                weight=float(weight),
             )
         )
     return found
@@ -186,7 +201,7 @@ def _num(value: float | None) -> str:
 
 
 def _cut(text: str, limit: int = 80) -> str:
-    line = " ".join(text.split())
+    line = printable(" ".join(text.split()))
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 

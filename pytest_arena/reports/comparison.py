@@ -10,6 +10,7 @@ from typing import Any
 
 from pytest_arena.engine.money import dollars
 from pytest_arena.reports.statistics import Difference, mcnemar_exact, paired_difference
+from pytest_arena.scorers.text import printable
 
 UNKNOWN = "\u2013"  # an en dash: no value
 GRADED = ("passed", "failed", "error")
@@ -61,14 +62,61 @@ class ModelComparison:
         return sum(c.kind == "fix" for c in self.changes)
 
 
+SCHEMA_CHECKED = 200  # records checked against the report's JSON Schema; the rest by shape
+
+
 def check_report(data: Any, name: str) -> Mapping[str, Any]:
-    """`data` if it looks like an `--arena-json` report; NotAReport saying why otherwise."""
+    """`data` if it is an `--arena-json` report this version reads; NotAReport saying where
+    it is not otherwise. A report of this version is checked against its JSON Schema (its
+    first SCHEMA_CHECKED records: checking 50,000 would take longer than the command); every
+    record, of any version, must name its project, case and model."""
+    from pytest_arena.reports.json_report import VERSION
+
+    fix = "write one with `pytest --arena-json RUN.json`"
     if not isinstance(data, Mapping) or not isinstance(data.get("records"), list):
+        raise NotAReport(f"{name} is not an --arena-json report (no 'records' list); {fix}")
+    version = data.get("version", VERSION)
+    if type(version) is not int or version > VERSION:
         raise NotAReport(
-            f"{name} is not an --arena-json report (no 'records' list); write one with"
-            " `pytest --arena-json RUN.json`"
+            f"{name} is a report of version {version!r}, and this pytest-arena reads versions"
+            f" up to {VERSION}: update pytest-arena, or {fix}"
         )
+    for index, record in enumerate(data["records"]):
+        if not _is_record(record):
+            raise NotAReport(
+                f"{name}: records[{index}] is not a record (an object whose project, case and"
+                f" model are text, its sample a whole number and its score a number); {fix}"
+            )
+    for part in ("leaderboards", "gates"):
+        found = data.get(part, [])
+        if not isinstance(found, list) or not all(isinstance(x, Mapping) for x in found):
+            raise NotAReport(f"{name}: '{part}' is not a list of objects; {fix}")
+    if version == VERSION and "generator" in data:  # written whole by this version
+        _check_schema({**data, "records": data["records"][:SCHEMA_CHECKED]}, name, fix)
     return data
+
+
+def _is_record(record: Any) -> bool:
+    if not isinstance(record, Mapping):
+        return False
+    sample, score = record.get("sample", 0), record.get("score")
+    return (
+        all(isinstance(record.get(key), str) for key in ("project", "case", "model"))
+        and type(sample) is int
+        and (score is None or type(score) in (int, float, bool))
+    )
+
+
+def _check_schema(data: Mapping[str, Any], name: str, fix: str) -> None:
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
+
+    from pytest_arena.reports.json_report import schema
+
+    error = best_match(Draft202012Validator(schema()).iter_errors(data))
+    if error is not None:
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        raise NotAReport(f"{name}: {where.lstrip('.') or 'the report'}: {error.message}; {fix}")
 
 
 def _kind(before: str, after: str) -> str:
@@ -84,8 +132,10 @@ def _kind(before: str, after: str) -> str:
 def _rows(report: Mapping[str, Any]) -> dict[tuple[str, str], Mapping[str, Any]]:
     rows = {}
     for board in report.get("leaderboards") or []:
-        for row in board.get("rows") or []:
-            rows[(str(board.get("project")), str(row.get("model")))] = row
+        found = board.get("rows")
+        for row in found if isinstance(found, list) else []:
+            if isinstance(row, Mapping):
+                rows[(str(board.get("project")), str(row.get("model")))] = row
     return rows
 
 
@@ -236,7 +286,7 @@ def as_text(items: list[ModelComparison], *, limit: int = 50, width: int = 100) 
             if len(item.changes) > limit:
                 out.append(f"  ... and {len(item.changes) - limit} more (the HTML has them all)")
         out.append("")
-    return "\n".join(out)
+    return printable("\n".join(out), lines=True)  # ids and reasons from a file
 
 
 def regressed(items: list[ModelComparison]) -> bool:

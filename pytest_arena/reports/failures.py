@@ -2,7 +2,8 @@
 first, then excerpts of the evidence, each cut to a size people read. Pure: no pytest.
 
 A record itself is never cut: the `--arena-json` report holds every reason and output whole,
-and every cut here says how much it left out and where the rest is.
+and every cut here says how much it left out and where the rest is. Control characters are
+written as their escapes (`\\x1b`): a model's output never steers the terminal.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 from typing import Any
 
 from pytest_arena.record import Record
-from pytest_arena.scorers.text import excerpt
+from pytest_arena.scorers.text import excerpt, printable
 
 REASON_LIMIT = 2000  # characters of a reason in a failure's text
 MESSAGE_LIMIT = 200  # the one-line message: pytest's short summary, JUnit's `message`, --tb=line
@@ -32,7 +33,7 @@ def clip(text: str, limit: int, whole: str = "") -> str:
 def message(reason: str) -> str:
     """A reason as a failure's one-line message, cut to MESSAGE_LIMIT: the failure's text
     holds more of it."""
-    return clip(reason.strip(), MESSAGE_LIMIT)
+    return printable(clip(reason.strip(), MESSAGE_LIMIT), lines=True)
 
 
 def failure_text(record: Record, whole: str = "") -> str:
@@ -62,7 +63,7 @@ def failure_text(record: Record, whole: str = "") -> str:
         where = f"; {whole}" if whole else ""
         lines.append(f"  (cut to excerpts: {', '.join(cut)}{where})")
     lines += _agent_lines(record)
-    return "\n".join(lines)
+    return printable("\n".join(lines), lines=True)
 
 
 def _agent_lines(record: Record) -> list[str]:
@@ -109,7 +110,7 @@ def error_text(record: Record, traceback: str | None, whole: str = "") -> str:
         text += "\n" + "\n".join(agent)
     if traceback:
         text += "\n\n" + clip_traceback(traceback.rstrip())
-    return text
+    return printable(text, lines=True)
 
 
 def clip_traceback(text: str) -> str:

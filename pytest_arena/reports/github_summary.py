@@ -8,6 +8,7 @@ from pathlib import Path
 from pytest_arena.reports.baseline import BaselineComparison
 from pytest_arena.reports.gates import GateResult
 from pytest_arena.reports.leaderboard import Board
+from pytest_arena.reports.markdown import escape_markdown
 from pytest_arena.reports.tables import render_board
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
@@ -30,22 +31,22 @@ def markdown(
     parts: list[str] = []
     for board in boards:
         lines = render_board(board, fmt="github").split("\n")
-        parts.append(f"### arena leaderboard: {board.project}\n")
-        parts.extend(line for line in lines if line.startswith("|"))
+        parts.append(f"### arena leaderboard: {escape_markdown(board.project)}\n")
+        parts.extend(line for line in lines if line.startswith("|"))  # its cells escaped
         parts.append("")
-        parts.extend(f"{line}  " for line in lines if not line.startswith("|"))
+        parts.extend(f"{escape_markdown(line)}  " for line in lines if not line.startswith("|"))
         if board.project in flaky:
             parts.append("\n**flaky cases (no clear verdict):**\n")
             parts.extend(f"- `{case}`: {said}" for case, said in flaky[board.project])
         for c in against.get(board.project, []):
             head, *rest = c.lines()
-            parts.append(f"\n**against the baseline:** {head}\n")
-            parts.extend(f"- {line.strip()}" for line in rest)
+            parts.append(f"\n**against the baseline:** {escape_markdown(head)}\n")
+            parts.extend(f"- {escape_markdown(line.strip())}" for line in rest)
         gate = by_project.get(board.project)
         if gate is not None:
             mark = "✅" if gate.held else "❌"
-            parts.append(f"\n**{mark} {gate.headline()}**\n")
-            parts.extend(f"- {c.describe()}" for c in gate.checks)
+            parts.append(f"\n**{mark} {escape_markdown(gate.headline())}**\n")
+            parts.extend(f"- {escape_markdown(c.describe())}" for c in gate.checks)
         parts.append("")
     return "\n".join(parts) + "\n"
 

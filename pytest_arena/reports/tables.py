@@ -9,6 +9,7 @@ from pytest_arena.record import Record
 from pytest_arena.reports.leaderboard import Board, Row
 from pytest_arena.reports.statistics import Interval
 from pytest_arena.reports.verdicts import Comparison, Power, half_width
+from pytest_arena.scorers.text import printable
 
 UNKNOWN = "\u2013"  # an en dash: a cost no price gives (never $0)
 
@@ -58,6 +59,11 @@ def render_board(board: Board, fmt: str = "simple", *, legend: bool = True) -> s
         cells.append(_ms(row.latency))
         cells += [_metric(row, name) for name in board.metric_names]
         table.append(cells)
+    if fmt == "github":  # a name's `|` would end its cell; a name is text, not markup
+        from pytest_arena.reports.markdown import escape_markdown
+
+        headers = [escape_markdown(h) for h in headers]
+        table = [[escape_markdown(c) if isinstance(c, str) else c for c in row] for row in table]
     from tabulate import tabulate  # not loaded by pytest runs that print no board
 
     text = tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True, stralign="right")
@@ -65,7 +71,7 @@ def render_board(board: Board, fmt: str = "simple", *, legend: bool = True) -> s
     lines += verdict_lines(board, legend=legend)
     lines += [f"note: {n}" for n in board.notes]
     lines += [f"warning: {w}" for w in board.warnings]
-    return "\n".join(lines)
+    return printable("\n".join(lines), lines=True)
 
 
 def spending(

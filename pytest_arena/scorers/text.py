@@ -8,12 +8,35 @@ from typing import Any
 
 _FENCE = re.compile(r"^\s*```[\w+-]*[ \t]*\n(.*?)\n?```\s*$", re.S)
 _PREFIX = re.compile(r"^\s*(?:final answer|answer|the answer is)\s*[:\-]?\s*", re.I)
+# control characters (C0, DEL, C1), bidirectional overrides and isolates, lone surrogates
+# and noncharacters: what a terminal obeys, reorders a line by, or XML cannot hold
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
+)
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def printable(text: str, *, lines: bool = False) -> str:
+    """`text` with what a terminal or an XML file must not be given written as its escape
+    (`\\x1b`, `\\u202e`), so that a model's output cannot move the cursor, retitle the
+    terminal, reorder a line or break a report; `lines` keeps newlines and tabs."""
+    if _UNPRINTABLE.search(text) is None:
+        return text
+
+    def escaped(match: re.Match[str]) -> str:
+        char = match.group()
+        if lines and char in "\n\t":
+            return char
+        code = ord(char)
+        return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+    return _UNPRINTABLE.sub(escaped, text)
 
 
 def excerpt(value: Any, limit: int = 60) -> str:
     """A short excerpt of a value for reasons: text quoted, other values as JSON."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = text.replace("\n", "\\n")
+    text = printable(text)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return f"'{text}'" if isinstance(value, str) else text

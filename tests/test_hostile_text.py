@@ -1,0 +1,137 @@
+"""Text a model or a scorer writes, shown where people read it: control characters reach no
+terminal raw (a model's output cannot retitle the window, clear the screen or overwrite
+a line with "PASSED"), and markdown, XML and ids keep their shape."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from tests.conftest import ARENA, MakeProject
+
+# sim_echo answers with its prompt, so the prompt is the model's output: it sets the
+# terminal's title, clears the screen, rings the bell and returns to the line's start
+HOSTILE = r'"\e]0;pwned\a\e[2Jbad answer\rPASSED \u202eevil"'
+SHOWN = r"\x1b]0;pwned\x07\x1b[2Jbad answer\rPASSED \u202eevil"
+
+
+def hostile_project(make_project: MakeProject, cases: int = 1) -> None:
+    tests = "".join(f"  - {{id: q{i}, input: {HOSTILE}, reference: 'ok'}}\n" for i in range(cases))
+    make_project(
+        "p", "models: [sim_echo]\ntests:\n" + tests + "  - {id: fine, input: ok, reference: ok}\n"
+    )
+
+
+def raw_controls(text: str) -> list[str]:
+    """The control characters in `text` other than newlines and tabs."""
+    return sorted({c for c in text if (ord(c) < 32 and c not in "\n\t") or c == "\u202e"})
+
+
+@pytest.mark.parametrize("style", ["full", "compact"])
+def test_a_models_control_characters_reach_the_terminal_as_escapes(
+    pytester: pytest.Pytester, make_project: MakeProject, style: str
+) -> None:
+    hostile_project(make_project)
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--arena-failures={style}")
+    assert result.ret == 1
+    out = result.stdout.str()
+    assert raw_controls(out) == []
+    assert "FAILED projects/p/arena.yaml::q0[sim_echo] - expected 'ok', got '\\x1b]0;pwned" in out
+    if style == "full":
+        assert f"  output:    '{SHOWN}'" in out
+
+
+def test_baseline_and_compare_lines_escape_the_reasons_they_quote(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("p", "models: [sim_echo]\ntests:\n  - {id: q0, input: ok, reference: ok}\n")
+    assert (
+        pytester.runpytest(
+            "-p", "no:cacheprovider", "--arena-save-baseline", "base.json", "--arena-json", "a.json"
+        ).ret
+        == 0
+    )
+    hostile = f"models: [sim_echo]\ntests:\n  - {{id: q0, input: {HOSTILE}, reference: ok}}\n"
+    make_project("p", hostile)
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--arena-baseline", "base.json", "--arena-json", "b.json"
+    )
+    out = result.stdout.str()
+    assert "regressed q0" in out
+    assert raw_controls(out) == []
+    compared = subprocess.run(
+        [*ARENA, "compare", "a.json", "b.json"],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "q0" in compared.stdout
+    assert r"\x1b[2Jbad answer\rPASSED" in compared.stdout
+    assert raw_controls(compared.stdout) == []
+    assert json.loads((pytester.path / "b.json").read_text())["records"][0]["output"].startswith(
+        "\x1b]0;pwned"
+    )  # the record keeps the output as it was: only its display is escaped
+
+
+AGENT_PROJECT = """
+models:
+  default: [bot]
+  define: {bot: {connector: python, callable: "agent:answer"}}
+tests:
+  - {id: plain, input: plain, reference: x}
+  - {id: cyclic, input: cyclic, reference: x}
+"""
+
+
+def test_an_agents_meta_that_holds_itself_is_kept_cut_and_the_case_is_graded(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    agent = """
+        def answer(prompt):
+            meta = {"step": 1, "path": [1, [2, [3]]]}
+            if prompt == "cyclic":
+                meta["parent"] = meta
+                meta["path"].append(meta["path"])
+            return {"text": "x", "meta": meta}
+    """
+    make_project("p", AGENT_PROJECT, {"agent.py": agent})
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json", "r.json")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["*2 passed*"])
+    records = {r["case"]: r for r in json.loads((pytester.path / "r.json").read_text())["records"]}
+    assert sorted(records) == ["cyclic", "plain"]
+    meta = records["cyclic"]["response"]["meta"]
+    assert meta["step"] == 1
+    assert meta["parent"]["parent"] == "[holds itself: cut]"  # (meta is copied once)
+    assert meta["path"] == [1, [2, [3]], "[holds itself: cut]"]
+    assert records["plain"]["response"]["meta"] == {"step": 1, "path": [1, [2, [3]]]}
+
+
+def test_the_job_summary_shows_reasons_and_names_as_text_not_markup(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = """
+        import os
+
+        def answer(prompt):
+            if os.environ.get("MODE") == "before":
+                return "x"
+            return "</script><img src=x onerror=alert(1)> [details](https://example.com) |a|"
+    """
+    make_project("p", AGENT_PROJECT, {"agent.py": agent})
+    monkeypatch.setenv("MODE", "before")
+    assert pytester.runpytest("-p", "no:cacheprovider", "--arena-save-baseline", "b.json").ret == 0
+    monkeypatch.delenv("MODE")
+    summary = pytester.path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-baseline", "b.json")
+    assert result.ret == 1
+    text = summary.read_text()
+    assert "<img" not in text and "</script>" not in text and "[details](" not in text
+    line = next(line for line in text.splitlines() if "regressed plain" in line)
+    assert (
+        "got '&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; \\[details\\](https://exa" in line
+    )
