@@ -16,6 +16,8 @@ and Anthropic's `system`), so a test project can ask for a behaviour per case:
     [[fault=missing]]                  reply 200 with JSON lacking the expected fields
     [[fault=401 echo_headers=1]]       an error whose message quotes the request's headers
     [[fault=400 about=image]]          an error saying image input is not supported
+    [[fault=redirect]]                 reply 307 to the same path on `localhost` (another origin)
+    [[fault=endless]]                  reply 200 and stream bytes without end, no Content-Length
     [[together=20]]                    hold each such request until 20 are held at once
                                        (504 if they do not come within the hang limit)
     [[call=lookup {"id": "7"}]]        call a tool: the first such marker on the first turn,
@@ -393,6 +395,15 @@ class FakeLLMServer:
             assert request.transport is not None
             request.transport.abort()
             return cut
+        if kind == "redirect":
+            moved = f"http://localhost:{self.port}{request.path}"
+            return web.Response(status=307, headers={"Location": moved})
+        if kind == "endless":
+            stream = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+            await stream.prepare(request)
+            chunk = b" " * 2**20
+            while True:  # until the client hangs up
+                await stream.write(chunk)
         if kind == "malformed":
             return web.Response(
                 status=200,

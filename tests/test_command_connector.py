@@ -132,6 +132,23 @@ def test_a_failing_agent_is_an_error_with_its_status_and_stderr(tmp_path: Path) 
     assert "agent.py' exited with status 1; end of stderr:\nworking\nno plan found" in message
 
 
+@pytest.mark.parametrize(("size", "cut"), [(16 * 2**20 - 21, False), (16 * 2**20 - 20, True)])
+def test_an_answer_longer_than_arena_reads_is_an_error_not_a_cut_answer(
+    tmp_path: Path, size: int, cut: bool
+) -> None:
+    agent = f"import sys\nsys.stdout.write('x' * {size} + '\\nFINAL ANSWER: Paris\\n')\n"
+    connector = build(tmp_path, python_command("agent.py"), {"agent.py": agent})
+    if not cut:
+        assert call(connector, request(tmp_path / "work")).text.endswith("FINAL ANSWER: Paris")
+        return
+    with pytest.raises(ConnectorError) as caught:
+        call(connector, request(tmp_path / "work"))
+    assert str(caught.value).endswith(
+        "agent.py' wrote more than 16 MiB to stdout, more than arena reads of an answer; write"
+        " the answer alone to stdout (and logs to stderr or to files in the workspace)"
+    )
+
+
 FILE_AGENT = """
 import json, os, sys
 from pathlib import Path

@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -382,3 +383,75 @@ def test_the_proxy_comes_from_the_environment_once_and_no_proxy_is_honoured(
     monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
     assert proxy_for("https://api.openai.com/v1/chat/completions") == "http://proxy.internal:3128"
     assert proxy_for("http://127.0.0.1:8080/v1/chat/completions") is None
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+def test_a_redirect_is_not_followed_so_the_key_goes_only_where_base_url_says(
+    fake_llm: FakeLLMServer, name: str
+) -> None:
+    fake_llm.reset()
+    error = failure(make(name, fake_llm), request("[[fault=redirect]] hi"))
+    path = "/v1/chat/completions" if name == "openai" else "/v1/messages"
+    assert str(error) == (
+        f"127.0.0.1:{fake_llm.port}: HTTP 307: the server redirects to"
+        f" 'http://localhost:{fake_llm.port}{path}'; set base_url to the address the API"
+        " answers at (redirects are not followed, so the API key goes only where base_url says)"
+    )
+    assert not error.retryable
+    assert fake_llm.total == 1  # nothing went to localhost: not the prompt, not the key
+    assert all(h.get("Host", "").startswith("127.0.0.1") for h in fake_llm.headers)
+
+
+def test_a_reply_without_end_is_cut_at_the_limit_with_an_error(fake_llm: FakeLLMServer) -> None:
+    error = failure(make("openai", fake_llm), request("[[fault=endless]] hi"))
+    assert str(error) == (
+        f"127.0.0.1:{fake_llm.port}: the reply is larger than 32 MiB, more than any model's"
+        " answer: is base_url the API's address?"
+    )
+
+
+def test_a_retry_after_of_an_hour_ends_the_call_at_once_saying_so(
+    fake_llm: FakeLLMServer, pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        f"""
+        models:
+          default: [local]
+          define:
+            local: {{connector: openai, base_url: "{fake_llm.base_url}", timeout: 5}}
+        tests:
+          - id: later
+            input: "[[fault=429 retry_after=3600 times=1]] [[answer=Paris]] hi"
+            reference: Paris
+        """,
+    )
+    started = time.monotonic()
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert time.monotonic() - started < 30
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"*model 'local' call failed: 127.0.0.1:{fake_llm.port}: HTTP 429: fake failure 429;"
+            " the server asks for 3600 s before another try, more than the 60 s arena waits*"
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [None, {"prompt_tokens": -2_000_000_000, "completion_tokens": 5}, {"prompt_tokens": "7"}],
+    ids=["none", "below-zero", "text"],
+)
+def test_usage_a_server_did_not_give_or_gave_as_nonsense_is_estimated(usage: Any) -> None:
+    from pytest_arena.connectors.http_api import answer
+
+    response = answer(
+        "Paris is the capital",
+        usage,
+        ("prompt_tokens", "completion_tokens"),
+        request("Capital of France?"),
+        {},
+    )
+    assert response.tokens_in > 0 and response.tokens_out > 0
+    assert response.meta == {"tokens_estimated": True}

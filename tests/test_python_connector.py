@@ -161,14 +161,25 @@ def test_an_exception_names_the_callable_type_message_and_line(tmp_path: Path) -
             "{'output': 'x'}",
             "agent:run returned a dict with keys ['output']; return one with 'text'",
         ),
+        (  # what an SDK gives for a reply without usage
+            "Response(text='x', tokens_in=None, tokens_out=None)",
+            "agent:run returned a Response whose tokens_in is None; return 'text' (a string)",
+        ),
+        ("Response(text=None)", "agent:run returned a Response whose text is None;"),
+        ("{'text': 'x', 'cost': float('nan')}", "agent:run returned a dict whose cost is nan;"),
+        ("{'text': 'x', 'cost': -5}", "agent:run returned a dict whose cost is -5.0;"),
+        ("{'text': 'x', 'cost': 1e400}", "agent:run returned a dict whose cost is inf;"),
+        ("{'text': 'x', 'tokens_out': -3}", "agent:run returned a dict whose tokens_out is -3;"),
+        ("{'text': 'x', 'meta': [1]}", "agent:run returned a dict whose meta is [1];"),
     ],
 )
 def test_a_result_of_another_kind_is_an_error_saying_what_to_return(
     tmp_path: Path, returned: str, words: str
 ) -> None:
-    connector = build(
-        tmp_path, "callable: agent:run", {"agent.py": f"def run(prompt):\n    return {returned}\n"}
+    agent = (
+        f"from pytest_arena.connectors import Response\ndef run(prompt):\n    return {returned}\n"
     )
+    connector = build(tmp_path, "callable: agent:run", {"agent.py": agent})
     with pytest.raises(ConnectorError, match="returned") as caught:
         connector.complete(request())
     assert words in str(caught.value)

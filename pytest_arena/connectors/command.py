@@ -132,6 +132,12 @@ class CommandConnector(Connector):
                 + (f"; end of stderr:\n{tail}" if tail else " and wrote nothing to stderr")
                 + hint
             )
+        if done.stdout_cut:  # the end, where answers usually are, is lost: not gradable
+            raise ConnectorError(
+                f"{self.shown} wrote more than {processes.MAX_OUTPUT // 2**20} MiB to stdout,"
+                " more than arena reads of an answer; write the answer alone to stdout (and"
+                " logs to stderr or to files in the workspace)"
+            )
         text = stdout.decode(errors="replace").removesuffix("\n").removesuffix("\r")
         meta: dict[str, Any] = {
             "workspace": str(workspace),

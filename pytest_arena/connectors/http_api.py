@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     import aiohttp
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})  # and every 5xx
+MAX_REPLY = 32 * 2**20  # bytes of a reply read; a larger one (an endless stream) is an error
 REQUEST_PARAMS = frozenset(  # written beside the settings by mistake; they belong in `params`
     [
         "temperature",
@@ -200,10 +201,16 @@ class HttpConnector(Connector):
         payload = json.dumps(self.body(request), ensure_ascii=False).encode()
         where = _host(self.url)
         try:
-            post = session.post(self.url, data=payload, headers=headers, proxy=self._proxy)
+            post = session.post(
+                self.url,
+                data=payload,
+                headers=headers,
+                proxy=self._proxy,
+                allow_redirects=False,  # the key goes only where base_url says
+            )
             async with post as reply:
-                raw = await reply.read()
                 status, reply_headers = reply.status, reply.headers
+                raw = await _body(reply, where)
         except aiohttp.ClientConnectorError as exc:  # no connection made: refused, DNS, TLS
             raise ConnectorError(
                 f"{where}: cannot connect: {_connect_problem(exc)}",
@@ -220,6 +227,13 @@ class HttpConnector(Connector):
         except aiohttp.ClientError as exc:
             raise ConnectorError(f"{where}: the request failed: {_describe(exc)}") from None
         text = self._redact(raw.decode("utf-8", "replace"))
+        if 300 <= status < 400:
+            moved = reply_headers.get("Location", "elsewhere")
+            raise ConnectorError(
+                f"{where}: HTTP {status}: the server redirects to {_quote(self._redact(moved))};"
+                " set base_url to the address the API answers at (redirects are not followed,"
+                " so the API key goes only where base_url says)"
+            )
         if status >= 400:
             retryable = status in RETRYABLE_STATUS or status >= 500
             retry_after = _retry_after(reply_headers.get("Retry-After")) if retryable else None
@@ -256,7 +270,7 @@ def answer(
     estimated (and `meta` says so) when the server sent no usage."""
     usage = usage if isinstance(usage, dict) else {}
     tokens_in, tokens_out = usage.get(keys[0]), usage.get(keys[1])
-    if not isinstance(tokens_in, int) or not isinstance(tokens_out, int):
+    if not _count(tokens_in) or not _count(tokens_out):  # none, or nonsense (below 0)
         tokens_in = sum(
             estimate_tokens(content_text(m.get("content", ""))) + 4 for m in request.messages
         )
@@ -355,6 +369,27 @@ def _ssl_text(error: BaseException) -> str:
     if not text:
         text = re.sub(r"\s*\(_ssl\.c:\d+\)", "", str(error))
     return str(text).replace("_", " ").lower() if str(text).isupper() else str(text)
+
+
+def _count(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+async def _body(reply: aiohttp.ClientResponse, where: str) -> bytes:
+    """The reply's body, at most MAX_REPLY bytes; ConnectorError for a larger one."""
+    length = reply.content_length
+    if length is not None and length <= MAX_REPLY:
+        return await reply.read()
+    chunks, size = [], 0
+    async for chunk in reply.content.iter_chunked(1 << 16):
+        size += len(chunk)
+        if size > MAX_REPLY:
+            raise ConnectorError(
+                f"{where}: the reply is larger than {MAX_REPLY // 2**20} MiB, more than any"
+                " model's answer: is base_url the API's address?"
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _retry_after(value: str | None) -> float | None:

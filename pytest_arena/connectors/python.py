@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import math
 import re
 import sys
 import traceback
@@ -158,32 +159,67 @@ class PythonConnector(Connector):
 
     def _response(self, result: Any) -> Response:
         if isinstance(result, Response):
-            return result
+            return self._checked(result, "a Response")
         if isinstance(result, str):
             return Response(text=result)
         if isinstance(result, dict):
             unknown = sorted(set(result) - set(RESULT_KEYS))
             text = result.get("text")
             if not unknown and isinstance(text, str):
-                try:
-                    return Response(
+                cost, meta = result.get("cost"), result.get("meta") or {}
+                if not isinstance(cost, bool) and isinstance(cost, int | float):
+                    cost = float(cost)
+                return self._checked(
+                    Response(
                         text=text,
-                        tokens_in=int(result.get("tokens_in") or 0),
-                        tokens_out=int(result.get("tokens_out") or 0),
-                        cost=None if result.get("cost") is None else float(result["cost"]),
-                        meta=dict(result.get("meta") or {}),
-                    )
-                except (TypeError, ValueError):
-                    pass
+                        tokens_in=result.get("tokens_in") or 0,
+                        tokens_out=result.get("tokens_out") or 0,
+                        cost=cost,
+                        meta=dict(meta) if isinstance(meta, dict) else meta,
+                    ),
+                    "a dict",
+                )
             raise ConnectorError(
                 f"{self.settings.callable} returned a dict with keys"
-                f" {sorted(result)}; return one with 'text' (a string) and optionally"
-                " 'tokens_in', 'tokens_out' (integers), 'cost' (a number) and 'meta'"
+                f" {sorted(result)}; return one with {_FIELDS}"
             )
         raise ConnectorError(
             f"{self.settings.callable} returned {type(result).__name__};"
             " return the output text, a dict with 'text', or a Response"
         )
+
+    def _checked(self, response: Response, kind: str) -> Response:
+        """`response` if its fields hold what they should; ConnectorError naming the first
+        that does not (a usage of None, as an SDK gives for a reply without one; a cost of
+        NaN or below 0, which would give a budget back)."""
+        for name, ok in (
+            ("text", isinstance(response.text, str)),
+            ("tokens_in", _count(response.tokens_in)),
+            ("tokens_out", _count(response.tokens_out)),
+            ("cost", response.cost is None or _money(response.cost)),
+            ("meta", isinstance(response.meta, dict)),
+        ):
+            if not ok:
+                value = getattr(response, name)
+                raise ConnectorError(
+                    f"{self.settings.callable} returned {kind} whose {name} is {value!r};"
+                    f" return {_FIELDS}"
+                )
+        return response
+
+
+_FIELDS = (
+    "'text' (a string) and optionally 'tokens_in', 'tokens_out' (whole numbers, 0 or more),"
+    " 'cost' (dollars, 0 or more) and 'meta' (a dict)"
+)
+
+
+def _count(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _money(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < math.inf
 
 
 async def _awaited(awaitable: Any) -> Any:

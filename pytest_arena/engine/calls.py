@@ -37,6 +37,7 @@ from pytest_arena.engine.workspaces import SAFE, new_run_folder
 T = TypeVar("T")
 THREAD_NAME = "arena-engine"
 MAX_BACKOFF = 30.0
+MAX_RETRY_AFTER = 60.0  # seconds a server's Retry-After may ask for; longer ends the call
 BATCH = 64  # calls handed over to the loop's thread at once by `Engine.batch`
 BEAT = 0.5  # seconds between the loop's heartbeats
 STALL_LIMIT = 60.0  # seconds without a heartbeat after which the loop is taken as stuck
@@ -469,6 +470,12 @@ class Engine:
             if last_try:
                 tries = f" after {retries + 1} tries" if retries else ""
                 return CallResult(error=f"{failure}{tries}", retries=retries)
+            if wait is not None and wait > MAX_RETRY_AFTER:  # an hour, say: the run would hang
+                return CallResult(
+                    error=f"{failure}; the server asks for {wait:.0f} s before another try,"
+                    f" more than the {MAX_RETRY_AFTER:g} s arena waits",
+                    retries=retries,
+                )
             delay = wait if wait is not None else _backoff(limits.backoff, retries)
             again = True
             await asyncio.sleep(delay)

@@ -33,6 +33,11 @@ class Finished:
     stdout: bytes
     stderr: bytes
 
+    @property
+    def stdout_cut(self) -> bool:
+        """Whether it wrote more than MAX_OUTPUT bytes to stdout (`stdout` holds the first)."""
+        return len(self.stdout) == MAX_OUTPUT + 1
+
     def how(self) -> str:
         """How it ended, as a person says it."""
         return ended(self.returncode)
@@ -88,7 +93,7 @@ def run(
             _kill(process)
             raise
         _kill_group(process.pid, None)  # what it left running in the background
-        return Finished(process.returncode, _read(out), _read(err))
+        return Finished(process.returncode, _read(out, more=1), _read(err))
 
 
 async def arun(
@@ -115,7 +120,7 @@ async def arun(
             await asyncio.shield(process.wait())  # reaped even while being cancelled
             raise
         _kill_group(process.pid, None)  # what it left running in the background
-        return Finished(returncode, _read(out), _read(err))
+        return Finished(returncode, _read(out, more=1), _read(err))
 
 
 async def _afeed(pipe: asyncio.StreamWriter, data: bytes) -> None:
@@ -149,9 +154,10 @@ def _feed(process: subprocess.Popen[bytes], data: bytes) -> None:
         process.stdin.close()
 
 
-def _read(file: IO[bytes]) -> bytes:
+def _read(file: IO[bytes], more: int = 0) -> bytes:
+    """The first MAX_OUTPUT bytes of `file`, and `more` (a byte that says there were more)."""
     file.seek(0)
-    return file.read(MAX_OUTPUT)
+    return file.read(MAX_OUTPUT + more)
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
