@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.conftest import MakeProject
@@ -410,3 +412,39 @@ def test_a_misspelt_option_of_one_case_names_the_scorer_and_the_valid_options(
     result = pytester.runpytest()
     result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines([f"{line} {message}"])
+
+
+def test_an_arena_models_key_that_would_break_node_ids_is_a_usage_error(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("p", "tests:\n  - {id: a, input: x}\n")
+    result = pytester.runpytest("--arena-models", "sim_small,sim large")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(
+        ["*--arena-models: model key 'sim large' may hold only letters, digits and _ . - / : @ +*"]
+    )
+
+
+def test_a_second_project_of_the_same_name_is_an_error_not_a_merge(
+    pytester: pytest.Pytester,
+) -> None:
+    for team, reference in (("team1", "hi"), ("team2", "bye")):
+        folder = pytester.mkdir(team) / "quiz"
+        folder.mkdir()
+        (folder / "arena.yaml").write_text(
+            "models: [sim_echo]\n"
+            "gate: {all: {accuracy: {min: 1.0}}}\n"
+            f"tests:\n  - {{id: q1, input: hi, reference: {reference}}}\n"
+        )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json", "r.json")
+    assert result.ret == 1  # before: 0, team2's failure merged into team1's board
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*team2/quiz/arena.yaml:1: the project name 'quiz' is also team1/quiz/arena.yaml's;"
+            " two projects of one name would mix their records, leaderboards and gates: set"
+            " 'name:' in one arena.yaml to tell them apart*"
+        ]
+    )
+    records = json.loads((pytester.path / "r.json").read_text())["records"]
+    assert [(r["project"], r["case"], r["status"]) for r in records] == [("quiz", "q1", "passed")]

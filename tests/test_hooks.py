@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -302,3 +303,31 @@ def test_a_hook_that_is_not_a_function_is_said_where_it_is_bound(tmp_path: Path)
         load_hooks(tmp_path, project_package(tmp_path))
     (problem,) = caught.value.problems
     assert (problem.line, problem.message) == (2, "post_process must be a function, not str")
+
+
+def test_an_override_that_changes_the_result_in_place_and_returns_none_changes_nothing(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "over",
+        """
+        models: [sim_echo]
+        tests:
+          - {id: q, input: hi, reference: bye}
+        """,
+        files={
+            "hooks.py": """
+            def override_verdict(result, output, case, context):
+                result.passed = True
+                result.score = 1.0
+                result.metrics["edited"] = 1.0
+            """
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json", "r.json")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["FAILED projects/over/arena.yaml::q[[]sim_echo] - expected 'bye', got 'hi'"]
+    )
+    record = json.loads((pytester.path / "r.json").read_text())["records"][0]
+    assert (record["status"], record["score"], record["metrics"]) == ("failed", 0.0, {})

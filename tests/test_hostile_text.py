@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from xml.etree import ElementTree
 
 import pytest
 
@@ -135,3 +136,28 @@ def test_the_job_summary_shows_reasons_and_names_as_text_not_markup(
     assert (
         "got '&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; \\[details\\](https://exa" in line
     )
+
+
+@pytest.mark.parametrize("family", ["xunit1", "xunit2"])
+def test_a_metric_named_with_a_control_character_leaves_the_junit_xml_well_formed(
+    pytester: pytest.Pytester, make_project: MakeProject, family: str
+) -> None:
+    scorer = """
+        from pytest_arena.scorers import Scorer, ScoreResult
+
+        class Odd(Scorer):
+            name = "odd"
+
+            def score(self, output, reference, context):
+                return ScoreResult(score=1.0, passed=True, metrics={"grounded\\x0bness": 0.5})
+    """
+    yaml = "models: [sim_perfect]\nscorers: {default: odd}\ntests:\n  - {id: a, input: x}\n"
+    make_project("p", yaml, {"scorers/odd.py": scorer})
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--junitxml=out.xml", "-o", f"junit_family={family}"
+    )
+    assert result.ret == 0, result.stdout.str()
+    tree = ElementTree.parse(pytester.path / "out.xml")  # raises on an XML-invalid name
+    names = [p.get("name") for p in tree.iter("property")]
+    if family == "xunit1":
+        assert "metric.grounded\\x0bness" in names

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import copy
 import os
 import traceback
 from dataclasses import dataclass, replace
@@ -235,17 +236,19 @@ def _score(component: Component, output: str, case: Case, context: ScoringContex
 def _override(
     hook: Any, result: ScoreResult, output: str, case: Case, context: ScoringContext
 ) -> ScoreResult:
-    """Let hooks.py change the verdict, and say so in the reason."""
+    """Let hooks.py change the verdict, and say so in the reason. The hook gets a copy: one
+    that changes it and returns None keeps the scorer's verdict, as the docs say."""
+    given = copy.deepcopy(result)
     new = _call_user(
         "hooks.py override_verdict",
         hook,
-        result,
+        given,
         output,
         case,
         context,
         limit=user_code.DEFAULT_TIMEOUT,
     )
-    if new is None or new is result:
+    if new is None or new == result:
         return result
     if not isinstance(new, ScoreResult):
         raise _Stop(

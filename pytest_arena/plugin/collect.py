@@ -82,6 +82,21 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
     except SpecError as exc:
         run.problems.append(("config", exc.format()))
         return run
+    namesake = next(
+        (o for o in state.projects.values() if o.project and o.project.name == project.name),
+        None,
+    )
+    if namesake is not None:  # records are keyed by project name: the two would merge
+        where = location(arena, project.file.lines.line(("name",)) or 1)
+        other = _shown(config, namesake.arena)
+        message = (
+            f"{where}: the project name '{project.name}' is also {other}'s; two projects of"
+            " one name would mix their records, leaderboards and gates: set 'name:' in one"
+            " arena.yaml to tell them apart"
+        )
+        run.problems.append(("name", message))
+        run.idle = True
+        return run
     project.engine = state.engine
     project.repeat = state.repeat
     run.project = project
@@ -113,6 +128,13 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
     return run
 
 
+def _shown(config: pytest.Config, path: Path) -> str:
+    try:
+        return Path(os.path.relpath(path, config.rootpath)).as_posix()
+    except ValueError:  # on another drive than the rootdir
+        return str(path)
+
+
 def mark_collected(config: pytest.Config, run: RunProject) -> None:
     """The first time a file of `run` is collected, warn of its files that hold no case
     (with their file and line, in pytest's warnings summary)."""
@@ -121,10 +143,7 @@ def mark_collected(config: pytest.Config, run: RunProject) -> None:
     run.collected = True
     state = ArenaState.of(config)
     for path, line, message in _without_cases(run):
-        try:
-            shown = Path(os.path.relpath(path, config.rootpath)).as_posix()
-        except ValueError:  # on another drive than the rootdir
-            shown = str(path)
+        shown = _shown(config, path)
         state.empty.append(f"{shown}:{line}: {message}")
         warnings.warn_explicit(ArenaWarning(message), ArenaWarning, str(path), line)
 

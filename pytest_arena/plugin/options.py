@@ -94,6 +94,12 @@ def _max_cost(value: float | None) -> str:
 
 def _models(raw: str | None) -> str:
     if raw is None or raw.replace(",", "").strip():
+        from pytest_arena.spec.schema import model_key_problem
+
+        for key in (raw or "").split(","):
+            problem = model_key_problem(key.strip()) if key.strip() else None
+            if problem is not None:
+                return f"--arena-models: {problem}"
         return ""
     return (
         f"--arena-models {raw!r} names no model: give model keys, comma separated"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_arena.record import Record
 from pytest_arena.reports.failures import message
+from pytest_arena.scorers.text import printable
 
 if TYPE_CHECKING:
     from pytest_arena.reports.leaderboard import Board
@@ -56,7 +57,7 @@ def properties(record: Record) -> list[tuple[str, str]]:
             ("min_pass_rate", sampling.get("min_pass_rate")),
         ]
     pairs += [(METRIC_PREFIX + name, value) for name, value in sorted(record.metrics.items())]
-    return [(name, _text(value)) for name, value in pairs]
+    return [(printable(name), _text(value)) for name, value in pairs]  # names XML holds
 
 
 def board_properties(boards: Iterable[Board]) -> list[tuple[str, str]]:

@@ -16,7 +16,19 @@ from pydantic import (
     model_validator,
 )
 
-CASE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
+CASE_ID = re.compile(r"[A-Za-z0-9_.-]+\Z")  # \Z: `$` would let a final newline in
+# a model key is part of each node id (`case[key]`), of -k and of the reports' tables
+MODEL_KEY = re.compile(r"[\w.\-/:@+]+\Z")
+
+
+def model_key_problem(key: str) -> str | None:
+    """Why `key` cannot be a model key, or None."""
+    if MODEL_KEY.match(key) and "::" not in key:
+        return None
+    return (
+        f"model key {key!r} may hold only letters, digits and _ . - / : @ + (no spaces,"
+        " brackets, '|' or '::'), as it is part of each case's node id"
+    )
 
 
 def names_list(value: Any) -> Any:
@@ -72,6 +84,15 @@ class ModelsSpec(Strict):
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
 
+    @field_validator("default", "define")
+    @classmethod
+    def _keys(cls, value: Any) -> Any:
+        for key in value:
+            problem = model_key_problem(key)
+            if problem is not None:
+                raise ValueError(problem)
+        return list(dict.fromkeys(value)) if isinstance(value, list) else value  # once each
+
 
 class ScorersSpec(Strict):
     default: str | None = None
@@ -82,7 +103,13 @@ Finite = Annotated[float, Field(allow_inf_nan=False)]
 
 
 def _some_weight(scoring: list[ComponentSpec] | None) -> list[ComponentSpec] | None:
-    """A contract whose weights are all 0 would score every case 0."""
+    """A contract whose weights are all 0 would score every case 0; one with no component
+    would have nothing to score with."""
+    if scoring is not None and not scoring:
+        raise ValueError(
+            "scoring: [] lists no scorer; list at least one, or leave 'scoring' out to use"
+            " the default scorer"
+        )
     if scoring and not any(c.weight > 0 for c in scoring):
         raise ValueError(
             "every component's weight is 0, so the contract's score is always 0: give at"
@@ -108,8 +135,8 @@ class MetricsSpec(Strict):
 class Bound(Strict):
     """Limits on one leaderboard value: `min`, `max` or both."""
 
-    min: float | None = None
-    max: float | None = None
+    min: Finite | None = None  # NaN would hold against any value
+    max: Finite | None = None
 
     @model_validator(mode="after")
     def _some_limit(self) -> Bound:
