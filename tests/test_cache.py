@@ -6,6 +6,7 @@ import asyncio
 import multiprocessing
 import os
 import sqlite3
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ from pytest_arena.cache import (
     CacheMode,
     ReplayMiss,
     ResponseCache,
+    canonical_json,
     default_cache_path,
     find_rootdir,
     key_parts,
@@ -640,3 +642,57 @@ def test_the_arena_command_shows_the_cache(pytester: pytest.Pytester) -> None:
     result = pytester.run(*ARENA, "cache", "clear", "--model", "gpt_large", timeout=60)
     assert result.ret == 0
     result.stdout.fnmatch_lines(["removed 1 cached response of model gpt_large from *"])
+
+
+PY = sys.executable
+
+
+def built(connector: str, **settings: Any) -> Connector:
+    from pytest_arena.connectors import build_connector
+    from pytest_arena.spec.schema import ModelDef
+
+    defined = {"m": ModelDef.model_validate({"connector": connector, **settings})}
+    return build_connector("m", defined, Path("arena.yaml"))
+
+
+@pytest.mark.parametrize(
+    ("connector", "one", "other"),
+    [
+        ("openai", {"headers": {"OpenAI-Beta": "a"}}, {"headers": {"OpenAI-Beta": "b"}}),
+        ("anthropic", {"anthropic_version": "2023-06-01"}, {"anthropic_version": "2099-01-01"}),
+        ("anthropic", {"headers": {"anthropic-beta": "x"}}, {}),
+        (
+            "command",
+            {"command": [PY, "-V"], "env": {"MODE": "careful"}},
+            {"command": [PY, "-V"], "env": {"MODE": "sloppy"}},
+        ),
+        ("command", {"command": [PY, "-V"]}, {"command": [PY, "-VV"]}),
+        ("python", {"callable": "json:dumps"}, {"callable": "json:loads"}),
+    ],
+)
+def test_a_setting_that_changes_the_answer_changes_the_key(
+    connector: str, one: dict[str, Any], other: dict[str, Any]
+) -> None:
+    first, second = (key_parts(built(connector, **s), request()) for s in (one, other))
+    assert canonical_json(first) != canonical_json(second)
+
+
+def test_a_credential_in_headers_or_env_decides_the_key_but_is_not_in_it() -> None:
+    for connector, settings in (
+        ("openai", {"headers": {"Authorization": f"Bearer {SECRET}"}}),
+        ("command", {"command": [PY, "-V"], "env": {"AGENT_KEY": SECRET}}),
+    ):
+        parts = key_parts(built(connector, **settings), request())
+        assert SECRET not in canonical_json(parts)
+
+
+def test_a_model_without_headers_or_another_version_keeps_the_key_it_always_had() -> None:
+    openai = key_parts(built("openai", base_url="http://127.0.0.1:8000/v1", model="x"), request())
+    anthropic = key_parts(
+        built("anthropic", base_url="http://127.0.0.1:8000", model="y"), request()
+    )
+    assert (
+        sorted(openai)
+        == sorted(anthropic)
+        == ["base_url", "connector", "messages", "model", "params", "sample"]
+    )

@@ -19,11 +19,14 @@ from pytest_arena.spec.images import anthropic_content, content_text
 DEFAULT_MAX_TOKENS = 1024
 
 
+DEFAULT_VERSION = "2023-06-01"
+
+
 class AnthropicSettings(HttpSettings):
     """As for `openai`, with `base_url` default `https://api.anthropic.com`, `api_key_env`
     default `ANTHROPIC_API_KEY` there, and `anthropic_version` (the API version header)."""
 
-    anthropic_version: str = "2023-06-01"
+    anthropic_version: str = DEFAULT_VERSION
 
 
 class AnthropicConnector(HttpConnector):
@@ -73,6 +76,11 @@ class AnthropicConnector(HttpConnector):
 
     def _headers(self) -> dict[str, str]:
         return {"anthropic-version": self.settings.anthropic_version, **super()._headers()}
+
+    def cache_identity(self) -> dict[str, Any]:
+        version = self.settings.anthropic_version  # the default keeps the key it always had
+        extra = {} if version == DEFAULT_VERSION else {"anthropic_version": version}
+        return {**super().cache_identity(), **extra}
 
     def parse(self, data: Any, request: Request) -> Response:
         blocks = data["content"]

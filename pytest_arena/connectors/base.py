@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 from abc import ABC
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -191,6 +193,13 @@ class Connector(ABC):
             response.tokens_in * self.price.input_per_mtok
             + response.tokens_out * self.price.output_per_mtok
         ) / 1_000_000
+
+
+def secret_safe_digest(value: Any) -> str:
+    """A digest of `value` (JSON data) for a cache key: settings that may hold a credential
+    (headers, environment variables) decide the key without being stored in it."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def estimate_tokens(text: str) -> int:

@@ -18,6 +18,7 @@ from pytest_arena.connectors.base import (
     Request,
     Response,
     SettingProblem,
+    secret_safe_digest,
 )
 from pytest_arena.engine import processes
 from pytest_arena.record import json_safe
@@ -63,6 +64,12 @@ class CommandConnector(Connector):
     @property
     def shown(self) -> str:
         return f"command '{shlex.join(self.settings.argv())}'"
+
+    def cache_identity(self) -> dict[str, Any]:
+        """With `cache: true`: the command and its `env:` (as a digest: it may hold a key)."""
+        settings = self.settings
+        env = {"env": secret_safe_digest(settings.env)} if settings.env else {}
+        return {**super().cache_identity(), "command": settings.argv(), **env}
 
     def check(self) -> None:
         argv = self.settings.argv()

@@ -25,6 +25,7 @@ from pytest_arena.connectors.base import (
     Response,
     SettingProblem,
     estimate_tokens,
+    secret_safe_digest,
 )
 from pytest_arena.spec.images import content_text, image_count
 from pytest_arena.spec.schema import Price
@@ -127,6 +128,8 @@ class HttpConnector(Connector):
             "base_url": s.base_url.rstrip("/"),
             "model": s.model,
             "params": s.params,
+            # (a model without headers keeps the key it always had)
+            **({"headers": secret_safe_digest(s.headers)} if s.headers else {}),
         }
 
     def provider(self) -> Hashable:

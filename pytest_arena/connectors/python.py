@@ -65,6 +65,10 @@ class PythonConnector(Connector):
     name: ClassVar[str] = "python"
     settings_model: ClassVar[type[BaseModel]] = PythonSettings
     cacheable: ClassVar[bool] = False
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {**super().cache_identity(), "callable": self.settings.callable}
+
     wants_workspace: ClassVar[bool] = True
     settings: PythonSettings
 
