@@ -331,3 +331,32 @@ def test_an_override_that_changes_the_result_in_place_and_returns_none_changes_n
     )
     record = json.loads((pytester.path / "r.json").read_text())["records"][0]
     assert (record["status"], record["score"], record["metrics"]) == ("failed", 0.0, {})
+
+
+@pytest.mark.parametrize(
+    ("messages", "said"),
+    [
+        ("None", "a NoneType"),
+        ('"hello"', "a str"),
+        ("[7]", "a list holding a int"),
+        ("[]", "an empty list"),
+        ('[{"role": "user"}]', "a message without a text role and content"),
+    ],
+)
+def test_messages_a_hook_leaves_malformed_fail_the_case_naming_the_hook(
+    pytester: pytest.Pytester, make_project: MakeProject, messages: str, said: str
+) -> None:
+    hooks = (
+        "def pre_request(request, case, context):\n"
+        f"    if case.id == 'broken':\n        request.messages = {messages}\n"
+    )
+    yaml = "models: [sim_perfect]\ntests:\n  - {id: broken, input: x, reference: x}\n"
+    make_project("p", yaml + "  - {id: fine, input: y, reference: y}\n", {"hooks.py": hooks})
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"*hooks.py pre_request left request.messages as {said}; give a list of messages,"
+            " each {role, content}, as request.messages held them*"
+        ]
+    )

@@ -268,3 +268,24 @@ def test_sixteen_plain_calls_run_at_once(tmp_path: Path) -> None:
             await connector.aclose()
 
     assert asyncio.run(sixteen()) == ["What is 2 + 2?"] * 16
+
+
+def test_an_agent_module_whose_import_never_ends_is_an_error_at_its_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_arena.connectors import python
+
+    monkeypatch.setattr(python, "IMPORT_LIMIT", 0.5)
+    agent = "import time\ntime.sleep(300)  # waits for a server\ndef run(p):\n    return p\n"
+    said = build_error(tmp_path, "callable: slow_agent:run", {"slow_agent.py": agent})
+    assert said.startswith(
+        "arena.yaml:5: models.define.mine.callable: callable 'slow_agent:run': importing"
+        " 'slow_agent' did not finish within 0.5 s; still running"
+        f" {tmp_path / 'slow_agent.py'}:2"
+    )
+
+
+def test_an_agent_module_that_exits_at_import_is_an_error_at_its_setting(tmp_path: Path) -> None:
+    agent = "import sys\nsys.exit('no config')\n"
+    said = build_error(tmp_path, "callable: quitter:run", {"quitter.py": agent})
+    assert "callable 'quitter:run': importing 'quitter' failed: SystemExit: no config" in said

@@ -185,3 +185,88 @@ def test_a_hook_that_never_returns_fails_its_case(
     result = pytester.runpytest("-q", "-rf")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*hooks.py post_process did not return within 1 s*"])
+
+
+BROKEN_SCORERS = {
+    "waits": "time.sleep(300)  # a server that never answers",
+    "exits": "sys.exit('no config file')",
+}
+
+
+@pytest.mark.parametrize("how", sorted(BROKEN_SCORERS))
+def test_a_scorer_whose_init_never_returns_or_exits_is_a_problem_of_its_project(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    monkeypatch.setattr(user_code, "DEFAULT_TIMEOUT", 0.5)
+    scorer = f"""
+        import sys
+        import time
+
+        from pytest_arena.scorers import Scorer, ScoreResult
+
+
+        class Broken(Scorer):
+            name = "broken"
+
+            def __init__(self):
+                {BROKEN_SCORERS[how]}
+
+            def score(self, output, reference, context):
+                return ScoreResult(1.0, True, "fine")
+    """
+    make_project(
+        "bad",
+        "models: [sim_perfect]\nscorers: {default: broken}\ntests: [{id: a, input: x}]\n",
+        {"scorers/broken.py": scorer},
+    )
+    make_project("good", "models: [sim_perfect]\ntests: [{id: a, input: x, reference: x}]\n")
+    started = time.monotonic()
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rE")
+    assert time.monotonic() - started < 30
+    assert result.ret == 1
+    result.assert_outcomes(passed=1, errors=2)  # the scorer file, and the default it names
+    said = (
+        "Overran: did not return within 0.5 s" if how == "waits" else "SystemExit: no config file"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            f"projects/bad/scorers/broken.py:7: scorer Broken cannot be created without"
+            f" arguments: {said}",
+            "  fix: its __init__ runs once, when the project loads: make it work there",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("attribute", "said"),
+    [
+        ("options_model = dict", "its options_model is <class 'dict'>, not a pydantic model"),
+        ("name = 5", "its name is 5"),
+        ("timeout = 'abc'", "its timeout is 'abc'"),
+        ("timeout = -1", "its timeout is -1"),
+    ],
+)
+def test_a_scorer_class_attribute_of_the_wrong_kind_is_a_problem_at_the_class(
+    pytester: pytest.Pytester, make_project: MakeProject, attribute: str, said: str
+) -> None:
+    scorer = f"""
+        from pytest_arena.scorers import Scorer, ScoreResult
+
+
+        class Odd(Scorer):
+            name = "odd"
+            {attribute}
+
+            def score(self, output, reference, context):
+                return ScoreResult(1.0, True, "fine")
+    """
+    make_project(
+        "bad",
+        "models: [sim_perfect]\ntests: [{id: a, input: x, reference: x, eval_type: nosuch}]\n",
+        {"scorers/odd.py": scorer},
+    )
+    make_project("good", "models: [sim_perfect]\ntests: [{id: a, input: x, reference: x}]\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rE")
+    assert result.ret == 1
+    result.assert_outcomes(passed=1, errors=2)
+    result.stdout.fnmatch_lines([f"*projects/bad/scorers/odd.py:4: scorer class Odd: {said}*"])

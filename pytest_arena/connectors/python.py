@@ -8,9 +8,13 @@ import inspect
 import math
 import re
 import sys
+import threading
 import traceback
 from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -240,7 +244,15 @@ def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
         _forget_if_elsewhere(module_name, root.resolve())
     fix = "check the spelling, and that the file sits in the project folder or is installed"
     try:
-        module = importlib.import_module(module_name)
+        module = _imported_within(module_name, IMPORT_LIMIT)
+    except _Stuck as stuck:
+        raise SettingProblem(
+            f"callable '{spec}': importing '{module_name}' did not finish within"
+            f" {IMPORT_LIMIT:g} s{stuck.where}",
+            "callable",
+            "do not wait at import time (for input, a server, a lock): do slow set-up inside"
+            " a function, on first use",
+        ) from None
     except ModuleNotFoundError as exc:
         if exc.name is not None and module_name.startswith(exc.name):
             where = f" in {root} or" if root is not None else ""
@@ -250,7 +262,7 @@ def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
                 fix,
             ) from None
         raise _import_failed(spec, module_name, exc) from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() at import is a mistake too
         raise _import_failed(spec, module_name, exc) from None
     found: Any = module
     for part in attr.split("."):
@@ -268,6 +280,42 @@ def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
             "name a function, or an object with __call__",
         )
     return found  # type: ignore[no-any-return]
+
+
+IMPORT_LIMIT = 60.0  # seconds an agent's module may take to import
+
+
+class _Stuck(Exception):
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.where = where  # "; still running agent.py:4", or ""
+
+
+def _imported_within(name: str, seconds: float) -> ModuleType:
+    """`importlib.import_module(name)` on a daemon thread, given up after `seconds` (the
+    thread is left running: Python cannot stop it), so an import that never ends stops
+    only its model."""
+    done: Future[ModuleType] = Future()
+
+    def run() -> None:
+        try:
+            done.set_result(importlib.import_module(name))
+        except BaseException as exc:  # handed to the waiting thread
+            done.set_exception(exc)
+
+    thread = threading.Thread(target=run, name="arena-agent-import", daemon=True)
+    thread.start()
+    try:
+        return done.result(seconds)
+    except FutureTimeout:
+        frame = sys._current_frames().get(thread.ident or -1)
+        where = ""
+        while frame is not None:  # the innermost frame outside the import machinery
+            if not frame.f_code.co_filename.startswith("<frozen"):
+                where = f"; still running {frame.f_code.co_filename}:{frame.f_lineno}"
+                break
+            frame = frame.f_back
+        raise _Stuck(where) from None
 
 
 def _import_failed(spec: str, module: str, exc: BaseException) -> SettingProblem:

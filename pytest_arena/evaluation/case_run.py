@@ -105,6 +105,7 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
                         " return the request (or None after changing it in place)"
                     )
                 request = changed
+            _check_messages(request.messages)
             _check_tools(request.tools)
     except _Stop as stop:
         prepared.stop = stop
@@ -112,6 +113,35 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
         prepared.request = request
         record.messages = shortened(request.messages)  # an inline image's bytes: only their size
     return prepared
+
+
+def _check_messages(messages: Any) -> None:
+    """The messages pre_request left are what connectors send: a list of {role, content},
+    content text or a list of parts; _Stop saying what they are instead."""
+    if not isinstance(messages, list) or not messages:
+        what = "an empty list" if isinstance(messages, list) else f"a {type(messages).__name__}"
+    else:
+        odd = [
+            m
+            for m in messages
+            if not (
+                isinstance(m, dict)
+                and isinstance(m.get("role"), str)
+                and isinstance(m.get("content"), str | list)
+            )
+        ]
+        if not odd:
+            return
+        first = odd[0]
+        what = (
+            "a message without a text role and content"
+            if isinstance(first, dict)
+            else f"a list holding a {type(first).__name__}"
+        )
+    raise _Stop(
+        f"hooks.py pre_request left request.messages as {what}; give a list of messages, each"
+        " {role, content}, as request.messages held them"
+    )
 
 
 def _check_tools(tools: Any) -> None:

@@ -384,7 +384,14 @@ def load(
     _check_case_models(file)
     package = project_package(file.root)
     hooks = load_hooks(file.root, package)
-    scorers = discover(file.root, package, BUILTINS, plugin_scorers, user_code.import_file)
+    scorers = discover(
+        file.root,
+        package,
+        BUILTINS,
+        plugin_scorers,
+        user_code.import_file,
+        lambda cls: user_code.call(cls, (), user_code.DEFAULT_TIMEOUT),  # its __init__
+    )
     _check_options_names(file, scorers)
     tools = load_tools(file.root, package, file.spec.tools)
     return Project(file, scorers, hooks, connectors, tools=tools)

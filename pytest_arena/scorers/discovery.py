@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import math
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -71,11 +72,12 @@ def discover(
     builtins: Iterable[str] = BUILTINS,
     plugins: Iterable[tuple[str, type[Scorer]]] = (),
     importer: Callable[[Path, str], ModuleType] = import_file,
+    create: Callable[[type[Scorer]], Scorer] = lambda cls: cls(),
 ) -> ScorerSet:
     """The `builtins` named (each made on first use), scorers from plugins, then what
     `project_root/scorers/` holds: Scorer subclasses in `*.py` files (imported by
-    `importer`, which may bound the time an import takes), and executable scripts named
-    after their file's stem."""
+    `importer` and made by `create`, each of which may bound the time it takes), and
+    executable scripts named after their file's stem."""
     found = ScorerSet(builtins=frozenset(builtins))
     for plugin, cls in plugins:
         _add_plugin_scorer(found, plugin, cls)
@@ -86,7 +88,7 @@ def discover(
         if path.name.startswith(("_", ".")) or not path.is_file():
             continue
         if path.suffix == ".py":
-            _load_module(found, path, package, importer)
+            _load_module(found, path, package, importer, create)
         elif path.suffix in SHELL_SUFFIXES or os.access(path, os.X_OK):
             _add_script(found, path)
         elif _has_shebang(path):
@@ -102,7 +104,11 @@ def discover(
 
 
 def _load_module(
-    found: ScorerSet, path: Path, package: str, importer: Callable[[Path, str], ModuleType]
+    found: ScorerSet,
+    path: Path,
+    package: str,
+    importer: Callable[[Path, str], ModuleType],
+    create: Callable[[type[Scorer]], Scorer],
 ) -> None:
     try:
         module = importer(path, package)
@@ -111,7 +117,7 @@ def _load_module(
         return
     for cls in _scorer_classes(module.__dict__.values(), module.__name__):
         if not inspect.isabstract(cls):
-            _register(found, cls, path)
+            _register(found, cls, path, create)
             continue
         if not vars(cls).get("_named", False):
             continue  # an unnamed abstract class is a base for others, not a scorer
@@ -193,6 +199,34 @@ def _line_of(cls: type | Callable[..., object]) -> int | None:
         return None
 
 
+def _init_parameters(cls: type[Scorer]) -> list[inspect.Parameter]:
+    try:
+        return list(inspect.signature(cls).parameters.values())
+    except (TypeError, ValueError):  # a signature Python cannot tell
+        return []
+
+
+def _attribute_problem(cls: type[Scorer], path: Path, line: int | None) -> Problem | None:
+    """A class attribute the run would trip over later: `name` not text, `options_model`
+    not a pydantic model, `timeout` not a number of seconds above 0 (or None)."""
+    timeout = cls.timeout
+    options = cls.options_model
+    if not isinstance(cls.name, str) or not cls.name:
+        said, hint = f"its name is {cls.name!r}", 'set `name = "my_scorer"`'
+    elif options is not None and not (isinstance(options, type) and issubclass(options, BaseModel)):
+        said = f"its options_model is {options!r}, not a pydantic model"
+        hint = "make it a class of pydantic.BaseModel, or leave it out"
+    elif timeout is not None and not (
+        isinstance(timeout, int | float)
+        and not isinstance(timeout, bool)
+        and 0 < timeout < math.inf
+    ):
+        said, hint = f"its timeout is {timeout!r}", "give seconds above 0, or None for no limit"
+    else:
+        return None
+    return Problem(path, line, f"scorer class {cls.__name__}: {said}", hint=hint)
+
+
 def _signature_problem(cls: type[Scorer], path: Path) -> Problem | None:
     """A `score` that cannot take (output, reference, context) would fail every case."""
     score = cls.score
@@ -213,8 +247,14 @@ def _signature_problem(cls: type[Scorer], path: Path) -> Problem | None:
     )
 
 
-def _register(found: ScorerSet, cls: type[Scorer], path: Path) -> None:
+def _register(
+    found: ScorerSet, cls: type[Scorer], path: Path, create: Callable[[type[Scorer]], Scorer]
+) -> None:
     line = _line_of(cls)
+    wrong = _attribute_problem(cls, path, line)
+    if wrong is not None:
+        found.problems.append(wrong)
+        return
     other = found.get(cls.name)
     if other is not None:
         found.problems.append(
@@ -231,15 +271,21 @@ def _register(found: ScorerSet, cls: type[Scorer], path: Path) -> None:
         found.problems.append(wrong)
         return
     try:
-        instance = cls()
-    except Exception as exc:
+        instance = create(cls)
+    except (Exception, SystemExit) as exc:  # sys.exit() in __init__ stops only this scorer
+        takes = any(
+            p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            for p in _init_parameters(cls)
+        )
         found.problems.append(
             Problem(
                 path,
                 line,
                 f"scorer {cls.__name__} cannot be created without arguments:"
                 f" {type(exc).__name__}: {exc}",
-                hint="read settings from context.options instead of __init__ arguments",
+                hint="read settings from context.options instead of __init__ arguments"
+                if takes
+                else "its __init__ runs once, when the project loads: make it work there",
             )
         )
         return
