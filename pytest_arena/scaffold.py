@@ -125,7 +125,13 @@ def init(target: Path) -> list[Path]:
     written = []
     for rel, text in files(name, target.as_posix()).items():
         path = target / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, "utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, "utf-8")
+        except OSError as exc:  # a file where a folder should be, no permission, a full disk
+            raise InitError(
+                f"cannot write {path.as_posix()}: {exc.strerror or exc}; pick a folder you can"
+                " write to"
+            ) from None
         written.append(path)
     return written

@@ -448,3 +448,17 @@ def test_a_second_project_of_the_same_name_is_an_error_not_a_merge(
     )
     records = json.loads((pytester.path / "r.json").read_text())["records"]
     assert [(r["project"], r["case"], r["status"]) for r in records] == [("quiz", "q1", "passed")]
+
+
+def test_an_unquoted_date_is_a_reference_like_any_text(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "p",
+        "models: [sim_perfect]\ntests:\n"
+        "  - {id: moon, input: 'When did Apollo 11 land?', reference: 1969-07-20}\n",
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json", "r.json")
+    result.assert_outcomes(passed=1)  # before: "Object of type date is not JSON serializable"
+    record = json.loads((pytester.path / "r.json").read_text())["records"][0]
+    assert (record["reference"], record["output"]) == ("1969-07-20", "1969-07-20")

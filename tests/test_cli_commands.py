@@ -71,6 +71,13 @@ def test_init_refuses_a_folder_with_files_and_a_bad_name(pytester: pytest.Pytest
     bad = pytester.run(*ARENA, "init", "my-project")
     assert bad.ret == 1
     bad.stderr.fnmatch_lines(["arena init: 'my-project' cannot name a project*"])
+    (pytester.path / "afile").write_text("")
+    inside = pytester.run(*ARENA, "init", "afile/sub")  # a file where a folder should be
+    assert inside.ret == 1
+    inside.stderr.fnmatch_lines(
+        ["arena init: cannot write afile/sub/arena.yaml: Not a directory;*"]
+    )
+    assert "Traceback" not in inside.stderr.str()
 
 
 def test_report_renders_the_html_of_a_json_report(

@@ -371,3 +371,32 @@ def test_a_model_named_twice_in_the_defaults_runs_once(tmp_path: Path) -> None:
     text = "models: [sim_small, sim_large, sim_small]\n"
     project = load_project(write(tmp_path, {"arena.yaml": text}))
     assert project.spec.models.default == ["sim_small", "sim_large"]
+
+
+def test_dataset_rows_short_of_cells_or_with_a_key_twice_are_problems_at_their_line(
+    tmp_path: Path,
+) -> None:
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": "datasets: [d.csv, twice.csv, d.jsonl]\n",
+                "d.csv": "id,input,reference\na,x,x\nb,y\nc,z,\n",
+                "twice.csv": "id,input,reference,input\nf1,first,x,second\n",
+                "d.jsonl": '{"id": "j1", "input": "x", "reference": "x", "reference": "y"}\n'
+                '{"id": "j2", "input": "x", "metadata": {"k": 1, "k": 2}}\n'
+                '{"id": "j3", "input": "x"}\n',
+            },
+        )
+    )
+    assert [c.id for c in project.cases] == ["a", "c", "j3"]
+    assert sorted(p.problem.format(tmp_path) for p in project.problems) == [
+        "d.csv:3: this row has 2 cells and the header 3 columns\n"
+        "  fix: give every column a cell; leave one empty with nothing between commas (a,,c)",
+        "d.jsonl:1: key 'reference' is in this row twice\n"
+        "  fix: remove one of the two; JSON readers would silently keep only the last",
+        "d.jsonl:2: key 'k' is in this row twice\n"
+        "  fix: remove one of the two; JSON readers would silently keep only the last",
+        "twice.csv:1: column 'input' is in the header twice (columns 2 and 4)\n"
+        "  fix: give every column its own name; rows are not read until then",
+    ]

@@ -182,3 +182,19 @@ def test_a_large_file_is_read_without_holding_a_node_tree(tmp_path: Path) -> Non
 
     # the tree of nodes held several times the loaded data; events are let go as read
     assert peak(yamlfile.load_yaml) * 4 < peak(yamlfile._from_nodes)
+
+
+def test_a_date_or_time_is_read_as_the_text_written(loader: type[Any]) -> None:
+    text = (
+        "a: 1969-07-20\nb: 2001-12-14t21:59:43.10-05:00\nc: !!timestamp 2002-12-14\n"
+        "d: [2002-12-14]\n2003-01-01: key\n"
+    )
+    data, _ = yamlfile.load_yaml(Path("arena.yaml"), text)
+    assert data == {
+        "a": "1969-07-20",
+        "b": "2001-12-14t21:59:43.10-05:00",
+        "c": "2002-12-14",
+        "d": ["2002-12-14"],
+        "2003-01-01": "key",
+    }
+    assert outcome(yamlfile._from_nodes, text) == outcome(yamlfile.load_yaml, text)

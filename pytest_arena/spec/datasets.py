@@ -66,7 +66,7 @@ def _jsonl(path: Path) -> Iterator[Row | Problem]:
             continue
         number += 1
         try:
-            value = json.loads(text)
+            value = json.loads(text, object_pairs_hook=_once_each)
         except json.JSONDecodeError as exc:
             yield Problem(
                 path,
@@ -75,10 +75,36 @@ def _jsonl(path: Path) -> Iterator[Row | Problem]:
                 hint="each line of a .jsonl file holds one JSON object",
             )
             continue
+        except _Twice as twice:
+            yield Problem(
+                path,
+                lineno,
+                f"key '{twice.key}' is in this row twice",
+                hint="remove one of the two; JSON readers would silently keep only the last",
+            )
+            continue
         if not isinstance(value, dict):
             yield Problem(path, lineno, "a JSONL row must be a JSON object {...}")
             continue
         yield Row(number, lineno, value)
+
+
+class _Twice(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict; _Twice if a key is in it twice."""
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Twice(key)
+            seen.add(key)
+    return found
 
 
 MAX_CSV_FIELD = 64 * 1024 * 1024  # Python's csv module stops at 128 KiB by default
@@ -91,6 +117,21 @@ def _csv(path: Path) -> Iterator[Row | Problem]:
     start = 2
     number = 0
     with _field_limit(MAX_CSV_FIELD):
+        try:
+            header = reader.fieldnames or []
+        except csv.Error as exc:
+            yield _csv_problem(path, 1, str(exc))
+            return
+        twice = [name for i, name in enumerate(header) if name in header[:i]]
+        if twice:
+            first, second = (i + 1 for i, name in enumerate(header) if name == twice[0])
+            yield Problem(
+                path,
+                1,
+                f"column '{twice[0]}' is in the header twice (columns {first} and {second})",
+                hint="give every column its own name; rows are not read until then",
+            )
+            return
         while True:
             try:
                 record = next(reader)
@@ -106,6 +147,15 @@ def _csv(path: Path) -> Iterator[Row | Problem]:
                     start,
                     "this row has more cells than the header has columns",
                     hint="quote cells that contain commas",
+                )
+            elif None in record.values():
+                cells = sum(v is not None for v in record.values())
+                yield Problem(
+                    path,
+                    start,
+                    f"this row has {cells} cells and the header {len(header)} columns",
+                    hint="give every column a cell; leave one empty with nothing between"
+                    " commas (a,,c)",
                 )
             else:
                 values = {k: v for k, v in record.items() if v not in (None, "")}

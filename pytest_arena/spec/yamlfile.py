@@ -158,6 +158,9 @@ class _Aliases:
 
 _STR = "tag:yaml.org,2002:str"
 _BINARY = "tag:yaml.org,2002:binary"
+# a date or time (`reference: 1969-07-20`) stays the text it is: cases, scorers and reports
+# hold JSON data, which has no dates
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
 def _binary(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> bytes:
@@ -179,7 +182,8 @@ def _value(node: yaml.Node, loader: yaml.SafeLoader, lines: LineMap) -> Any:
     if constructor is None:
         return loader.construct_object(node, deep=True)  # raises the loader's own error
     try:
-        return constructor(loader, node)
+        value = constructor(loader, node)
+        return node.value if node.tag == _TIMESTAMP else value  # checked, kept as text
     except (ValueError, TypeError, AttributeError):
         tag = node.tag.removeprefix("tag:yaml.org,2002:")
         raise SpecError(
