@@ -260,9 +260,17 @@ def test_a_row_key_spelt_like_a_missing_case_field_is_an_error_and_others_are_me
         ("Q: {input} and {extra", "'{extra' is never closed"),
         ("Pick from {red, green}: {input}", None),  # a brace written as it is, closed
         ('Reply as {"answer": ...}: {input}', None),
+        ("Reply as {answer: <text>} to {input}", None),
+        ("Q: { input }", "'{ input }' is sent as written, braces and all: a variable has no"),
+        ("Q: {input }", "'{input' is never closed"),
+        ("Q: {input!r}", "a variable is a name alone in braces, without a conversion or format"),
+        ("Q: {input:>10}", "'{input:>10}' is sent as written"),
+        ("Q: {0}", "a variable is named, not numbered, as in '{input}'"),
+        ("Q: {my-var} {input}", "is named with letters, digits and '_', as in '{my_var}'"),
+        ("Answer in one word.", "the template fills in no variable, so every case would send"),
     ],
 )
-def test_an_unclosed_variable_is_found_before_any_punctuation(
+def test_a_slip_in_a_template_that_would_send_it_as_written_is_found(
     template: str, said: str | None
 ) -> None:
     from pytest_arena.spec.template import Template

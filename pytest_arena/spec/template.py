@@ -13,6 +13,21 @@ _PART = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _UNCLOSED = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?=\s|$)")  # "{input" then a space or the end
 _OPEN = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?=[^}A-Za-z0-9_])")  # "{input," and the like
 _JINJA = re.compile(r"\{\{\s+([A-Za-z_][A-Za-z0-9_]*)\s+\}\}")  # "{{ input }}", Jinja's way
+# "{ input }", "{input!r}", "{input:>9}", "{0}", "{my-var}": sent as written, braces and all
+_ALMOST = (
+    (
+        re.compile(r"\{\s+([A-Za-z_]\w*)\s*\}|\{([A-Za-z_]\w*)\s+\}"),
+        "has no spaces inside its braces",
+    ),
+    (
+        re.compile(
+            r"\{([A-Za-z_]\w*)(?:![rsa](?::[^{}\s]*)?|:[<>^=+\-#0-9.,_]*[bcdeEfFgGnosxX%]?)\}"
+        ),
+        "is a name alone in braces, without a conversion or format",
+    ),
+    (re.compile(r"\{()\d+\}"), "is named, not numbered"),
+    (re.compile(r"\{([A-Za-z_]\w*(?:-\w+)+)\}"), "is named with letters, digits and '_'"),
+)
 
 
 class Template:
@@ -48,6 +63,19 @@ class Template:
             return (
                 f"'{jinja.group(0)}' is sent as '{literal}', braces and all: a variable is"
                 f" written with one brace, '{{{jinja.group(1)}}}'"
+            )
+        for pattern, rule in _ALMOST:
+            almost = pattern.search(text)
+            if almost:
+                name = next((g for g in almost.groups() if g), "input").replace("-", "_")
+                return (
+                    f"'{almost.group(0)}' is sent as written, braces and all: a variable"
+                    f" {rule}, as in '{{{name}}}'"
+                )
+        if not self.fields:
+            return (
+                "the template fills in no variable, so every case would send the same prompt:"
+                " put '{input}' where the case's input goes"
             )
         return None
 
