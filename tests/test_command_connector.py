@@ -15,7 +15,7 @@ import pytest
 
 from pytest_arena.connectors import Connector, ConnectorError, Request, Response, build_connector
 from pytest_arena.spec import Case, SpecError, load_project
-from tests.conftest import running
+from tests.conftest import MakeProject, running
 
 CASE = Case(
     id="fix_bug",
@@ -258,3 +258,38 @@ def test_a_misspelt_setting_is_an_error_at_its_line(tmp_path: Path) -> None:
     text = caught.value.format(tmp_path)
     assert "arena.yaml:6: models.define.agent.environ: unknown key 'environ'" in text
     assert "known keys here: command, env" in text
+
+
+def test_a_retry_after_a_timeout_runs_in_a_fresh_workspace(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    agent = """
+        import os, sys, time
+        from pathlib import Path
+
+        sys.stdin.read()
+        tries = Path(os.environ["ARENA_PROJECT_ROOT"]) / "tries.txt"
+        first = not tries.exists()
+        tries.write_text("tried")
+        seen = sorted(os.listdir("."))
+        if first:
+            Path("draft.txt").write_text("half done")
+            time.sleep(60)  # the model's timeout ends this try
+        print(f"workspace held at start: {seen}")
+    """
+    yaml = f"""
+        models:
+          default: [agent]
+          define:
+            agent:
+              connector: command
+              command: [{json.dumps(sys.executable)}, agent.py]
+              timeout: 1
+              max_retries: 1
+              backoff: 0.1
+        tests:
+          - {{id: q, input: go, reference: "workspace held at start: []"}}
+    """
+    make_project("p", yaml, {"agent.py": agent})
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)  # before: the retry found the first try's draft.txt

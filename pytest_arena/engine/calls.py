@@ -415,6 +415,7 @@ class Engine:
         breaker = lane.breaker
         retries = 0  # tries repeated so far: a retry counts once it is made
         again = False  # the next try repeats a failed one
+        made = False  # request.workspace is one this call made (not a hook's)
         while True:
             if breaker.reason is not None:
                 return CallResult(error=breaker.reason, retries=retries)
@@ -429,8 +430,9 @@ class Engine:
                 estimate = lane.expected_tokens(request) if lane.tpm is not None else 0.0
                 if lane.tpm is not None:
                     await lane.tpm.take(estimate)
-                if connector.wants_workspace and request.workspace is None:
-                    request.workspace = self._workspace(request)
+                if connector.wants_workspace and (request.workspace is None or again and made):
+                    # a fresh one per try: a try that timed out may still write in its own
+                    request.workspace, made = self._workspace(request), True
                 if again:
                     retries += 1
                 started = time.perf_counter()
