@@ -430,7 +430,7 @@ class Engine:
                 estimate = lane.expected_tokens(request) if lane.tpm is not None else 0.0
                 if lane.tpm is not None:
                     await lane.tpm.take(estimate)
-                if connector.wants_workspace and (request.workspace is None or again and made):
+                if connector.wants_workspace and (request.workspace is None or (again and made)):
                     # a fresh one per try: a try that timed out may still write in its own
                     request.workspace, made = self._workspace(request), True
                 if again:
