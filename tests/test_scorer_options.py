@@ -60,6 +60,24 @@ def test_binding_refuses_bad_options() -> None:
     assert caught.value.errors()[0]["loc"] == ("ignorecase",)
 
 
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("edit_similarity", {"threshold": float("nan")}),
+        ("token_f1", {"threshold": float("nan")}),
+        ("numeric_match", {"rel_tol": float("inf")}),
+    ],
+)
+def test_a_builtin_refuses_an_option_that_is_not_a_finite_number(
+    name: str, options: dict[str, Any]
+) -> None:
+    from pytest_arena.scorers.builtins import builtin
+
+    with pytest.raises(pydantic.ValidationError) as caught:
+        builtin(name)().bind(options)
+    assert caught.value.errors()[0]["msg"] == "Input should be a finite number"
+
+
 def test_a_bound_builtin_is_a_new_scorer_and_leaves_the_shared_one_unbound() -> None:
     shared = ExactMatch()
     bound = shared.bind({"ignore_case": True})

@@ -354,6 +354,16 @@ def test_a_case_id_ending_in_a_newline_is_refused_like_any_other_character(
         ),
         ("gate:\n  all: {accuracy: {max: .nan}}\n", "arena.yaml:2: gate.all.accuracy.max:"),
         (
+            "models:\n  define:\n    m: {price: {input_per_mtok: .nan}}\n",
+            "arena.yaml:3: models.define.m.price.input_per_mtok: Input should be a finite number",
+        ),
+        ("budget: {max_cost: .nan}\n", "arena.yaml:1: budget.max_cost: Input should be a finite"),
+        ("models:\n  define:\n    m: {timeout: .inf}\n", "arena.yaml:3: models.define.m.timeout:"),
+        (
+            "metrics: {weights: {accuracy: 0, cost: 0}}\n",
+            "arena.yaml:1: metrics.weights: every weight is 0, so every composite would be 0",
+        ),
+        (
             "scoring: []\n",
             "arena.yaml:1: scoring: scoring: [] lists no scorer; list at least one, or leave"
             " 'scoring' out to use the default scorer",

@@ -93,10 +93,12 @@ def _max_cost(value: float | None) -> str:
 
 
 def _models(raw: str | None) -> str:
-    if raw is None or raw.replace(",", "").strip():
-        from pytest_arena.spec.schema import model_key_problem
+    if raw is None:
+        return ""
+    if raw.replace(",", "").strip():
+        from pytest_arena.spec.schema import model_key_problem  # (loads pydantic)
 
-        for key in (raw or "").split(","):
+        for key in raw.split(","):
             problem = model_key_problem(key.strip()) if key.strip() else None
             if problem is not None:
                 return f"--arena-models: {problem}"

@@ -16,7 +16,7 @@ from pytest_arena.spec.case import as_text
 
 
 class _Options(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class ExactMatchOptions(_Options):

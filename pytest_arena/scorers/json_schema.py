@@ -19,7 +19,7 @@ from pytest_arena.spec.yamlfile import load_yaml
 
 
 class JsonSchemaOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     # a boolean is a schema too: true accepts every document, false none
     schema_: dict[str, Any] | StrictBool | None = Field(None, alias="schema")

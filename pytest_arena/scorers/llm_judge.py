@@ -18,7 +18,7 @@ DEFAULT_RUBRIC = (
 
 
 class LlmJudgeOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     rubric: str | None = None
     rubric_file: str | None = None

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class _Options(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 def _quoted(items: list[str]) -> str:

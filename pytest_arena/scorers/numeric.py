@@ -20,7 +20,7 @@ Convention = Literal["auto", "gsm8k", "lm_eval_strict", "lm_eval_flexible", "mat
 
 
 class NumericMatchOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     abs_tol: float = Field(0.0, ge=0)
     rel_tol: float = Field(_FLOAT_NOISE, ge=0)

@@ -21,7 +21,7 @@ ArgumentMatch = Literal["exact", "subset", "schema", "ignore"]
 
 
 class ExpectedCall(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str
     arguments: dict[str, Any] | None = None  # None: any arguments
@@ -29,7 +29,7 @@ class ExpectedCall(BaseModel):
 
 
 class ToolCallOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     calls: list[ExpectedCall] | None = None  # else the reference's `tool_calls`
     arguments: ArgumentMatch = "exact"
@@ -164,7 +164,7 @@ def _json(value: Any) -> str:
 
 
 class TrajectoryOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     must_call: list[str] = Field(default_factory=list)
     must_not_call: list[str] = Field(default_factory=list)

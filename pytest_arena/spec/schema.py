@@ -39,7 +39,8 @@ def names_list(value: Any) -> Any:
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # NaN compares false with every limit (and would slip past ge/le): said as not finite
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Price(Strict):
@@ -53,7 +54,7 @@ class ModelDef(BaseModel):
     """A model key's connector, its price, how the engine calls it, and its connector's own
     settings (every other key)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     connector: str = "sim"
     price: Price | None = None
@@ -129,6 +130,11 @@ class MetricsSpec(Strict):
         for name, weight in value.items():
             if weight < 0:
                 raise ValueError(f"weight of '{name}' is {weight}; weights must be 0 or more")
+        if value and not any(value.values()):
+            raise ValueError(
+                "every weight is 0, so every composite would be 0: give at least one a weight"
+                " above 0"
+            )
         return value
 
 
