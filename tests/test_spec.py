@@ -418,3 +418,22 @@ def test_dataset_rows_short_of_cells_or_with_a_key_twice_are_problems_at_their_l
         "twice.csv:1: column 'input' is in the header twice (columns 2 and 4)\n"
         "  fix: give every column its own name; rows are not read until then",
     ]
+
+
+def test_a_case_value_that_is_not_json_data_or_an_empty_chat_is_a_problem_of_the_case(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "tests:\n"
+        "  - {id: binary, input: x, reference: !!binary aGk=}\n"
+        "  - {id: silent, input: []}\n"
+        "  - {id: fine, input: x, reference: {a: [1, 2.5, null, true]}}\n"
+    )
+    project = load_project(write(tmp_path, {"arena.yaml": text}))
+    assert [c.id for c in project.cases] == ["fine"]
+    assert [p.problem.format(tmp_path) for p in project.problems] == [
+        "arena.yaml:2: tests[0].reference: a value of type bytes is not JSON data, which cases"
+        " hold: write it as text (quoted), a number, true/false, a list or a mapping",
+        "arena.yaml:3: tests[1].input: input: [] holds no message; give the chat's messages,"
+        " or text",
+    ]

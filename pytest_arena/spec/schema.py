@@ -385,6 +385,23 @@ class Message(Strict):
     ]
 
 
+def _not_json(value: Any) -> str | None:
+    """What in `value` is not JSON data (a `!!binary` value's bytes, a `!!set`), or None."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return None
+    if isinstance(value, list):
+        return next((found for v in value if (found := _not_json(v)) is not None), None)
+    if isinstance(value, dict):
+        for key, v in value.items():
+            found = _not_json(v) if isinstance(key, str) else f"the key {key!r}"
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, BaseModel):  # a message, already checked by its own model
+        return None
+    return f"a value of type {type(value).__name__}"
+
+
 def _input_kind(value: Any) -> str:
     if isinstance(value, list):
         return "list[Message]"
@@ -411,6 +428,26 @@ class CaseSpec(SamplingSettings):
     metadata: dict[str, Any] = Field(default_factory=dict)
     group: str | None = None  # cases sharing one context: their error bars are clustered
     models: list[str] | None = None  # model keys or tags: the case runs on these only
+
+    @field_validator("input", "reference", "metadata", "options")
+    @classmethod
+    def _json_data(cls, value: Any) -> Any:
+        if isinstance(value, list) and not value:
+            return value  # (an empty list of messages is said by _some_message)
+        odd = _not_json(value)
+        if odd is not None:
+            raise ValueError(
+                f"{odd} is not JSON data, which cases hold: write it as text (quoted), a number,"
+                " true/false, a list or a mapping"
+            )
+        return value
+
+    @field_validator("input")
+    @classmethod
+    def _some_message(cls, value: Any) -> Any:
+        if isinstance(value, list) and not value:
+            raise ValueError("input: [] holds no message; give the chat's messages, or text")
+        return value
 
     @field_validator("models", mode="before")
     @classmethod
