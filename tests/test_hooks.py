@@ -360,3 +360,19 @@ def test_messages_a_hook_leaves_malformed_fail_the_case_naming_the_hook(
             " each {role, content}, as request.messages held them*"
         ]
     )
+
+
+def test_a_hook_may_put_an_assistants_turn_of_tool_calls_without_content_before_the_input(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    hooks = (
+        "def pre_request(request, case, context):\n"
+        "    turn = {'role': 'assistant', 'content': None, 'tool_calls': []}\n"
+        "    request.messages = [turn, *request.messages]\n"
+    )
+    make_project(
+        "p",
+        "models: [sim_perfect]\ntests: [{id: a, input: x, reference: x}]\n",
+        {"hooks.py": hooks},
+    )
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)

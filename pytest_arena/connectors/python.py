@@ -69,12 +69,12 @@ class PythonConnector(Connector):
     name: ClassVar[str] = "python"
     settings_model: ClassVar[type[BaseModel]] = PythonSettings
     cacheable: ClassVar[bool] = False
-
-    def cache_identity(self) -> dict[str, Any]:
-        return {**super().cache_identity(), "callable": self.settings.callable}
-
     wants_workspace: ClassVar[bool] = True
     settings: PythonSettings
+
+    def cache_identity(self) -> dict[str, Any]:
+        """With `cache: true`: the callable too."""
+        return {**super().cache_identity(), "callable": self.settings.callable}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

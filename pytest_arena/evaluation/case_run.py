@@ -127,7 +127,10 @@ def _check_messages(messages: Any) -> None:
             if not (
                 isinstance(m, dict)
                 and isinstance(m.get("role"), str)
-                and isinstance(m.get("content"), str | list)
+                and (  # an assistant's turn of tool calls may have no content
+                    isinstance(m.get("content"), str | list)
+                    or (m.get("role") == "assistant" and m.get("content") is None)
+                )
             )
         ]
         if not odd:

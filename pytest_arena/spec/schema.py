@@ -386,7 +386,7 @@ class Message(Strict):
 
 
 def _not_json(value: Any) -> str | None:
-    """What in `value` is not JSON data (a `!!binary` value's bytes, a `!!set`), or None."""
+    """What in `value` is not JSON data (a `!!binary` value's bytes), or None."""
     if value is None or isinstance(value, str | bool | int | float):
         return None
     if isinstance(value, list):
