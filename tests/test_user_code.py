@@ -65,14 +65,14 @@ def test_an_async_function_is_awaited_within_the_limit() -> None:
 
 
 def test_an_async_function_is_awaited_where_a_loop_already_runs() -> None:
-    async def inner() -> int:
-        return 7
+    async def inner() -> tuple[int, bool]:
+        return 7, threading.current_thread().daemon  # a daemon: Ctrl-C never waits for it
 
-    async def outer() -> int:
-        result: int = user_code.call(inner, (), None)  # pytest's thread, a loop running
+    async def outer() -> tuple[int, bool]:
+        result: tuple[int, bool] = user_code.call(inner, (), None)  # a loop runs here
         return result
 
-    assert asyncio.run(outer()) == 7
+    assert asyncio.run(outer()) == (7, True)
 
 
 def test_an_import_that_never_ends_is_stopped_at_its_line(

@@ -25,7 +25,7 @@ import queue
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from types import ModuleType
@@ -83,8 +83,17 @@ def _run(function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         asyncio.get_running_loop()
     except RuntimeError:  # no loop runs on this thread: the usual case
         return asyncio.run(_awaited(result))
-    with ThreadPoolExecutor(1, "arena-user-code-async") as apart:  # a loop already runs here
-        return apart.submit(asyncio.run, _awaited(result)).result()
+    done: Future[Any] = Future()  # a loop already runs here: run it on a thread of its own
+
+    def run() -> None:
+        try:
+            done.set_result(asyncio.run(_awaited(result)))
+        except BaseException as exc:  # handed to the waiting thread
+            done.set_exception(exc)
+
+    # a daemon: if Ctrl-C stops the wait, the thread never holds up the end of the run
+    threading.Thread(target=run, name="arena-user-code-async", daemon=True).start()
+    return done.result()
 
 
 async def _awaited(awaitable: Any) -> Any:
