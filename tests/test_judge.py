@@ -51,6 +51,11 @@ from tests.conftest import MakeProject
         ),
         ("Verdict: CORRECT", 1.0, True, "plain grade: 'Verdict: CORRECT'"),
         ("incorrect.", 0.0, False, "plain grade: 'incorrect.'"),
+        # a bare score is out of 1, 10 or 100 by its size, as in JSON (30 was read as 1.0)
+        ("Score: 30", 0.3, False, "plain grade: 'Score: 30'"),
+        ("Score: 45%", 0.45, False, "plain grade: 'Score: 45%'"),
+        ("Score: 7", 0.7, True, "plain grade: 'Score: 7'"),
+        ("PASS or FAIL? Score: 2/10", 0.2, False, "plain grade: 'PASS or FAIL? Score: 2/10'"),
     ],
 )
 def test_verdicts_are_read_and_repaired(
@@ -69,6 +74,11 @@ def test_verdicts_are_read_and_repaired(
         ("It passed the first test but I cannot tell.", "the judge's reply holds no verdict"),
         ('{"score": "great"}', "the judge's score 'great' is not a number"),
         ('{"score": 250}', "the judge's score 250.0 is outside 0-1"),
+        (  # the first word found used to win: a pass
+            "I cannot tell whether this is a PASS or a FAIL.",
+            "the judge's reply says both pass and fail",
+        ),
+        ("Score: 150", "the judge's score 'Score: 150' is out of range"),
     ],
 )
 def test_a_reply_without_a_verdict_is_an_error(reply: str, message: str) -> None:

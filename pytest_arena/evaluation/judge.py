@@ -153,7 +153,8 @@ def _reduce(votes: list[dict[str, Any]], how: str, threshold: float, model: str)
 
 
 _SCORE = re.compile(
-    r"\bscore\b\W{0,3}(?P<num>\d+(?:\.\d+)?)(?:\s*(?:/|out of)\s*(?P<den>\d+))?", re.I
+    r"\bscore\b\W{0,3}(?P<num>\d+(?:\.\d+)?)(?P<pct>\s*%)?(?:\s*(?:/|out of)\s*(?P<den>\d+))?",
+    re.I,
 )
 _FRACTION = re.compile(r"\b(?P<num>\d+(?:\.\d+)?)\s*(?:/|out of)\s*(?P<den>10|100|5)\b")
 _WORD = re.compile(r"\b(PASS(?:ED)?|FAIL(?:ED)?|CORRECT|INCORRECT)\b")  # shouted: a verdict
@@ -222,16 +223,28 @@ def _from_mapping(data: dict[str, Any], text: str) -> tuple[float, bool, str]:
 
 
 def _plain_grade(text: str) -> tuple[float, bool, str]:
+    said = f"plain grade: {excerpt(text.strip(), 80)}"
+    words = {w.upper().startswith(("PASS", "CORRECT")) for w in _WORD.findall(text)}
+    if not words and (short := _SHORT_WORD.match(text.strip())):
+        words = {short.group(1).upper().startswith(("PASS", "CORRECT"))}
     match = _SCORE.search(text) or _FRACTION.search(text)
     if match:
         value = float(match["num"])
-        scale = float(match["den"]) if match["den"] else (1.0 if value <= 1 else 10.0)
-        score = min(1.0, value / scale)
-        word = _WORD.search(text)
-        passed = word.group(1).upper().startswith(("PASS", "CORRECT")) if word else score >= 0.5
-        return score, passed, f"plain grade: {excerpt(text.strip(), 80)}"
-    word = _WORD.search(text) or _SHORT_WORD.match(text.strip())
-    if word:
-        passed = word.group(1).upper().startswith(("PASS", "CORRECT"))
-        return float(passed), passed, f"plain grade: {excerpt(text.strip(), 80)}"
+        den = match["den"]
+        if den:
+            scale = float(den)
+        elif match.groupdict().get("pct"):
+            scale = 100.0
+        else:  # as a JSON score: out of 1, 10 or 100 by its size
+            scale = 1.0 if value <= 1 else 10.0 if value <= 10 else 100.0
+        if not 0 <= value <= scale:
+            raise JudgeReplyError(f"the judge's score {match.group(0)!r} is out of range: {said}")
+        score = value / scale
+        passed = words.pop() if len(words) == 1 else score >= 0.5  # both words: the score says
+        return score, passed, said
+    if len(words) == 1:
+        passed = words.pop()
+        return float(passed), passed, said
+    if words:  # "PASS or FAIL": no verdict
+        raise JudgeReplyError(f"the judge's reply says both pass and fail: {excerpt(text, 120)}")
     raise JudgeReplyError(f"the judge's reply holds no verdict: {excerpt(text, 120)}")
