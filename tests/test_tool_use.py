@@ -129,6 +129,70 @@ def test_tools_py_offers_its_own_public_functions_and_says_where_one_cannot_be(
     assert "tools.py:3" in text and "tool bad: parameter 'x'" in text
 
 
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (  # the common pattern: the hint names what only type checkers import
+            "from __future__ import annotations\nfrom typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from pathlib import Path\n\n"
+            "def save(text: str, workspace: Path) -> str:\n    return text\n",
+            "tools.py:6: tool save: its type hints cannot be read: NameError:",
+        ),
+        (
+            "from pytest_arena import tool\n\n@tool(name='lookup')\ndef by_order(order_id: str):\n"
+            "    return order_id\n\n@tool(name='lookup')\ndef by_customer(customer_id: str):\n"
+            "    return customer_id\n",
+            "tools.py:7: tool by_customer is named 'lookup', as by_order is",
+        ),
+    ],
+    ids=["type-checking-hint", "one-name-twice"],
+)
+def test_a_tool_that_cannot_be_offered_is_an_error_at_its_line(
+    tmp_path: Path, source: str, said: str
+) -> None:
+    (tmp_path / "tools.py").write_text(source)
+    with pytest.raises(SpecError) as caught:
+        load_tools(tmp_path, project_package(tmp_path), ToolsSpec())
+    assert caught.value.format(tmp_path).startswith(said)
+
+
+@pytest.mark.parametrize(
+    ("value", "sent"),
+    [
+        ("caf\udce9.txt", "caf\\udce9.txt"),  # an undecodable file name, as os.listdir gives
+        (["caf\udce9.txt"], '["caf\\udce9.txt"]'),
+    ],
+)
+def test_a_tool_result_utf8_cannot_carry_is_sent_escaped(value: Any, sent: str) -> None:
+    from pytest_arena.engine.tool_loop import _as_text
+
+    assert _as_text(value) == sent
+    _as_text(value).encode("utf-8")  # what the HTTP connectors do with it
+
+
+def test_a_tool_result_that_is_not_json_is_an_error_the_model_is_told() -> None:
+    import asyncio
+
+    from pytest_arena.engine.tool_loop import Tool, ToolSet, _run
+
+    def tree() -> Any:
+        node: dict[str, Any] = {"name": "root"}
+        node["parent"] = node
+        return node
+
+    def counts() -> Any:
+        return {("A", 1): 3}
+
+    tools = ToolSet(
+        tuple(Tool(f.__name__, f, "", {"type": "object"}, 5, False) for f in (tree, counts)), 4
+    )
+    for name, said in (("tree", "Circular reference detected"), ("counts", "keys must be")):
+        out = asyncio.run(_run(tools, [name], {"id": "1", "name": name, "arguments": {}}, None))
+        assert out["is_error"] is True
+        assert out["content"].startswith(f"error: {name} returned a value that is not JSON: ")
+        assert said in out["content"]
+
+
 def context_with(made: list[dict[str, Any]], answer: str = "done", **options: Any) -> Any:
     steps = [{"message": {"content": "", "tool_calls": [c]}} for c in made]
     steps.append({"message": {"content": answer}})

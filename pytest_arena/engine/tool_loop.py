@@ -18,6 +18,7 @@ from typing import Any
 
 from pytest_arena.connectors.base import Request, Response
 from pytest_arena.engine.user_threads import run_blocking
+from pytest_arena.record import encodable
 
 TOOL_TIMEOUT = 30.0  # seconds a tool may run unless it says otherwise
 RESULT_LIMIT = 20_000  # characters of a tool's result sent back to the model
@@ -174,7 +175,10 @@ async def _run(
             said = f": {raised}" if str(raised) else ""
             out["content"] = f"error: {name} raised {type(raised).__name__}{said}"
         else:
-            out["content"], out["is_error"] = _as_text(value), False
+            try:
+                out["content"], out["is_error"] = _as_text(value), False
+            except (TypeError, ValueError, RecursionError) as exc:  # a cycle, a tuple key
+                out["content"] = f"error: {name} returned a value that is not JSON: {exc}"
     out["duration_ms"] = (time.perf_counter() - started) * 1000
     return out
 
@@ -206,7 +210,10 @@ async def _contained(coroutine: Awaitable[Any]) -> Any:
 
 
 def _as_text(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    """A tool's result as the model is sent it: text as it is, other values as JSON, cut to
+    RESULT_LIMIT, and what UTF-8 cannot carry (a file name's undecodable bytes) escaped."""
+    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text: str = encodable(shown)
     if len(text) > RESULT_LIMIT:
         text = text[:RESULT_LIMIT] + f"… [{len(text) - RESULT_LIMIT:,} more characters cut]"
     return text

@@ -44,16 +44,16 @@ def load_tools(root: Path, package: str, spec: ToolsSpec) -> ToolSet | None:
         module = user_code.import_file(path, package)
     except (Exception, SystemExit, GeneratorExit) as exc:
         raise SpecError([import_problem(path, exc, TOOLS_FILE)]) from None
-    tools = []
+    tools: list[Tool] = []
     for name, function in vars(module).items():
         if name.startswith("_") or not inspect.isfunction(function):
             continue
         if function.__module__ != module.__name__:
             continue  # imported into tools.py, not defined there
+        line = function.__code__.co_firstlineno
         try:
-            tools.append(tool_of(function, spec.timeout))
+            made = tool_of(function, spec.timeout)
         except (TypeError, ValueError) as exc:
-            line = function.__code__.co_firstlineno
             raise SpecError(
                 [
                     Problem(
@@ -65,6 +65,31 @@ def load_tools(root: Path, package: str, spec: ToolsSpec) -> ToolSet | None:
                     )
                 ]
             ) from None
+        except Exception as exc:  # a hint that names what exists only for type checkers
+            raise SpecError(
+                [
+                    Problem(
+                        path,
+                        line,
+                        f"tool {name}: its type hints cannot be read: {type(exc).__name__}: {exc}",
+                        hint="import what the hints name at run time (not only under"
+                        " TYPE_CHECKING), or give the schema: @tool(parameters={...})",
+                    )
+                ]
+            ) from None
+        twin = next((t for t in tools if t.name == made.name), None)
+        if twin is not None:  # the APIs refuse two tools of one name; the second never ran
+            raise SpecError(
+                [
+                    Problem(
+                        path,
+                        line,
+                        f"tool {name} is named '{made.name}', as {twin.function.__name__} is",
+                        hint="give each tool its own name",
+                    )
+                ]
+            )
+        tools.append(made)
     if not tools:
         return None
     return ToolSet(tuple(tools), spec.max_turns)
