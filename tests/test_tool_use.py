@@ -240,6 +240,32 @@ def test_tool_call_order_strict_or_free() -> None:
     assert free.passed
 
 
+def test_free_order_pairs_the_calls_so_that_every_expected_call_can_match() -> None:
+    expected = {
+        "tool_calls": [
+            {"name": "search", "arguments": {"q": "lamp"}},
+            {"name": "search", "arguments": {"q": "lamp", "page": 2}},
+        ]
+    }
+    made = [call("search", q="lamp", page=2), call("search", q="lamp")]
+    result = ToolCall().score("", expected, context_with(made, order="free", arguments="subset"))
+    assert (result.passed, result.reason) == (True, "all 2 expected tool calls made")
+    one = ToolCall().score("", expected, context_with(made[:1], order="free", arguments="subset"))
+    assert (one.score, one.passed) == (0.5, False)
+
+
+@pytest.mark.parametrize(
+    ("given", "wanted"),
+    [(1, True), (0, False), ([1], [True]), ({"a": 1}, {"a": True}), (True, 1)],
+)
+def test_true_is_not_one_in_a_calls_arguments(given: Any, wanted: Any) -> None:
+    expected = {"tool_calls": [{"name": "set_flag", "arguments": {"enabled": wanted}}]}
+    result = ToolCall().score("", expected, context_with([call("set_flag", enabled=given)]))
+    assert not result.passed
+    assert result.reason.startswith("expected call 1, set_flag: ")
+    assert ToolCall().score("", expected, context_with([call("set_flag", enabled=wanted)])).passed
+
+
 def test_tool_call_matches_arguments_as_a_subset_or_a_schema() -> None:
     made = [call("lookup", order_id="7", verbose=True), call("refund", order_id="7", amount=5)]
     exact = ToolCall().score("", EXPECTED, context_with(made))

@@ -66,10 +66,16 @@ class ToolCall(TypedScorer[ToolCallOptions]):
         used: set[int] = set()
         start = 0
         misses: list[str] = []
+        pairs = _pairs(expected, made, opts.arguments) if opts.order == "free" else None
         for index, want in enumerate(expected):
             how = want.match or opts.arguments
-            pool = range(start, len(made)) if opts.order == "strict" else range(len(made))
-            found = next((i for i in pool if i not in used and _matches(made[i], want, how)), None)
+            if pairs is not None:  # free: the pairing that matches the most calls
+                found = pairs.get(index)
+            else:  # strict: each after the one before
+                pool = range(start, len(made))
+                found = next(
+                    (i for i in pool if i not in used and _matches(made[i], want, how)), None
+                )
             if found is None:
                 misses.append(_why(index, want, how, made, used, opts.order == "strict", start))
                 continue
@@ -104,6 +110,42 @@ def _matches(call: dict[str, Any], want: ExpectedCall, how: ArgumentMatch) -> bo
     return call.get("name") == want.name and _argument_problem(call, want, how) is None
 
 
+def _pairs(
+    expected: list[ExpectedCall], made: list[dict[str, Any]], how: ArgumentMatch
+) -> dict[int, int]:
+    """Expected call -> made call, pairing as many as can be (a maximum bipartite matching:
+    taking the first fit could leave a later expected call without the one it needed)."""
+    fits = [
+        [i for i, call in enumerate(made) if _matches(call, want, want.match or how)]
+        for want in expected
+    ]
+    owner: dict[int, int] = {}  # made call -> expected call
+
+    def place(index: int, seen: set[int]) -> bool:
+        for i in fits[index]:
+            if i not in seen:
+                seen.add(i)
+                if i not in owner or place(owner[i], seen):
+                    owner[i] = index
+                    return True
+        return False
+
+    for index in range(len(expected)):
+        place(index, set())
+    return {want: call for call, want in owner.items()}
+
+
+def _same(given: Any, wanted: Any) -> bool:
+    """JSON equality: true is not 1, nor false 0 (Python's == says they are)."""
+    if isinstance(given, bool) or isinstance(wanted, bool):
+        return type(given) is type(wanted) and given == wanted
+    if isinstance(given, dict) and isinstance(wanted, dict):
+        return given.keys() == wanted.keys() and all(_same(given[k], wanted[k]) for k in given)
+    if isinstance(given, list) and isinstance(wanted, list):
+        return len(given) == len(wanted) and all(map(_same, given, wanted))
+    return bool(given == wanted)
+
+
 def _argument_problem(call: dict[str, Any], want: ExpectedCall, how: ArgumentMatch) -> str | None:
     """Why the call's arguments do not match, or None."""
     given = call.get("arguments")
@@ -121,7 +163,7 @@ def _argument_problem(call: dict[str, Any], want: ExpectedCall, how: ArgumentMat
     for key, value in want.arguments.items():
         if key not in given:
             return f"argument '{key}' is missing"
-        if given[key] != value:
+        if not _same(given[key], value):
             return f"argument '{key}' is {_json(given[key])}, expected {_json(value)}"
     if how == "exact":
         unexpected = sorted(set(given) - set(want.arguments))
