@@ -10,6 +10,7 @@ from typing import Any
 
 from pytest_arena.connectors.base import Request
 from pytest_arena.engine.calls import CallResult
+from pytest_arena.numbers import at_least
 from pytest_arena.scorers.text import excerpt, extract_json
 from pytest_arena.spec.case import Case, as_text
 
@@ -142,7 +143,7 @@ def _reduce(votes: list[dict[str, Any]], how: str, threshold: float, model: str)
         only = votes[0]
         return Verdict(only["score"], only["passed"], only["reason"], model, votes)
     if how == "mean":
-        passed = mean >= threshold
+        passed = at_least(mean, threshold)
         reason = f"mean of {len(votes)} judgements {mean:.2f}: {votes[0]['reason']}"
         return Verdict(mean, passed, reason, model, votes)
     yes = sum(1 for v in votes if v["passed"])

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_arena.numbers import at_least, at_most
 from pytest_arena.record import Record
 from pytest_arena.reports.baseline import BaselineComparison
 from pytest_arena.reports.leaderboard import Board, Row
@@ -154,7 +155,7 @@ def _check(
             " or no latency measured)"
         )
         return Check(board.project, scope, model, metric, low, high, None, FAILED, note)
-    inside = (low is None or value >= low) and (high is None or value <= high)
+    inside = (low is None or at_least(value, low)) and (high is None or at_most(value, high))
     return Check(board.project, scope, model, metric, low, high, value, HELD if inside else FAILED)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pytest_arena.numbers import at_least
 from pytest_arena.scorers.base import ScoreResult
 
 
@@ -36,10 +37,9 @@ def combine(parts: Sequence[Part], threshold: float | None) -> ScoreResult:
         passed = all(p.result.passed for p in graded)
         rule = f"{sum(bool(p.result.passed) for p in graded)} of {len(graded)} components passed"
     else:
-        passed = score >= threshold and not failed_required
-        rule = (
-            f"score {score:.2f} {'reaches' if score >= threshold else 'is below'} {threshold:.2f}"
-        )
+        reached = at_least(score, threshold)
+        passed = reached and not failed_required
+        rule = f"score {score:.2f} {'reaches' if reached else 'is below'} {threshold:.2f}"
     if failed_required:
         rule += f"; required {', '.join(repr(n) for n in failed_required)} failed"
     return ScoreResult(score, passed, _reason(rule, parts), detail, metrics)

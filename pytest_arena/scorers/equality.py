@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pytest_arena.numbers import at_least
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt, read_json, surface_hint
 from pytest_arena.scorers.typed import TypedScorer
@@ -78,7 +79,7 @@ class JsonMatch(TypedScorer[JsonMatchOptions]):
         tally = _Tally()
         _compare(reference, actual, "$", opts, tally)
         score = tally.matched / tally.total if tally.total else 1.0
-        passed = score >= opts.threshold if opts.threshold < 1.0 else not tally.diffs
+        passed = at_least(score, opts.threshold) if opts.threshold < 1.0 else not tally.diffs
         if not tally.diffs:
             reason = "JSON matches"
         else:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_arena.engine import processes
+from pytest_arena.numbers import at_least
 from pytest_arena.record import json_safe
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt
@@ -107,7 +108,7 @@ class ScriptScorer:
             )
         if not math.isfinite(score) or not 0.0 <= score <= 1.0:
             return self._fail(f"printed {last}, which is outside 0-1", stderr)
-        passed = score >= pass_threshold
+        passed = at_least(score, pass_threshold)
         return ScoreResult(score, passed, f"{self.shown} scored {score:g}")
 
     def _from_object(
@@ -118,7 +119,7 @@ class ScriptScorer:
             return self._fail(f"printed {excerpt(last)}, whose 'score' is not a number", stderr)
         if not math.isfinite(score) or not 0.0 <= score <= 1.0:
             return self._fail(f"printed a score of {score}, which is outside 0-1", stderr)
-        passed = data.get("passed", score >= pass_threshold)
+        passed = data.get("passed", at_least(score, pass_threshold))
         if passed is not None and not isinstance(passed, bool):
             return self._fail(f"printed 'passed': {passed!r}; use true, false or null", stderr)
         metrics = data.get("metrics") or {}

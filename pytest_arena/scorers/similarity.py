@@ -10,6 +10,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pytest_arena.numbers import at_least
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt
 from pytest_arena.scorers.typed import TypedScorer
@@ -75,7 +76,7 @@ class TokenF1(_Closeness[TokenF1Options]):
             (_f1(words, squad_tokens(text, ascii_only), empty_same), text) for text in references
         ]
         (f1, precision, recall), best = max(scored, key=lambda item: item[0][0])
-        passed = f1 >= opts.threshold
+        passed = at_least(f1, opts.threshold)
         reason = (
             f"token F1 {f1:.2f} (precision {precision:.2f}, recall {recall:.2f})"
             f" against {excerpt(best)}"
@@ -143,7 +144,7 @@ class EditSimilarity(_Closeness[EditSimilarityOptions]):
         similar = Levenshtein.normalized_similarity
         scored = [(similar(got, _prepare(t, opts)), t) for t in references]
         similarity, best = max(scored, key=lambda item: item[0])
-        passed = similarity >= opts.threshold
+        passed = at_least(similarity, opts.threshold)
         reason = f"edit similarity {similarity:.2f} to {excerpt(best)}"
         if not passed:
             reason += f", below {opts.threshold:g}: got {excerpt(output)}"

@@ -1,0 +1,18 @@
+"""Computed numbers against the limits people write: (0.7 + 0.7 + 0.7) / 3 is
+0.6999999999999999 in floating point, and must still reach a limit of 0.7."""
+
+from __future__ import annotations
+
+import math
+
+_SLACK = 1e-9  # relative; far below any difference a score or a metric can mean
+
+
+def at_least(value: float, limit: float) -> bool:
+    """Whether `value` reaches `limit`, a rounding error short of it included."""
+    return value >= limit or math.isclose(value, limit, rel_tol=_SLACK, abs_tol=_SLACK)
+
+
+def at_most(value: float, limit: float) -> bool:
+    """Whether `value` stays within `limit`, a rounding error over it included."""
+    return value <= limit or math.isclose(value, limit, rel_tol=_SLACK, abs_tol=_SLACK)
