@@ -251,3 +251,19 @@ def test_cases_sharing_a_group_get_the_clustered_interval(tmp_path: Path) -> Non
     )
     (case,) = load_project(tmp_path / "arena.yaml").cases
     assert case.group == "doc1"
+
+
+def test_cases_that_all_moved_alike_are_judged_by_an_exact_sign_test_not_p_zero() -> None:
+    from pytest_arena.reports.verdicts import compare
+
+    def rec(model: str, case: str, passed: bool, weight: float) -> Record:
+        status = "passed" if passed else "failed"
+        return Record("z", case, model, status, score=float(passed), passed=passed, weight=weight)
+
+    # two cases, one of weight 2: a weighted (paired z) comparison, and every difference -1
+    mine = [rec("echo", "capital", False, 1.0), rec("echo", "sum", False, 2.0)]
+    theirs = [rec("perfect", "capital", True, 1.0), rec("perfect", "sum", True, 2.0)]
+    result = compare("echo", mine, "perfect", theirs)
+    assert result.test == "sign test (exact)"
+    assert result.difference.p_value == pytest.approx(0.5)  # 2 * (1/2)^2: was 0, "different"
+    assert not result.significant

@@ -185,6 +185,9 @@ def compare(
     if _pass_fail(pairs) and len(set(weights)) == 1 and test == "paired z":
         p = mcnemar_exact(only_model, only_leader)
         test = "McNemar (exact)"
+    elif spread.se == 0 and spread.estimate != 0:  # every case moved alike: the z-test says p=0
+        p = min(1.0, 2.0 ** (1 - len(diffs)))  # each sign a fair coin under no difference
+        test = "sign test (exact)"
     difference = Difference(spread.estimate, spread.se, spread.low, spread.high, p, len(diffs))
     return Comparison(model, leader, difference, test, only_model, only_leader)
 
