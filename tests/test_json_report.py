@@ -299,3 +299,16 @@ def test_encodable_escapes_lone_surrogates_and_keeps_the_data_s_shape() -> None:
     assert sent == {"location": ("a.yaml", 3, "x\\ud800"), "lines": ["\\udfff", "é", 1], "k": None}
     assert type(sent["location"]) is tuple  # pytest rebuilds a report's location as it was
     json.dumps(sent).encode("utf-8")  # and the whole is encodable
+
+
+def test_the_reports_exit_status_is_the_runs_when_a_boards_mistake_fails_it(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "p",
+        "models: [sim_perfect]\nmetrics: {weights: {acuracy: 1}}\n"
+        "tests:\n  - {id: a, input: x, reference: x}\n  - {id: b, input: y, reference: y}\n",
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json", "out.json")
+    assert result.ret == 1  # every case passed, but the board names what no record has
+    assert json.loads((pytester.path / "out.json").read_text())["exit_status"] == 1  # was 0

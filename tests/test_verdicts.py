@@ -267,3 +267,23 @@ def test_cases_that_all_moved_alike_are_judged_by_an_exact_sign_test_not_p_zero(
     assert result.test == "sign test (exact)"
     assert result.difference.p_value == pytest.approx(0.5)  # 2 * (1/2)^2: was 0, "different"
     assert not result.significant
+
+
+def test_a_clustered_pass_rate_interval_stays_within_0_and_1() -> None:
+    from pytest_arena.reports.verdicts import pass_rate_interval
+
+    records = [
+        Record(
+            "p",
+            f"c{i}",
+            "m",
+            PASSED if i else FAILED,
+            score=float(bool(i)),
+            passed=bool(i),
+            group=f"g{min(i // 3, 3)}",
+        )
+        for i in range(10)
+    ]  # 9 of 10 passed, in groups of 3, 3, 3 and 1
+    interval = pass_rate_interval(records)
+    assert interval.estimate == pytest.approx(0.9)
+    assert 0.0 <= interval.low <= interval.high <= 1.0  # the high was 1.11

@@ -217,7 +217,7 @@ class ArenaOutputs:
                 records,
                 boards,
                 self.results,
-                exit_status=after,
+                exit_status=int(session.exitstatus),  # after the gates and the boards' mistakes
                 gates_decide=enabled and bool(self.results),
                 generator=f"pytest-arena {__version__}",
                 baseline=baseline.as_data(self.compared) if self.baseline is not None else None,

@@ -132,10 +132,12 @@ def clipped(interval: Interval) -> Interval:
 def pass_rate_interval(records: Sequence[Record]) -> Interval:
     """Wilson's interval of the share of graded cases that passed; clustered SE by group."""
     if _clustered(records) and len(records) > 1:
-        return clustered_interval(
-            [float(r.status == PASSED) for r in records],
-            [_cluster(r) for r in records],
-            LEVEL,
+        return clipped(  # a share: its normal interval may reach past 0 or 1
+            clustered_interval(
+                [float(r.status == PASSED) for r in records],
+                [_cluster(r) for r in records],
+                LEVEL,
+            )
         )
     return wilson_interval(sum(r.status == PASSED for r in records), len(records), LEVEL)
 
