@@ -181,3 +181,14 @@ def test_a_lean_record_keeps_what_the_boards_the_baseline_and_the_terminal_read(
     assert (b.detail, b.response) == ({"override": override}, None)
     assert (c.detail, c.error, c.group) == ({"crash": "worker gw1 died"}, "timed out", "g1")
     assert d.samples == [{"cost": 0.1, "cached": False}] and d.sampling["graded"] == 3
+
+
+def test_a_weighted_value_unknown_for_a_model_is_left_out_of_every_composite_saying_so() -> None:
+    board_settings = {"weights": {"accuracy": 0.5, "cost": 0.5}}
+    records = [  # an agent with no price (cost unknown) that gets everything right
+        rec("agent", f"c{i}", PASSED, 1.0, cost=None, board=board_settings) for i in range(3)
+    ] + [rec("cheap", f"c{i}", FAILED, 0.0, cost=0.0001, board=board_settings) for i in range(3)]
+    board = build_board("p", records)
+    assert [(r.model, r.composite) for r in board.rows] == [("agent", 1.0), ("cheap", 0.0)]
+    assert board.weights == {"accuracy": 0.5}  # before: a tie at 0.5, the unknown cost as 0
+    assert any("'cost' is unknown for agent" in w for w in board.warnings)

@@ -105,6 +105,15 @@ def build_board(project: str, records: list[Record]) -> Board:
             )
             del weights[name]
     warnings += mistakes
+    for name in [d for d, w in weights.items() if w > 0 and d != "accuracy"]:
+        unknown = [row.model for row in rows if row.value(name) is None]
+        if unknown:  # counted as 0 for some models and not others, it would rank them
+            whose = "every model" if len(unknown) == len(rows) else ", ".join(unknown)
+            warnings.append(
+                f"'{name}' is unknown for {whose} (no price, answers from the response cache,"
+                " or no value recorded), so the composite leaves it out for every model"
+            )
+            del weights[name]
     k = _k(records, board_settings.get("pass_k"))
     if k is not None:
         for row in rows:
