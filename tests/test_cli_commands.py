@@ -186,6 +186,22 @@ def test_compare_uses_the_paired_difference_of_the_same_cases(tmp_path: Path) ->
     assert item.mcnemar_p == 1.0
 
 
+def test_compare_counts_a_case_gone_flaky_as_a_regression(tmp_path: Path) -> None:
+    from pytest_arena.reports.comparison import compare, regressed
+
+    def rec(case: str, status: str, score: float) -> dict:
+        return {"project": "p", "case": case, "model": "m", "status": status, "score": score}
+
+    a = {"records": [rec("mostly", "passed", 1.0), rec("sure", "passed", 1.0)]}
+    b = {"records": [rec("mostly", "flaky", 0.9), rec("sure", "passed", 1.0)]}
+    (item,) = compare(a, b)
+    assert [(c.case, c.kind) for c in item.changes] == [("mostly", "regression")]
+    assert regressed([item])  # `arena compare` exits 1 (it said 0 regressed)
+    assert item.common == 2  # the flaky case is paired, not dropped
+    assert item.score_change is not None
+    assert item.score_change.estimate == pytest.approx(-0.05)
+
+
 def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
     pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
 ) -> None:

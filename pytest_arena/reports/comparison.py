@@ -13,7 +13,7 @@ from pytest_arena.reports.statistics import Difference, mcnemar_exact, paired_di
 from pytest_arena.scorers.text import printable
 
 UNKNOWN = "\u2013"  # an en dash: no value
-GRADED = ("passed", "failed", "error")
+GRADED = ("passed", "failed", "error", "flaky")  # flaky: a repeated case short of its rate
 # the order changes are listed in: what got worse first
 _ORDER = {"regression": 0, "error": 1, "fix": 2, "other": 3}
 AGGREGATES = ("accuracy", "pass_rate", "cost", "latency_ms")
@@ -120,9 +120,9 @@ def _check_schema(data: Mapping[str, Any], name: str, fix: str) -> None:
 
 
 def _kind(before: str, after: str) -> str:
-    if before == "passed" and after in ("failed", "error"):
+    if before == "passed" and after in ("failed", "error", "flaky"):
         return "regression"
-    if after == "passed" and before in ("failed", "error"):
+    if after == "passed" and before in ("failed", "error", "flaky"):
         return "fix"
     if after == "error":
         return "error"
