@@ -72,7 +72,15 @@ def test_a_model_that_did_not_run_is_not_checked_and_does_not_fail() -> None:
     result = check_gate(BOARD, {"models": {"sim_perfect": {"accuracy": {"min": 0.9}}}})
     assert result.held
     assert result.checks[0].status == NOT_RUN
-    assert result.headline() == "gate held: all 0 checks within their limits"
+    assert result.headline() == (
+        "gate checked nothing: no limit names a model of this run, so it decides nothing"
+    )
+
+
+def test_a_gate_that_checked_nothing_leaves_a_failing_run_failed() -> None:
+    result = check_gate(BOARD, {"models": {"sim_perfect": {"accuracy": {"min": 0.9}}}})
+    assert exit_status(1, [result], 0) == 1  # it turned every failed case green (exit 0)
+    assert exit_status(0, [result], 0) == 0
 
 
 def test_only_projects_with_a_gate_are_checked() -> None:
