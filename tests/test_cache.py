@@ -696,3 +696,19 @@ def test_a_model_without_headers_or_another_version_keeps_the_key_it_always_had(
         == sorted(anthropic)
         == ["base_url", "connector", "messages", "model", "params", "sample"]
     )
+
+
+def test_a_workspace_path_in_the_messages_keeps_the_key_of_another_runs_workspace(
+    tmp_path: Path,
+) -> None:
+    connector = HttpLike("gpt_small", HttpLike.Settings())
+
+    def turn(workspace: Path) -> Request:
+        said = f"saved to {workspace / 'note.txt'}"  # a tool's result naming its file
+        case = Case(id="c", input="save it", project="p")
+        messages = [{"role": "user", "content": "save it"}, {"role": "tool", "content": said}]
+        return Request("gpt_small", messages, case, workspace=workspace)
+
+    first, second = (key_parts(connector, turn(tmp_path / run / "w")) for run in ("r1", "r2"))
+    assert canonical_json(first) == canonical_json(second)  # a rerun hits the cache
+    assert first["messages"][1]["content"] == "saved to {workspace}/note.txt"

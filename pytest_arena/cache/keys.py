@@ -29,15 +29,32 @@ def key_parts(connector: Connector, request: Request) -> dict[str, Any]:
     """The key of one call: the connector's identity, the rendered messages, every
     request parameter and the sample index."""
     identity = connector.cache_identity()
+    messages: Any = request.messages
+    if request.workspace is not None:  # a tool's result may name it: it is new each run
+        messages = _placed(messages, str(request.workspace))
     return {
         **identity,
-        "messages": request.messages,
+        "messages": messages,
         # the model's own params, then the request's (hooks.py pre_request may set some)
         "params": {**identity.get("params", {}), **request.params},
         "sample": request.sample,
         # tools offered change the answer; a call without any keeps the key it always had
         **({"tools": request.tools} if request.tools else {}),
     }
+
+
+WORKSPACE = "{workspace}"  # the case's workspace, in a key
+
+
+def _placed(value: Any, workspace: str) -> Any:
+    """`value` with the workspace's path written as WORKSPACE wherever a text holds it."""
+    if isinstance(value, str):
+        return value.replace(workspace, WORKSPACE) if workspace in value else value
+    if isinstance(value, list):
+        return [_placed(v, workspace) for v in value]
+    if isinstance(value, dict):
+        return {k: _placed(v, workspace) for k, v in value.items()}
+    return value
 
 
 def canonical_json(parts: dict[str, Any]) -> str:
