@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import stat
+import sys
 import textwrap
 from pathlib import Path
 
@@ -344,3 +345,21 @@ def test_a_file_with_a_shebang_that_is_not_executable_is_a_problem(
             "  fix: make it a script scorer with: chmod +x scorers/check.py3",
         ]
     )
+
+
+def test_a_context_too_big_for_a_variable_is_whole_in_context_file(tmp_path: Path) -> None:
+    script = tmp_path / "whole.py"
+    script.write_text(
+        "import json, os\n"
+        "told = json.loads(os.environ['ARENA_SCORER_CONTEXT'])\n"
+        "whole = json.load(open(told['context_file']))\n"
+        "pages = len(whole['trajectory'])\n"
+        "print(json.dumps({'score': 1, 'reason': f\"{pages} steps, cut: {told.get('cut')}\"}))\n"
+    )
+    scorer = ScriptScorer("whole", [sys.executable, str(script)], "script whole.py")
+    page = "x" * 19_000  # four tool results of 19,000 characters: over Linux's 128 KiB
+    steps = [{"message": {"content": ""}, "tool_results": [{"content": page}]} for _ in range(8)]
+    ctx = scoring_context(trajectory=steps, response={"trajectory": steps})
+    result = scorer.score("done", None, ctx)
+    assert result.passed, result.reason  # before: "could not be started: Argument list too long"
+    assert result.reason.endswith("8 steps, cut: ['trajectory', 'response']")

@@ -68,12 +68,15 @@ class ScriptScorer:
             workspace = Path(context.workspace) if context.workspace else Path(scratch)
             output_file = Path(scratch) / "output.txt"
             output_file.write_text(output, encoding="utf-8")
+            context_file = Path(scratch) / "context.json"
             places = {
                 "output_file": str(output_file),
+                "context_file": str(context_file),
                 "project_root": str(context.project_root),
                 "workspace": str(workspace),
             }
             payload = script_context(output, reference, context, places)
+            context_file.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
             env = {**os.environ, **dict.fromkeys(CONTEXT_VARS, _fit(payload))}
             try:
                 done = processes.run(self.argv, cwd=context.project_root, env=env, timeout=timeout)
@@ -167,7 +170,8 @@ def script_context(
 
 
 def fill(value: Any, places: dict[str, str]) -> Any:
-    """Replace `{output_file}`, `{project_root}` and `{workspace}` in strings, deeply."""
+    """Replace `{output_file}`, `{context_file}`, `{project_root}` and `{workspace}` in strings,
+    deeply."""
     if isinstance(value, str):
         for key, path in places.items():
             value = value.replace("{" + key + "}", path)
@@ -180,12 +184,23 @@ def fill(value: Any, places: dict[str, str]) -> Any:
 
 
 def _fit(payload: dict[str, Any]) -> str:
+    """The context as the variable holds it, under the kernel's limit on one: whole if it
+    fits, else without what `output_file` and `context_file` hold whole (the output cut to
+    its start, then no response and no trajectory, then only where things are)."""
     text = json.dumps(payload, ensure_ascii=False)
     if len(text.encode()) <= _ENV_LIMIT:
         return text
-    # the full output is in output_file; keep the variable under the kernel's limit
-    payload = {**payload, "output": payload["output"][:2000], "output_truncated": True}
-    return json.dumps(payload, ensure_ascii=False)
+    cut = {**payload, "output": payload["output"][:2000], "output_truncated": True}
+    for key in ("trajectory", "response"):  # a tool loop's results: the largest parts
+        text = json.dumps(cut, ensure_ascii=False)
+        if len(text.encode()) <= _ENV_LIMIT:
+            return text
+        cut = {**cut, key: None, "cut": [*cut.get("cut", []), key]}
+    text = json.dumps(cut, ensure_ascii=False)
+    if len(text.encode()) <= _ENV_LIMIT:
+        return text
+    kept = ("model", "output_file", "context_file", "project_root", "workspace")
+    return json.dumps({**{k: payload[k] for k in kept}, "cut": ["everything else"]})
 
 
 def _text(data: str | bytes | None) -> str:
