@@ -82,3 +82,21 @@ def test_no_board_without_arena_items(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest()
     result.assert_outcomes(passed=1)
     result.stdout.no_fnmatch_line("*arena leaderboard*")
+
+
+def test_a_run_stopped_by_x_says_its_boards_hold_only_what_ran(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    tests = "".join(
+        f"  - {{id: c{i}, input: x, reference: {'y' if i == 1 else 'x'}}}\n" for i in range(6)
+    )
+    make_project("p", "models: [sim_echo]\ntests:\n" + tests)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-x")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "arena: the run stopped early (stopping after 1 failures): the boards hold only the 2"
+            " results it got, not the whole benchmark"
+        ]
+    )
+    assert "stopped early" not in pytester.runpytest("-p", "no:cacheprovider").stdout.str()

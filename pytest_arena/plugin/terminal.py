@@ -28,6 +28,10 @@ class ArenaReporter:
         self.failure_style = failure_style
         self.budget_skips = 0
         self.boards: dict[str, Any] = {}  # each project's leaderboard settings, kept once
+        self.session: pytest.Session | None = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
         record = getattr(report, RECORD_ATTR, None)
@@ -117,5 +121,12 @@ class ArenaReporter:
             terminalreporter.write_line(render_board(board, legend=False))
         if any(has_ties(board) for board in boards):
             terminalreporter.write_line(TIES)
+        stopped = self.session is not None and (self.session.shouldfail or self.session.shouldstop)
+        if stopped:  # -x, --maxfail: a board of the cases that ran, not of the benchmark
+            terminalreporter.write_line(
+                f"arena: the run stopped early ({stopped}): the boards hold only the"
+                f" {len(self.state.records)} results it got, not the whole benchmark",
+                yellow=True,
+            )
         line = spending(self.state.records, self.budget_skips, self.state.spent_on_calls())
         terminalreporter.write_line(f"arena: {line}")
