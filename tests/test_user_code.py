@@ -187,6 +187,20 @@ def test_a_hook_that_never_returns_fails_its_case(
     result.stdout.fnmatch_lines(["*hooks.py post_process did not return within 1 s*"])
 
 
+GOOD = "models: [sim_perfect]\ntests: [{id: a, input: x, reference: x}]\n"  # runs beside
+
+
+def scorer_file(cls: str, name: str, lines: str, head: str = "") -> str:
+    """A scorers/ file: `head`, then one class `cls` named `name` with `lines` in its body."""
+    body = "".join(f"    {line}\n" for line in lines.splitlines())
+    return (
+        f"{head}from pytest_arena.scorers import Scorer, ScoreResult\n\n\n"
+        f"class {cls}(Scorer):\n    name = {name!r}\n{body}\n"
+        "    def score(self, output, reference, context):\n"
+        "        return ScoreResult(1.0, True, 'fine')\n"
+    )
+
+
 BROKEN_SCORERS = {
     "waits": "time.sleep(300)  # a server that never answers",
     "exits": "sys.exit('no config file')",
@@ -198,28 +212,14 @@ def test_a_scorer_whose_init_never_returns_or_exits_is_a_problem_of_its_project(
     pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
     monkeypatch.setattr(user_code, "DEFAULT_TIMEOUT", 0.5)
-    scorer = f"""
-        import sys
-        import time
-
-        from pytest_arena.scorers import Scorer, ScoreResult
-
-
-        class Broken(Scorer):
-            name = "broken"
-
-            def __init__(self):
-                {BROKEN_SCORERS[how]}
-
-            def score(self, output, reference, context):
-                return ScoreResult(1.0, True, "fine")
-    """
+    init = f"def __init__(self):\n    {BROKEN_SCORERS[how]}"
+    scorer = scorer_file("Broken", "broken", init, head="import sys\nimport time\n\n")
     make_project(
         "bad",
         "models: [sim_perfect]\nscorers: {default: broken}\ntests: [{id: a, input: x}]\n",
         {"scorers/broken.py": scorer},
     )
-    make_project("good", "models: [sim_perfect]\ntests: [{id: a, input: x, reference: x}]\n")
+    make_project("good", GOOD)
     started = time.monotonic()
     result = pytester.runpytest("-p", "no:cacheprovider", "-rE")
     assert time.monotonic() - started < 30
@@ -249,23 +249,12 @@ def test_a_scorer_whose_init_never_returns_or_exits_is_a_problem_of_its_project(
 def test_a_scorer_class_attribute_of_the_wrong_kind_is_a_problem_at_the_class(
     pytester: pytest.Pytester, make_project: MakeProject, attribute: str, said: str
 ) -> None:
-    scorer = f"""
-        from pytest_arena.scorers import Scorer, ScoreResult
-
-
-        class Odd(Scorer):
-            name = "odd"
-            {attribute}
-
-            def score(self, output, reference, context):
-                return ScoreResult(1.0, True, "fine")
-    """
     make_project(
         "bad",
         "models: [sim_perfect]\ntests: [{id: a, input: x, reference: x, eval_type: nosuch}]\n",
-        {"scorers/odd.py": scorer},
+        {"scorers/odd.py": scorer_file("Odd", "odd", attribute)},
     )
-    make_project("good", "models: [sim_perfect]\ntests: [{id: a, input: x, reference: x}]\n")
+    make_project("good", GOOD)
     result = pytester.runpytest("-p", "no:cacheprovider", "-rE")
     assert result.ret == 1
     result.assert_outcomes(passed=1, errors=2)
