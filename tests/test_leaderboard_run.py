@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.conftest import MakeProject
@@ -91,7 +93,8 @@ def test_a_run_stopped_by_x_says_its_boards_hold_only_what_ran(
         f"  - {{id: c{i}, input: x, reference: {'y' if i == 1 else 'x'}}}\n" for i in range(6)
     )
     make_project("p", "models: [sim_echo]\ntests:\n" + tests)
-    result = pytester.runpytest("-p", "no:cacheprovider", "-x")
+    reports = ("--arena-json", "run.json", "--arena-html", "run.html")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-x", *reports)
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -99,4 +102,12 @@ def test_a_run_stopped_by_x_says_its_boards_hold_only_what_ran(
             " results it got, not the whole benchmark"
         ]
     )
-    assert "stopped early" not in pytester.runpytest("-p", "no:cacheprovider").stdout.str()
+    report = json.loads((pytester.path / "run.json").read_text())
+    assert (report["stopped_early"], len(report["records"])) == (True, 2)
+    html = (pytester.path / "run.html").read_text()
+    assert "the run stopped early: only the cases it ran are here" in html
+
+    whole = pytester.runpytest("-p", "no:cacheprovider", *reports)
+    assert "stopped early" not in whole.stdout.str()
+    assert json.loads((pytester.path / "run.json").read_text())["stopped_early"] is False
+    assert "stopped early" not in (pytester.path / "run.html").read_text()

@@ -197,10 +197,13 @@ def test_a_keyboard_interrupt_in_a_scorer_still_stops_the_run(
             )
         },
     )
-    result = pytester.runpytest_subprocess()  # in this process it would stop this run too
+    # in this process it would stop this run too
+    result = pytester.runpytest_subprocess("--arena-json", "run.json")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*KeyboardInterrupt*"])
     result.stdout.no_fnmatch_line("*scorer 'stop' raised*")
+    report = json.loads((pytester.path / "run.json").read_text())
+    assert (report["exit_status"], report["stopped_early"]) == (2, True)
 
 
 def test_a_huge_exception_message_is_cut_in_the_reason_and_in_the_traceback(

@@ -314,7 +314,20 @@ def test_a_very_long_output_still_reaches_the_script_in_full(tmp_path: Path) -> 
             '{"score": 1, "metrics": {"n": "x"}}',
             0.0,
             False,
-            "script s printed metrics that are not all numbers: ['n']",
+            "script s printed metrics that are not all finite numbers: ['n']",
+        ),
+        (
+            '{"score": 1, "metrics": {"n": NaN, "m": 2}}',
+            0.0,
+            False,
+            "script s printed metrics that are not all finite numbers: ['n']",
+        ),
+        (
+            '{"score": 1, "metrics": [1, 2]}',
+            0.0,
+            False,
+            "script s printed 'metrics': '[1, 2]'; it must be an object of numbers,"
+            ' such as {"words": 12}',
         ),
     ],
 )

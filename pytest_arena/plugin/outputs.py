@@ -199,12 +199,13 @@ class ArenaOutputs:
                 self.unwritten.append(f"the --arena-save-baseline file was not written: {error}")
         before = int(session.exitstatus)
         enabled = bool(self.config.getoption("arena_gate"))
+        stopped_early = bool(session.shouldfail or session.shouldstop)
         after = gates.exit_status(
             before,
             self.results,
             self.failures_outside_gates,
             enabled=enabled,
-            stopped_early=bool(session.shouldfail or session.shouldstop),
+            stopped_early=stopped_early,
         )
         if after != before:
             session.exitstatus = after
@@ -219,6 +220,7 @@ class ArenaOutputs:
                 self.results,
                 exit_status=int(session.exitstatus),  # after the gates and the boards' mistakes
                 gates_decide=enabled and bool(self.results),
+                stopped_early=stopped_early or before == pytest.ExitCode.INTERRUPTED,
                 generator=f"pytest-arena {__version__}",
                 baseline=baseline.as_data(self.compared) if self.baseline is not None else None,
                 spill=self.state.spill,

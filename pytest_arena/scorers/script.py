@@ -126,11 +126,19 @@ class ScriptScorer:
         if passed is not None and not isinstance(passed, bool):
             return self._fail(f"printed 'passed': {passed!r}; use true, false or null", stderr)
         metrics = data.get("metrics") or {}
+        if not isinstance(metrics, dict):
+            return self._fail(
+                f"printed 'metrics': {excerpt(repr(metrics))}; it must be an object of"
+                ' numbers, such as {"words": 12}',
+                stderr,
+            )
         bad = [
-            k for k, v in metrics.items() if isinstance(v, bool) or not isinstance(v, int | float)
+            k
+            for k, v in metrics.items()
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v)
         ]
-        if not isinstance(metrics, dict) or bad:
-            return self._fail(f"printed metrics that are not all numbers: {bad or metrics}", stderr)
+        if bad:
+            return self._fail(f"printed metrics that are not all finite numbers: {bad}", stderr)
         given = data.get("detail")
         detail: dict[str, Any] = given if isinstance(given, dict) else {}
         reason = str(data.get("reason") or f"{self.shown} scored {score:g}")
