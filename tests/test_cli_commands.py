@@ -169,6 +169,20 @@ def test_compare_names_the_cases_that_changed_with_both_reasons(
     same = pytester.run(*ARENA, "compare", "a.json", "a.json")
     assert same.ret == 0
     same.stdout.fnmatch_lines(["no case changed verdict"])
+    assert "stopped early" not in same.stdout.str()
+
+    cut_report = run_json(pytester, "cut.json", "--arena-models", "sim_echo", "-x")
+    for record in cut_report["records"]:
+        record["model"] = "sim_perfect"
+    (pytester.path / "cut.json").write_text(json.dumps(cut_report))
+    cut = pytester.run(*ARENA, "compare", "a.json", "cut.json")
+    cut.stdout.fnmatch_lines(
+        [
+            "run B stopped early (-x, --maxfail or Ctrl-C): the cases it did not run are only"
+            " in the other run, not compared",
+            "*5 case(s) only in A*",
+        ]
+    )
 
 
 def test_compare_uses_the_paired_difference_of_the_same_cases(tmp_path: Path) -> None:
