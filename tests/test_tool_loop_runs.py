@@ -213,6 +213,62 @@ def test_a_model_that_never_stops_calling_tools_fails_at_max_turns(
     assert len(record["response"]["trajectory"]) == 3
 
 
+def test_a_misspelt_tool_name_or_a_malformed_expected_call_is_an_error_at_its_line(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """`must_not_call: [isue_refund]` would hold for every output; a malformed reference
+    call would fail every output with a traceback. Each is said once, where it is written.
+    A name unlike every tool is kept: a model may call a tool that does not exist."""
+    make_project(
+        "desk",
+        """
+models: [sim_small]
+scorers:
+  options:
+    trajectory: {must_not_call: [isue_refund], final_answer: false}
+tests:
+  - id: shared
+    input: x
+    eval_type: trajectory
+  - id: own
+    input: x
+    eval_type: trajectory
+    options: {must_call: [lookup_ordr]}
+  - id: malformed
+    input: x
+    eval_type: tool_call
+    reference: {tool_calls: [{name: lookup_order}, {name: issue_refund, argument: {}}]}
+  - id: reference
+    input: x
+    eval_type: tool_call
+    reference: {tool_calls: [{name: lookup_orders}]}
+  - id: unlike
+    input: x
+    eval_type: trajectory
+    options: {must_not_call: [rm_rf], final_answer: false}
+""",
+        {"tools.py": TOOLS},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=4)
+    result.stdout.fnmatch_lines_random(
+        [
+            "projects/desk/arena.yaml:4: scorers.options.trajectory: trajectory: must_not_call"
+            " names the tool 'isue_refund', which tools.py does not define;"
+            " did you mean 'issue_refund'?",
+            "projects/desk/arena.yaml:12: trajectory: must_call names the tool 'lookup_ordr',"
+            " which tools.py does not define; did you mean 'lookup_order'?",
+            "projects/desk/arena.yaml:13: tool_call: reference.tool_calls.1.argument: Extra"
+            " inputs are not permitted; each call is {name, arguments, match}",
+            "projects/desk/arena.yaml:17: tool_call: reference.tool_calls names the tool"
+            " 'lookup_orders', which tools.py does not define; did you mean 'lookup_order'?",
+        ]
+    )
+    # without tools.py the names are not known: nothing to check them against
+    (pytester.path / "projects" / "desk" / "tools.py").unlink()
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2, failed=2, errors=1)
+
+
 @pytest.mark.parametrize("connector", ["openai", "anthropic"])
 def test_a_tool_that_raises_is_reported_to_the_model_as_a_tool_error(
     fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester, connector: str

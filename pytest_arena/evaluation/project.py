@@ -218,7 +218,12 @@ class Project:
         shared = spec.scorers.options.get(name, {})
         options = {**shared, **case.options}
         bound = self._bind(
-            name, entry, options, shared, lambda: location(case.source, case.line_of("options"))
+            name,
+            entry,
+            options,
+            shared,
+            lambda: location(case.source, case.line_of("options")),
+            case,
         )
         return Plan((Component(name, name, entry, options, bound=bound),))
 
@@ -245,7 +250,7 @@ class Project:
         options = {**shared, **spec.params}
         if spec.timeout is not None:
             options["timeout"] = spec.timeout
-        bound = self._bind(spec.scorer, entry, options, shared, lambda: where)
+        bound = self._bind(spec.scorer, entry, options, shared, lambda: where, case)
         return Component(spec.label, spec.scorer, entry, options, spec.weight, spec.required, bound)
 
     def _bind(
@@ -255,6 +260,7 @@ class Project:
         options: dict[str, Any],
         shared: dict[str, Any],
         where: Callable[[], str],  # made only for a problem's message
+        case: Case,
     ) -> ScoresOutputs | None:
         """Check `options` against the scorer's options_model; a builtin (a TypedScorer) gets
         them bound, validated this once for every output it grades. PlanError if they are wrong.
@@ -268,6 +274,7 @@ class Project:
             if isinstance(entry.scorer, TypedScorer):
                 bound = entry.scorer.bind(options)
                 self._check_files(name, bound, shared, where)
+                self._check_case(name, bound, options, shared, where, case)
                 return bound
             model.model_validate(options)  # a custom scorer reads them from context.options
             return None
@@ -282,6 +289,30 @@ class Project:
             else:
                 at = where()
             raise PlanError(f"{at}: {_options_problem(name, model, exc)}") from None
+
+    def _check_case(
+        self,
+        name: str,
+        bound: TypedScorer[Any],
+        options: dict[str, Any],
+        shared: dict[str, Any],
+        where: Callable[[], str],
+        case: Case,
+    ) -> None:
+        """PlanError for what the bound scorer finds wrong with this case (`case_problem`),
+        at the line of the case's reference or of the option that holds it."""
+        tools = [tool.name for tool in self.tools.tools] if self.tools is not None else None
+        found = bound.case_problem(case.reference, tools)
+        if found is None:
+            return
+        option, said = found
+        if option == "reference":
+            at = location(case.source, case.line_of("reference"))
+        elif option in shared and shared[option] is options.get(option):
+            at = f"{self._at(('scorers', 'options', name, option))}: scorers.options.{name}"
+        else:
+            at = where()
+        raise PlanError(f"{at}: {name}: {said}")
 
     def _check_judge(
         self, options: dict[str, Any], shared: dict[str, Any], where: Callable[[], str]

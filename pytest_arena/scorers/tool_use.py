@@ -8,10 +8,12 @@ connector that reports its tool calls.
 
 from __future__ import annotations
 
+import difflib
 import json
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt
@@ -50,6 +52,23 @@ class ToolCall(TypedScorer[ToolCallOptions]):
 
     name = "tool_call"
     options_model = ToolCallOptions
+
+    def case_problem(self, reference: Any, tools: Sequence[str] | None) -> tuple[str, str] | None:
+        opts = self.options
+        if opts is None:
+            return None
+        if opts.calls is not None:
+            return _misspelt("calls", [call.name for call in opts.calls], tools)
+        if isinstance(reference, dict) and isinstance(reference.get("tool_calls"), list):
+            for index, call in enumerate(reference["tool_calls"]):
+                try:
+                    ExpectedCall.model_validate(call)
+                except ValidationError as exc:
+                    said = _first_error(exc, f"reference.tool_calls.{index}")
+                    return ("reference", f"{said}; each call is {{name, arguments, match}}")
+        expected = _from_reference(reference)
+        found = _misspelt("tool_calls", [call.name for call in expected or ()], tools)
+        return ("reference", f"reference.{found[1]}") if found else None
 
     def grade(
         self, output: str, reference: Any, opts: ToolCallOptions, context: ScoringContext
@@ -98,6 +117,29 @@ class ToolCall(TypedScorer[ToolCallOptions]):
         else:
             reason = f"all {len(expected)} expected tool calls made"
         return ScoreResult(score, passed, reason, detail)
+
+
+def _misspelt(
+    option: str, names: Sequence[str], tools: Sequence[str] | None
+) -> tuple[str, str] | None:
+    """A name in `names` that tools.py does not define but nearly does: a typo, which would
+    make `must_not_call` hold for every output. A name unlike every tool may be meant (a
+    model can call a tool that does not exist), so it is not said."""
+    if not tools:
+        return None
+    for name in names:
+        if name not in tools:
+            close = difflib.get_close_matches(name, list(tools), n=1, cutoff=0.75)
+            if close:
+                said = f"{option} names the tool '{name}', which tools.py does not define"
+                return (option, f"{said}; did you mean '{close[0]}'?")
+    return None
+
+
+def _first_error(exc: ValidationError, at: str) -> str:
+    error = exc.errors()[0]
+    where = ".".join([at, *(str(part) for part in error["loc"])])
+    return f"{where}: {error['msg']}"
 
 
 def _from_reference(reference: Any) -> list[ExpectedCall] | None:
@@ -222,6 +264,14 @@ class Trajectory(TypedScorer[TrajectoryOptions]):
 
     name = "trajectory"
     options_model = TrajectoryOptions
+
+    def case_problem(self, reference: Any, tools: Sequence[str] | None) -> tuple[str, str] | None:
+        opts = self.options
+        if opts is None:
+            return None
+        return _misspelt("must_call", opts.must_call, tools) or _misspelt(
+            "must_not_call", opts.must_not_call, tools
+        )
 
     def grade(
         self, output: str, reference: Any, opts: TrajectoryOptions, context: ScoringContext

@@ -10,7 +10,7 @@ validates `context.options` on each call instead.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
@@ -53,6 +53,12 @@ class TypedScorer(Scorer, Generic[OptionsT]):
         """Check the file that option `option` (a `*_file` option) names, once, when a plan
         binds the options: SpecError naming the file and line if it cannot be used. The
         plan has already checked that it exists and is UTF-8 text."""
+
+    def case_problem(self, reference: Any, tools: Sequence[str] | None) -> tuple[str, str] | None:
+        """What makes these bound options unusable for a case with `reference` in a project
+        whose tools.py defines `tools` (None: it has none), said once when the plan is made:
+        (the option that holds it, or "reference"; what is wrong). None if nothing does."""
+        return None
 
     def lacks_reference(self, reference: Any) -> bool:
         return reference is None
