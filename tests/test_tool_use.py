@@ -3,6 +3,7 @@ sims' tool calls, the whole response kept for records."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
 from pathlib import Path
@@ -127,6 +128,42 @@ def test_tools_py_offers_its_own_public_functions_and_says_where_one_cannot_be(
         load_tools(tmp_path, project_package(tmp_path), ToolsSpec())
     text = caught.value.format()
     assert "tools.py:3" in text and "tool bad: parameter 'x'" in text
+
+
+def test_a_decorated_function_is_a_tool_called_through_its_decorator(tmp_path: Path) -> None:
+    """functools.cache (or any decorator keeping __wrapped__) still makes a tool: it was
+    silently left out, so the model was never offered it."""
+    (tmp_path / "tools.py").write_text(
+        "import functools\nfrom dataclasses import dataclass\n\n"
+        "calls = []\n\n\n"
+        "def _logged(function):\n"
+        "    @functools.wraps(function)\n"
+        "    def wrapper(*args, **kwargs):\n"
+        "        calls.append(function.__name__)\n"
+        "        return function(*args, **kwargs)\n"
+        "    return wrapper\n\n\n"
+        "@functools.cache\n"
+        "def rate(currency: str) -> float:\n"
+        '    """The exchange rate of a currency."""\n'
+        "    calls.append('rate')\n"
+        "    return 1.1\n\n\n"
+        "@_logged\n"
+        "def lookup(order_id: str) -> str:\n"
+        '    """Look an order up."""\n'
+        "    return order_id\n\n\n"
+        "@dataclass\nclass Order:\n    order_id: str\n"
+    )
+    tools = load_tools(tmp_path, project_package(tmp_path), ToolsSpec())
+    assert tools is not None
+    assert [t.name for t in tools.tools] == ["rate", "lookup"]
+    rate, lookup = tools.tools
+    assert rate.description == "The exchange rate of a currency."
+    assert rate.parameters["required"] == ["currency"]
+    assert lookup.parameters["properties"] == {"order_id": {"type": "string"}}
+    assert rate.function("EUR") == rate.function("EUR") == 1.1
+    assert lookup.function("1182") == "1182"
+    module_calls = inspect.unwrap(rate.function).__globals__["calls"]
+    assert module_calls == ["rate", "lookup"]  # cached once; called through the decorator
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,12 @@
 """A project's `tools.py`: the functions a model may call, with their JSON schemas.
 
-Every public function defined in `tools.py` is a tool. Its name is the tool's name, its
-docstring's first paragraph the description, and its signature the JSON schema of its
-arguments (str, int, float, bool, list, dict, Literal and Optional annotations; a parameter
-without a default is required). A parameter named `workspace` is not offered to the model:
-it receives the case's workspace folder. A function may give its schema itself with
-`@tool(parameters={...}, description=...)` from `pytest_arena.tools`.
+Every public function defined in `tools.py` is a tool, decorated ones too (`functools.cache`,
+or any decorator that keeps `__wrapped__`, as `functools.wraps` does). Its name is the
+tool's name, its docstring's first paragraph the description, and its signature the JSON
+schema of its arguments (str, int, float, bool, list, dict, Literal and Optional
+annotations; a parameter without a default is required). A parameter named `workspace` is
+not offered to the model: it receives the case's workspace folder. A function may give
+its schema itself with `@tool(parameters={...}, description=...)` from `pytest_arena.tools`.
 """
 
 from __future__ import annotations
@@ -46,11 +47,12 @@ def load_tools(root: Path, package: str, spec: ToolsSpec) -> ToolSet | None:
         raise SpecError([import_problem(path, exc, TOOLS_FILE)]) from None
     tools: list[Tool] = []
     for name, function in vars(module).items():
-        if name.startswith("_") or not inspect.isfunction(function):
+        defined = _defined_function(function)
+        if name.startswith("_") or defined is None:
             continue
-        if function.__module__ != module.__name__:
+        if defined.__module__ != module.__name__:
             continue  # imported into tools.py, not defined there
-        line = function.__code__.co_firstlineno
+        line = defined.__code__.co_firstlineno
         try:
             made = tool_of(function, spec.timeout)
         except (TypeError, ValueError) as exc:
@@ -95,6 +97,18 @@ def load_tools(root: Path, package: str, spec: ToolsSpec) -> ToolSet | None:
     return ToolSet(tuple(tools), spec.max_turns)
 
 
+def _defined_function(value: object) -> types.FunctionType | None:
+    """The function `value` is, or wraps (a decorated function: `functools.cache`, or any
+    decorator that sets `__wrapped__`); None for classes and everything else."""
+    if inspect.isclass(value) or not callable(value):
+        return None
+    try:
+        inner = inspect.unwrap(value)
+    except ValueError:  # a chain of __wrapped__ that loops
+        return None
+    return inner if isinstance(inner, types.FunctionType) else None
+
+
 def tool_of(function: Any, timeout: float | None = None) -> Tool:
     """The Tool for `function`: its schema given by `@tool`, else read from its signature."""
     given: dict[str, Any] = getattr(function, SCHEMA_ATTRIBUTE, {})
@@ -103,7 +117,7 @@ def tool_of(function: Any, timeout: float | None = None) -> Tool:
     description = given.get("description") or _first_paragraph(inspect.getdoc(function) or "")
     parameters = given.get("parameters") or schema_of(function)
     return Tool(
-        name=given.get("name") or function.__name__,
+        name=given.get("name") or inspect.unwrap(function).__name__,
         function=function,
         description=description,
         parameters=parameters,
