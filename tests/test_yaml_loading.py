@@ -21,7 +21,7 @@ LOADERS = [yaml.SafeLoader, *([yaml.CSafeLoader] if hasattr(yaml, "CSafeLoader")
 @pytest.fixture(params=LOADERS, ids=lambda loader: loader.__name__)
 def loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> type[Any]:
     """Each loader PyYAML has here: libyaml's, and the pure Python one."""
-    monkeypatch.setattr(yamlfile, "_Loader", request.param)
+    monkeypatch.setattr(yamlfile, "_Loader", yamlfile.arena_loader(request.param))
     return request.param  # type: ignore[no-any-return]
 
 
@@ -182,6 +182,30 @@ def test_a_large_file_is_read_without_holding_a_node_tree(tmp_path: Path) -> Non
 
     # the tree of nodes held several times the loaded data; events are let go as read
     assert peak(yamlfile.load_yaml) * 4 < peak(yamlfile._from_nodes)
+
+
+def test_a_time_of_day_is_text_not_a_base_60_number(loader: type[Any]) -> None:
+    """YAML 1.1 reads `12:30` as 750 and `12:30:00` as 45000: a reference graded wrong."""
+    text = (
+        "a: 12:30\nb: 12:30:00\nc: [190:20:30.15, -1:05]\nd: !!int 1:30\n"
+        "e: 1_000\nf: 0x1f\ng: 3.5\nh: -2\ni: .inf\n12:30: key\n"
+    )
+    data, _ = yamlfile.load_yaml(Path("arena.yaml"), text)
+    assert typed(data) == typed(
+        {
+            "a": "12:30",
+            "b": "12:30:00",
+            "c": ["190:20:30.15", "-1:05"],
+            "d": 90,
+            "e": 1000,
+            "f": 31,
+            "g": 3.5,
+            "h": -2,
+            "i": float("inf"),
+            "12:30": "key",
+        }
+    )
+    assert outcome(yamlfile._from_nodes, text) == outcome(yamlfile.load_yaml, text)
 
 
 def test_a_date_or_time_is_read_as_the_text_written(loader: type[Any]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,24 @@ from pytest_arena.spec.text_files import read_text
 
 Loc = tuple[str | int, ...]
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_NUMBERS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
+def arena_loader(base: type[yaml.SafeLoader]) -> type[yaml.SafeLoader]:
+    """`base` without YAML 1.1's base-60 numbers: `reference: 12:30` is the text written,
+    not 750 (`!!int 12:30` still asks for one)."""
+    resolvers = {
+        first: [(tag, _no_colon(rx) if tag in _NUMBERS else rx) for tag, rx in pairs]
+        for first, pairs in base.yaml_implicit_resolvers.items()
+    }
+    return type(f"Arena{base.__name__}", (base,), {"yaml_implicit_resolvers": resolvers})
+
+
+def _no_colon(rx: re.Pattern[str]) -> re.Pattern[str]:
+    return re.compile(r"(?!.*:)" + rx.pattern, rx.flags)
+
+
+_Loader = arena_loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 class LineMap:
