@@ -265,7 +265,8 @@ def test_a_misspelt_setting_names_file_line_and_the_valid_keys(tmp_path: Path, n
         build_connector("mine", file.spec.models.define, file.path, file.lines)
     text = caught.value.format(tmp_path)
     assert "arena.yaml:6: models.define.mine.temprature: unknown key 'temprature'" in text
-    assert "api_key_env, base_url, headers, model, params" in text
+    assert "api_key_env, backoff, base_url, cache, concurrency, connector, headers" in text
+    assert "max_retries, model, params, price, rpm, tags, timeout, tpm" in text
 
 
 def test_a_project_runs_against_a_local_openai_compatible_server(

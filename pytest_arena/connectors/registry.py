@@ -106,7 +106,8 @@ def build_connector(
         data, price = cls.settings_data(key, definition.settings())
     except ValueError as exc:
         raise _problem(exc, path, lines, loc, key in defined) from None
-    settings = validate(cls.settings_model, data, lines, path, base=loc)
+    beside = list(ModelDef.model_fields)  # connector, price, timeout...: read by ModelDef
+    settings = validate(cls.settings_model, data, lines, path, base=loc, beside=beside)
     connector = cls(key, settings, definition.price or price, root=path.parent)
     try:
         connector.check()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,15 +23,19 @@ def validate(
     path: Path,
     base: Loc = (),
     line: int | None = None,
+    beside: Collection[str] = (),
 ) -> M:
     """Validate `data` as `model`; raise SpecError naming file, line and key.
 
-    `base` is where `data` sits in its file; `line` is used when no LineMap is given.
+    `base` is where `data` sits in its file; `line` is used when no LineMap is given;
+    `beside` are keys read elsewhere that may sit beside `model`'s at its top (a model
+    definition's `timeout` beside its connector's settings): an unknown key there names them
+    among the known ones.
     """
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(_problems(model, exc, lines, path, base, line)) from None
+        raise SpecError(_problems(model, exc, lines, path, base, line, beside)) from None
 
 
 def _problems(
@@ -40,6 +45,7 @@ def _problems(
     path: Path,
     base: Loc,
     line: int | None,
+    beside: Collection[str] = (),
 ) -> list[Problem]:
     problems: list[Problem] = []
     seen: set[Loc] = set()
@@ -55,7 +61,7 @@ def _problems(
         key = dotted(full)
         if kind == "extra_forbidden":
             name = str(loc[-1])
-            known = sorted(_fields_at(model, loc[:-1]))
+            known = sorted({*_fields_at(model, loc[:-1]), *(beside if len(loc) == 1 else ())})
             hint = did_you_mean(name, known)
             hint = f"{hint + ' ' if hint else ''}known keys here: {', '.join(known)}"
             problems.append(Problem(path, at, f"unknown key '{name}'", key=key, hint=hint))

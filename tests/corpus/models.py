@@ -98,6 +98,21 @@ models(
     "projects/models_sim_misspelt_setting/arena.yaml:4: models.define.mine.acuracy: unknown key 'acuracy'",
     "  fix: did you mean 'accuracy'? known keys here: *",
 )
+models(  # a key every definition takes (read by ModelDef, not the connector): named too
+    "models_misspelt_engine_setting",
+    defined("mine", "connector: openai, base_url: 'http://127.0.0.1:9/v1', timout: 5"),
+    "projects/models_misspelt_engine_setting/arena.yaml:4: models.define.mine.timout: unknown key 'timout'",
+    "  fix: did you mean 'timeout'? known keys here: api_key_env, backoff, base_url, cache,"
+    " concurrency, connector, headers, max_retries, model, params, price, rpm, tags, timeout, tpm",
+)
+models(
+    "models_sim_misspelt_price",
+    defined("mine", "profile: sim_large, prise: 3"),
+    "projects/models_sim_misspelt_price/arena.yaml:4: models.define.mine.prise: unknown key 'prise'",
+    "  fix: did you mean 'price'? known keys here: accuracy, backoff, cache, concurrency,"
+    " connector, correlation, echo, format_noise, latency_jitter_ms, latency_ms, max_retries,"
+    " price, profile, rpm, seed, tags, timeout, tpm",
+)
 models(
     "models_sim_accuracy_above_one",
     defined("mine", "accuracy: 2"),

@@ -114,7 +114,7 @@ scripts(
 scripts(
     "script_json_metrics_text",
     script("""echo '{"score": 1, "metrics": {"words": "many"}}'"""),
-    "script scorers/check.sh printed metrics that are not all numbers: ['words']",
+    "script scorers/check.sh printed metrics that are not all finite numbers: ['words']",
     executable=EXECUTABLE,
 )
 scripts(
