@@ -158,6 +158,39 @@ def test_a_report_that_fails_to_be_written_at_the_end_is_said_under_the_board(
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # asked for and not delivered
 
 
+def test_a_gated_run_whose_report_is_not_written_says_the_status_it_ends_with(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The gates hold (exit 0 for a failed case), then the report fails to be written: the
+    run exits 1, and the gate's line says 1, not "exit status 0 (not 1)"."""
+    make_project(
+        "gated",
+        "models: [sim_perfect, sim_echo]\ngate:\n  models:\n"
+        "    sim_perfect: {accuracy: {min: 0.9}}\n"
+        "tests:\n  - {id: capital, input: 'Capital of France?', reference: Paris}\n",
+    )
+    pytester.makeconftest(
+        """
+        def pytest_collection_finish(session):
+            (session.config.rootpath / "out").write_text("in the way")
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json=out/arena.json")
+    result.assert_outcomes(passed=1, failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "arena: the --arena-json report was not written: *out*",
+            "*gate held*",
+            "exit status 1: the gates held, but a report was not written",
+        ]
+    )
+    result.stdout.no_fnmatch_line("exit status 0*")
+    held = pytester.runpytest("-p", "no:cacheprovider")  # nothing asked for: the gates decide
+    assert held.ret == pytest.ExitCode.OK
+    held.stdout.fnmatch_lines(["exit status 0 (not 1): the gates decide for their projects;*"])
+
+
 def test_a_job_summary_that_cannot_be_written_is_said_and_changes_nothing(
     pytester: pytest.Pytester, quiz: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

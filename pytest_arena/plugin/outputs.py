@@ -124,6 +124,7 @@ class ArenaOutputs:
         self.failures_outside_gates = 0
         self.results: list[gates.GateResult] = []
         self.changed: tuple[int, int] | None = None  # exit status before and after the gates
+        self.final = 0  # the exit status once every output is written
         self.lost: list[Record] = []
         self.unwritten: list[str] = []  # outputs that could not be written, and why
         self.html: Path | None = None  # the HTML report, once written
@@ -171,6 +172,10 @@ class ArenaOutputs:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self._finish(session)
+        self.final = int(session.exitstatus)
+
+    def _finish(self, session: pytest.Session) -> None:
         records = self.state.records
         if self.xdist is not None:
             self.lost = self.xdist.lost_records()
@@ -325,6 +330,11 @@ class ArenaOutputs:
             )
         elif self.changed is not None:
             before, after = self.changed
+            if self.final != after:  # a report asked for and not written fails the run
+                terminalreporter.write_line(
+                    f"exit status {self.final}: the gates held, but a report was not written"
+                )
+                return
             terminalreporter.write_line(
                 f"exit status {after} (not {before}): the gates decide for their projects;"
                 " --no-arena-gate lets failed cases decide"
