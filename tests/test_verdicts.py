@@ -23,7 +23,7 @@ from pytest_arena.reports.statistics import (
     paired_difference,
     wilson_interval,
 )
-from pytest_arena.reports.tables import render_board
+from pytest_arena.reports.tables import TIES, render_board, ties_legend
 from pytest_arena.reports.verdicts import clipped
 from pytest_arena.spec.loader import load_project
 from tests.conftest import MakeProject
@@ -133,8 +133,28 @@ def test_models_the_data_cannot_separate_share_a_rank() -> None:
     labels = {r.model: r.rank_label for r in board.rows}
     assert labels == {"strong": "=1", "twin": "=1", "weak": "=3", "weaker": "=3"}
     text = render_board(board)
-    assert "=N: ranks the data cannot tell apart" in text
+    # a board of accuracy alone is ranked by the paired test, and its legend says so
+    assert TIES["test"] in text and TIES["interval"] not in text
     assert "against the leader strong, on the cases both answered (accuracy):" in text
+
+
+def test_a_composite_board_says_its_ties_come_from_the_interval_of_the_difference() -> None:
+    records = []
+    for i in range(6):
+        records.append(record(f"c{i}", "cheap", float(i % 2), cost=0.001))
+        records.append(record(f"c{i}", "dear", float(i % 3 != 0), cost=0.002))
+    for r in records:
+        r.board = {"weights": {"accuracy": 0.5, "cost": 0.5}}
+    board = build_board("p", records)
+    assert [r.rank_label for r in board.rows] == ["=1", "=1"]
+    text = render_board(board)
+    assert TIES["interval"] in text and TIES["test"] not in text
+    # under several boards the terminal says it once, for the kinds of board it shows
+    plain = build_board("q", pass_fail("a", [1, 0, 1]) + pass_fail("b", [1, 1, 0]))
+    assert [r.rank_label for r in plain.rows] == ["=1", "=1"]
+    assert ties_legend([board]) == TIES["interval"] and ties_legend([plain]) == TIES["test"]
+    assert ties_legend([plain, board]) == TIES["both"]
+    assert ties_legend([build_board("r", pass_fail("a", [1]))]) is None
 
 
 def test_clearly_different_models_keep_their_ranks() -> None:
@@ -215,7 +235,9 @@ def test_ties_are_marked_in_the_terminal_and_the_json_report(
             "    =1     sim_echo  0.000 ± 0.000  0.000 ± 0.000    0.0% ± 32.9*",
             "against the leader sim_perfect, on the cases both answered (accuracy): sim_echo"
             " -1.000 (95% CI -1.000 to -1.000), p=0.500 McNemar (exact), 2 cases: not told apart",
-            "=N: ranks the data cannot tell apart*",
+            "=N: ranks the data cannot tell apart (the paired test of their accuracy against the"
+            " rank's first, McNemar's exact test for pass/fail cases, else a paired test of"
+            " scores, gives p of 0.05 or more)",
         ]
     )
     report = json.loads((pytester.path / "out.json").read_text())

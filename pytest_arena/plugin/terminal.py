@@ -88,7 +88,7 @@ class ArenaReporter:
             return
         # here, not at the top: a run without arena projects does not load them
         from pytest_arena.evaluation.samples import flaky_tally
-        from pytest_arena.reports.tables import TIES, has_ties, render_board, spending
+        from pytest_arena.reports.tables import render_board, spending, ties_legend
 
         title, lines = self.failure_style.section()
         if title:
@@ -119,8 +119,9 @@ class ArenaReporter:
         for board in boards:
             terminalreporter.write_sep("=", f"arena leaderboard: {board.project}")
             terminalreporter.write_line(render_board(board, legend=False))
-        if any(has_ties(board) for board in boards):
-            terminalreporter.write_line(TIES)
+        legend = ties_legend(boards)
+        if legend is not None:
+            terminalreporter.write_line(legend)
         stopped = self.session is not None and (self.session.shouldfail or self.session.shouldstop)
         if stopped:  # -x, --maxfail: a board of the cases that ran, not of the benchmark
             terminalreporter.write_line(

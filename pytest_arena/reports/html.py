@@ -120,7 +120,9 @@ def _verdicts(board: Mapping[str, Any]) -> list[str]:
     """The board's verdict lines as the terminal says them, from its JSON: none from a report
     older than the comparisons, and a comparison or power line missing its numbers is left
     out (a hand-edited report still renders)."""
-    ties = any(str(r.get("rank_label", "")).startswith("=") for r in board.get("rows") or [])
+    tied = any(str(r.get("rank_label", "")).startswith("=") for r in board.get("rows") or [])
+    plain = set(board.get("weights") or {"accuracy": 1}) == {"accuracy"}  # as build_board's
+    ties = ("test" if plain else "interval") if tied else None
     comparisons = []
     for c in board.get("comparisons") or []:
         try:

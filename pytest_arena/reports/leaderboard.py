@@ -56,6 +56,9 @@ class Board:
     mistakes: list[str] = field(default_factory=list)  # settings that make it wrong: fail the run
     comparisons: list[verdicts.Comparison] = field(default_factory=list)  # each against the leader
     power: verdicts.Power | None = None
+    # how ranks were told apart: "test", the paired test of accuracy (a board of accuracy
+    # alone); "interval", the bootstrap interval of the composites' difference
+    ties_by: str = "interval"
 
 
 def build_boards(records: Iterable[Record]) -> list[Board]:
@@ -142,6 +145,7 @@ def _judge(
     )  # the composite is the accuracy itself
     boot: dict[str, Interval] = {}
     if plain:
+        board.ties_by = "test"
         for row in rows:
             row.intervals["composite"] = row.intervals["accuracy"]
     elif board.weights:

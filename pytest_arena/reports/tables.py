@@ -14,10 +14,16 @@ from pytest_arena.scorers.text import printable
 UNKNOWN = "\u2013"  # an en dash: a cost no price gives (never $0)
 
 
-TIES = (
-    "=N: ranks the data cannot tell apart (the 95% paired interval of the composites'"
-    " difference, from the rank's first, holds 0)"
-)
+TIES = {  # what `=N` means, by how the board told its ranks apart (Board.ties_by)
+    "test": "=N: ranks the data cannot tell apart (the paired test of their accuracy against"
+    " the rank's first, McNemar's exact test for pass/fail cases, else a paired test of"
+    " scores, gives p of 0.05 or more)",
+    "interval": "=N: ranks the data cannot tell apart (the 95% paired interval of the"
+    " composites' difference, from the rank's first, holds 0)",
+    "both": "=N: ranks the data cannot tell apart (against the rank's first: on a board of"
+    " accuracy alone, a paired test gives p of 0.05 or more; on one that weighs more, the 95%"
+    " paired interval of the composites' difference holds 0)",
+}
 
 
 def render_board(board: Board, fmt: str = "simple", *, legend: bool = True) -> str:
@@ -128,15 +134,27 @@ def has_ties(board: Board) -> bool:
     return any(r.rank_label.startswith("=") for r in board.rows)
 
 
+def ties_legend(boards: Sequence[Board]) -> str | None:
+    """What `=N` means on the tied boards among `boards`, in one line; None without ties."""
+    kinds = {board.ties_by for board in boards if has_ties(board)}
+    if not kinds:
+        return None
+    return TIES[kinds.pop()] if len(kinds) == 1 else TIES["both"]
+
+
 def verdict_lines(board: Board, *, legend: bool = True) -> list[str]:
     """What the board can be trusted to say: ties, each model against the leader (on the
     same line when there is one), power."""
-    return verdicts_said(legend and has_ties(board), board.comparisons, board.power)
+    ties = board.ties_by if legend and has_ties(board) else None
+    return verdicts_said(ties, board.comparisons, board.power)
 
 
-def verdicts_said(ties: bool, comparisons: Sequence[Comparison], power: Power | None) -> list[str]:
-    """The verdict lines: what `=N` means (when `ties`), the comparisons, the power."""
-    lines: list[str] = [TIES] if ties else []
+def verdicts_said(
+    ties: str | None, comparisons: Sequence[Comparison], power: Power | None
+) -> list[str]:
+    """The verdict lines: what `=N` means (when ranks are tied, told apart by `ties`, a key
+    of TIES), the comparisons, the power."""
+    lines: list[str] = [TIES[ties]] if ties else []
     if comparisons:
         said = [_compared(c) for c in comparisons]
         heading = (
