@@ -127,7 +127,12 @@ def _parser() -> argparse.ArgumentParser:
     stats.add_argument("--path", type=Path, metavar="P", help=path_help)
     clear = actions.add_parser("clear", help="remove cached responses")
     clear.add_argument("--path", type=Path, metavar="P", help=path_help)
-    clear.add_argument("--model", metavar="KEY", help="remove only this model's responses")
+    clear.add_argument(
+        "--model",
+        metavar="NAME",
+        help="remove only this model's responses: its name as `arena cache stats` lists it"
+        " (gpt-4o-mini), or CONNECTOR:NAME (openai:gpt-4o-mini, as a provider's model key)",
+    )
     return parser
 
 
@@ -354,6 +359,9 @@ def _clear(cache: ResponseCache, model: str | None) -> int:
         return 0
     try:
         removed = cache.clear(model)
+        connector, _, name = (model or "").partition(":")
+        if model and not removed and name:  # openai:gpt-4o-mini, a provider's model key
+            removed = cache.clear(name, connector)
     except UnreadableCache:
         if not _looks_like_a_cache(cache.path):
             raise
@@ -364,6 +372,10 @@ def _clear(cache: ResponseCache, model: str | None) -> int:
     print(f"removed {removed} cached response{'' if removed == 1 else 's'}{of} from {cache.path}")
     if model and not removed and (stats := cache.stats()) and stats.per_model:
         print("cached models: " + ", ".join(sorted({m for _, m in stats.per_model})))
+        print(
+            "--model takes a model's name as its connector sends it (the model: of a definition"
+            " in arena.yaml), not the key the project gives it"
+        )
     return 0
 
 

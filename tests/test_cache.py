@@ -585,9 +585,18 @@ def test_arena_cache_clear_one_model_then_all(
     assert capsys.readouterr().out.splitlines() == [
         f"removed 0 cached responses of model gpt_smal from {path}",
         "cached models: gpt_large",
+        "--model takes a model's name as its connector sends it (the model: of a definition"
+        " in arena.yaml), not the key the project gives it",
     ]
+    # a provider's model key: the connector and the name it sends
+    assert main(["cache", "clear", "--path", str(path), "--model", "anthropic:gpt_large"]) == 0
+    assert capsys.readouterr().out.startswith("removed 0 cached responses")
+    assert main(["cache", "clear", "--path", str(path), "--model", "openai:gpt_large"]) == 0
+    out = capsys.readouterr().out
+    assert out == f"removed 1 cached response of model openai:gpt_large from {path}\n"
+    fill(path)
     assert main(["cache", "clear", "--path", str(path)]) == 0
-    assert capsys.readouterr().out == f"removed 1 cached response from {path}\n"
+    assert capsys.readouterr().out == f"removed 4 cached responses from {path}\n"
 
 
 def test_arena_cache_uses_the_rootdir_cache_by_default(

@@ -184,16 +184,23 @@ class ResponseCache:
         )
         return CacheStats(self.path, entries, size, oldest, newest, per_model)
 
-    def clear(self, model: str | None = None) -> int:
-        """Remove every entry, or those of one model key; returns how many were removed."""
+    def clear(self, model: str | None = None, connector: str | None = None) -> int:
+        """Remove every entry, or those of one model (the name its connector sends, as
+        `stats` lists it), of one connector if given; returns how many were removed."""
         with self._writes.lock:
             conn = self._connect(self._writes, create=False)
             if conn is None:
                 return 0
             if model is None:
                 cursor = self._execute(conn, "DELETE FROM responses")
-            else:
+            elif connector is None:
                 cursor = self._execute(conn, "DELETE FROM responses WHERE model = ?", (model,))
+            else:
+                cursor = self._execute(
+                    conn,
+                    "DELETE FROM responses WHERE connector = ? AND model = ?",
+                    (connector, model),
+                )
             removed = cursor.rowcount
             if removed:
                 try:  # give the space back; skipped while another process is using the file
