@@ -257,7 +257,9 @@ def test_a_misspelt_setting_is_an_error_at_its_line(tmp_path: Path) -> None:
         build(tmp_path, "command: [cat]\nenviron: {A: b}\n")
     text = caught.value.format(tmp_path)
     assert "arena.yaml:6: models.define.agent.environ: unknown key 'environ'" in text
-    assert "known keys here: command, env" in text
+    assert (
+        "known keys here: backoff, cache, command, concurrency, connector, env, max_retries" in text
+    )
 
 
 def test_a_retry_after_a_timeout_runs_in_a_fresh_workspace(

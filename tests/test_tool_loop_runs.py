@@ -115,7 +115,20 @@ def test_a_loop_of_two_tools_and_three_turns_is_run_recorded_cached_and_graded(
 
     record = records["refund"]
     steps = record["response"]["trajectory"]
-    assert [len(s["message"].get("tool_calls", [])) for s in steps] == [1, 1, 0]
+    documented = {  # docs/guides/agents.md: every step has every key, the last one too
+        "step",
+        "message",
+        "tool_results",
+        "finish_reason",
+        "tokens_in",
+        "tokens_out",
+        "cost",
+        "latency_ms",
+        "cached",
+    }
+    assert [set(s) for s in steps] == [documented] * 3
+    assert [len(s["message"]["tool_calls"]) for s in steps] == [1, 1, 0]
+    assert [len(s["tool_results"]) for s in steps] == [1, 1, 0]
     assert steps[0]["message"]["tool_calls"][0]["arguments"] == {"order_id": "1182"}
     assert steps[1]["tool_results"][0]["content"] == "refunded 39.9 on 1182"
     assert all(s["tokens_in"] > 0 and not s["cached"] for s in steps)

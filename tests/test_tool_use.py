@@ -351,6 +351,7 @@ def test_a_single_reply_is_a_trajectory_of_one_step() -> None:
     ctx = scoring_context(response={"message": {"content": "hi", "tool_calls": []}})
     assert Trajectory().score("hi", None, ctx).passed
     assert len(ctx.trajectory) == 1 and ctx.tool_calls == []
+    assert ctx.trajectory[0]["tool_results"] == []  # the documented shape of every step
 
 
 TOOLS = [{"name": n, "description": "", "parameters": {}} for n in ("lookup", "refund", "cancel")]

@@ -106,12 +106,11 @@ async def run_loop(
         result.tokens_out += response.tokens_out
         calls = response.tool_calls
         content = "" if response.meta.get("rendered_calls") else response.text
-        message: dict[str, Any] = {"role": "assistant", "content": content}
-        if calls:
-            message["tool_calls"] = calls
-        step: dict[str, Any] = {
+        message: dict[str, Any] = {"role": "assistant", "content": content, "tool_calls": calls}
+        step: dict[str, Any] = {  # every key in every step, as docs/guides/agents.md lists them
             "step": number,
             "message": message,
+            "tool_results": [],
             "finish_reason": response.meta.get("finish_reason"),
             "tokens_in": response.tokens_in,
             "tokens_out": response.tokens_out,

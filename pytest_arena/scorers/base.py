@@ -91,7 +91,12 @@ class ScoringContext:
         if not message:
             return []
         return [
-            {"step": 1, "message": message, "finish_reason": self.response.get("finish_reason")}
+            {
+                "step": 1,
+                "message": message,
+                "tool_results": [],
+                "finish_reason": self.response.get("finish_reason"),
+            }
         ]
 
     @property
