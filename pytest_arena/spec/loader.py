@@ -367,9 +367,11 @@ def _load_row(
         raw["min_pass_rate"] = dataset.min_pass_rate
     misspelt = _misspelt_field(values, raw, fields)
     if misspelt:
-        key, meant = misspelt
+        key, meant, field = misspelt
         line = row.lines.line((*row.loc, key)) if row.lines is not None else None
-        message = f"unknown key '{key}' (did you mean '{meant}'?); the case would have no {meant}"
+        message = f"unknown key '{key}' (did you mean '{meant}'?); the case would have no {field}"
+        if meant != field:
+            message += f" (fields maps {field} to '{meant}')"
         hint = f"rename it to '{meant}'; a row's other keys are kept as the case's metadata"
         problem = Problem(file, line or row.line, message, key=key, hint=hint)
         project.problems.append(CaseProblem(name, problem, rel))
@@ -395,19 +397,21 @@ def _load_row(
 
 def _misspelt_field(
     left: dict[str, Any], taken: dict[str, Any], fields: FieldMap
-) -> tuple[str, str] | None:
+) -> tuple[str, str, str] | None:
     """A key of a row that is not a case field but is spelt like the column of one the row
-    lacks (`refrence` for `reference`): (key, column). The row's other keys are metadata."""
-    wanted = [
-        column
-        for name in ("id", "input", "reference", "tags", "weight", "eval_type")
-        for column in [getattr(fields, name) or (name if name == "id" else None)]
-        if isinstance(column, str) and name not in taken
-    ]
+    lacks (`refrence` for `reference`), or like the field a column is mapped to (`refrence`
+    where `fields: {reference: answer}`): (key, column, field). The row's other keys are
+    metadata."""
+    meant: dict[str, tuple[str, str]] = {}  # a spelling to look for -> (column, field)
+    for name in ("id", "input", "reference", "tags", "weight", "eval_type"):
+        column = getattr(fields, name) or (name if name == "id" else None)
+        if isinstance(column, str) and name not in taken:
+            meant[column] = (column, name)
+            meant.setdefault(name, (column, name))  # the field's own name, mapped elsewhere
     for key in left:
-        close = difflib.get_close_matches(str(key), wanted, n=1, cutoff=0.8)
+        close = difflib.get_close_matches(str(key), list(meant), n=1, cutoff=0.8)
         if close:
-            return str(key), close[0]
+            return (str(key), *meant[close[0]])
     return None
 
 

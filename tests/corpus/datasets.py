@@ -165,6 +165,18 @@ data(
     " 'reference'?); the case would have no reference",
     "  fix: rename it to 'reference'; a row's other keys are kept as the case's metadata",
 )
+data(  # the field's own name, where fields maps it to another column: the case went unscored
+    "data_misspelt_mapped_field",
+    {
+        "arena.yaml": "models: [sim_perfect]\ndatasets:\n"
+        "  - {path: q.jsonl, fields: {id: qid, input: question, reference: answer}}\n",
+        "q.jsonl": '{"qid": "two", "question": "1 + 1?", "answer": 2}\n'
+        '{"qid": "four", "question": "2 + 2?", "refrence": 4}\n',
+    },
+    "projects/data_misspelt_mapped_field/q.jsonl:2: refrence: unknown key 'refrence' (did you"
+    " mean 'answer'?); the case would have no reference (fields maps reference to 'answer')",
+    "  fix: rename it to 'answer'; a row's other keys are kept as the case's metadata",
+)
 data(
     "data_duplicate_id_across_files",
     {
