@@ -55,6 +55,22 @@ def test_a_saved_baseline_is_sorted_one_case_a_line_without_a_timestamp(
     assert Path(pytester.path, "spread.json").read_text() == first
 
 
+def test_listing_or_selecting_nothing_leaves_a_saved_baseline_as_it_was(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`--co` (or a -k that matches no case) with the baseline in addopts emptied it."""
+    first = saved_baseline(pytester, make_project)
+    save = ("--arena-save-baseline", "base.json", "--arena-json", "run.json")
+    listed = pytester.runpytest("--co", "-q", *save)
+    assert listed.ret == pytest.ExitCode.OK
+    assert "baseline" not in listed.stdout.str()
+    nothing = pytester.runpytest("-k", "no_such_case", *save)
+    nothing.stdout.fnmatch_lines(
+        ["arena: --arena-save-baseline: no case ran, so the baseline file was left as it was"]
+    )
+    assert Path(pytester.path, "base.json").read_text() == first
+
+
 @pytest.mark.skipif(os.name != "posix", reason="a file size limit (RLIMIT_FSIZE) is POSIX")
 def test_a_baseline_that_cannot_be_written_whole_leaves_the_last_one_as_it_was(
     pytester: pytest.Pytester, make_project: MakeProject

@@ -190,7 +190,8 @@ def test_answers_paid_for_cases_the_run_stopped_before_are_counted(
     result.stdout.fnmatch_lines(
         [
             "arena: 1 answer graded; $0.00 spent on models and judges,"
-            " and $60.00 on answers to cases the run stopped before"
+            " and $60.00 on answers no case was graded by (the run stopped before their cases,"
+            " or ran them again)"
         ]
     )
 

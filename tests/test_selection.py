@@ -103,3 +103,23 @@ def test_an_ide_opens_the_case_line_from_the_item_location(
         seen += 1
     assert seen == 8
     assert (root / "data" / "more.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    "selection", [("-k", "sim_perfect"), ("-m", "arena"), ("-k", "capital or sum")]
+)
+def test_a_project_that_cannot_be_loaded_stays_an_error_under_k_and_m(
+    pytester: pytest.Pytester, make_project: MakeProject, selection: tuple[str, str]
+) -> None:
+    """Its error item has no case or model to match: -k and -m deselected it, and the run
+    passed without the project, where a Python file that cannot be imported fails it."""
+    make_project("quiz", QUIZ, files={"data/more.jsonl": MORE})
+    make_project("broken", "models: [sim_perfect\ntests: [\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", *selection)
+    outcomes = result.parseoutcomes()
+    assert outcomes["errors"] == 1 and outcomes["passed"] >= 1
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["ERROR projects/broken/arena.yaml::config - *YAML*"])
+    # a selection that matches nothing of the good project still shows the broken one
+    nothing = pytester.runpytest("-p", "no:cacheprovider", "-k", "no_such_case")
+    assert nothing.parseoutcomes() == {"errors": 1, "deselected": 8}

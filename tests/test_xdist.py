@@ -244,6 +244,26 @@ def test_a_node_id_in_a_dataset_file_names_the_project_whose_folder_holds_it(
 def test_the_loadgroup_suffix_is_dropped_from_the_last_part_only() -> None:
     assert without_group("p@x/arena.yaml::c1[m]@g") == "p@x/arena.yaml::c1[m]"
     assert without_group("p@x/arena.yaml::c1[m]") == "p@x/arena.yaml::c1[m]"
+    # a model key may hold '@': xdist reads a group only after the last ']', and so do we
+    assert without_group("p/arena.yaml::c1[echo@v2]") == "p/arena.yaml::c1[echo@v2]"
+    assert without_group("p/arena.yaml::c1[echo@v2]@g") == "p/arena.yaml::c1[echo@v2]"
+
+
+def test_a_crashed_case_of_a_model_key_with_an_at_sign_is_an_error_row(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "at",
+        "models:\n  default: [echo@v2]\n  define:\n    echo@v2: {profile: sim_perfect}\n"
+        "scorers: {default: boom}\ntests:\n"
+        + "".join(f"  - {{id: q{i}, input: x{i}, reference: x{i}}}\n" for i in range(6)),
+        files={"scorers/boom.py": BOOM.replace('"sim_large"', '"echo@v2"')},
+    )
+    result = pytester.runpytest(*XDIST, "-n", "2", "--arena-json", "report.json")
+    result.assert_outcomes(passed=5, failed=1)
+    records = json.loads((pytester.path / "report.json").read_text())["records"]
+    assert {(r["case"], r["model"]): r["status"] for r in records}[("q3", "echo@v2")] == "error"
+    assert len(records) == 6
 
 
 def free_port() -> int:

@@ -117,12 +117,22 @@ def call(function: Callable[..., Any], args: tuple[Any, ...], timeout: float | N
     try:
         return future.result(timeout)
     except FutureTimeout:  # not the builtin TimeoutError on Python 3.10
-        with _lock:
-            if _worker is worker:
-                _worker = None  # abandoned to the stuck call; it ends when the call does
         frames = worker.frames()
-        worker.jobs.put(None)
+        _abandon(worker)
         raise Overran(f"did not return within {timeout:g} s", frames) from None
+    except BaseException:  # the wait itself was stopped (pytest-timeout, Ctrl-C) while the
+        if not future.done():  # call runs on: later calls get a worker of their own
+            _abandon(worker)
+        raise
+
+
+def _abandon(worker: _Worker) -> None:
+    """Leave `worker` to the call it is stuck in: it ends when that call does."""
+    global _worker
+    with _lock:
+        if _worker is worker:
+            _worker = None
+    worker.jobs.put(None)
 
 
 def import_file(path: Path, package: str) -> ModuleType:

@@ -159,6 +159,26 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         ArenaState.of(item.config).items += 1  # before -k and -m deselect any
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> Generator[None, object, object]:
+    """Input that could not be loaded stays an error under `-k` and `-m`, as a Python file
+    that cannot be imported does: it has no case or model to match, so the expression
+    would deselect it and the run pass without it."""
+    collect = sys.modules.get(_COLLECT)
+    selecting = config.getoption("keyword", "") or config.getoption("markexpr", "")
+    if collect is None or not selecting:
+        return (yield)
+    problems = [item for item in items if isinstance(item, collect.ProblemItem)]
+    if problems:
+        items[:] = [item for item in items if not isinstance(item, collect.ProblemItem)]
+    try:
+        return (yield)
+    finally:
+        items[:0] = problems
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
     config = session.config
@@ -188,6 +208,13 @@ def pytest_runtest_makereport(
         if properties_per_case(item.config):  # --junitxml with xunit1: not valid under xunit2
             set_properties(item.user_properties, record)  # before the report copies them
     report = yield
+    stopped = call.when == "call" and report.failed and call.excinfo is not None
+    if record is None and stopped and isinstance(item, collect.ArenaItem):
+        # stopped by another plugin (pytest-timeout) before it was graded: an error, on the
+        # board too
+        assert call.excinfo is not None
+        said = f"{call.excinfo.typename}: {call.excinfo.value}".strip().rstrip(":")
+        record = item.error_record(said)
     if (
         call.excinfo is not None
         and isinstance(call.excinfo.value, collect.CaseError)

@@ -320,14 +320,22 @@ class DatasetNode(pytest.Collector):
 
 def start_ahead(items: list[pytest.Item]) -> list[Call]:
     """Start the model calls of `items`, in their order, before the first one runs; the
-    calls of those items, started now or before."""
-    arena = [item for item in items if isinstance(item, ArenaItem)]
+    calls of those items, started now or before. An item marked to be skipped (`skip`,
+    `skipif`, `xfail(run=False)`) is not started: it may never run, and its call would be
+    paid for all the same (a `skipif` that turns out false starts its call when it runs)."""
+    arena = [item for item in items if isinstance(item, ArenaItem) and not _may_skip(item)]
     if not arena:
         return []
     with arena[0].project.engine.batch():  # every project's engine is the run's
         for item in arena:
             item.start()
     return [call for item in arena for _, call in item.pending or () if call is not None]
+
+
+def _may_skip(item: pytest.Item) -> bool:
+    if item.get_closest_marker("skip") or item.get_closest_marker("skipif"):
+        return True
+    return any(mark.kwargs.get("run") is False for mark in item.iter_markers("xfail"))
 
 
 def head_start(config: pytest.Config, calls: list[Call]) -> None:
@@ -412,19 +420,23 @@ class ArenaItem(pytest.Item):
 
     def setup(self) -> None:
         if isinstance(self.plan, str):
-            self.record = Record(
-                project=self.project.name,
-                case_id=self.case.id,
-                model=self.model,
-                status=ERROR,
-                reason=self.plan,
-                error=self.plan,
-                weight=self.case.weight,
-                tags=list(self.case.tags),
-                group=self.case.group,
-                board=self.project.board(),
-            )
+            self.record = self.error_record(self.plan)
             raise CaseError(self.plan)
+
+    def error_record(self, reason: str) -> Record:
+        """The record of this case ending in error, for `reason`."""
+        return Record(
+            project=self.project.name,
+            case_id=self.case.id,
+            model=self.model,
+            status=ERROR,
+            reason=reason,
+            error=reason,
+            weight=self.case.weight,
+            tags=list(self.case.tags),
+            group=self.case.group,
+            board=self.project.board(),
+        )
 
     def start(self) -> None:
         """Prepare the first samples' requests and, unless the calls are cheap inline work,

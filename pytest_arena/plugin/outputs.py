@@ -158,6 +158,8 @@ class ArenaOutputs:
         if not report.failed:
             return
         record: dict[str, Any] | None = getattr(report, self.record_attr, None)
+        if record and record.get("status") == "passed":  # failed by pytest or a plugin, not
+            record = None  # the scorer (a strict xfail that passed): a failure like any other
         gated = bool(record and (record.get("board") or {}).get("gate"))
         if not gated or report.when != "call":  # setup: the case itself is broken
             self.failures_outside_gates += 1
@@ -195,7 +197,12 @@ class ArenaOutputs:
         if self.baseline is not None:
             self.compared = baseline.compare_with(json_report.unique(records), self.baseline)
         self.results = gates.check_baseline(self.results, self.compared, found_gates)
-        if save_path is not None:
+        if save_path is not None and not records:  # --collect-only, or -k that matched none
+            if not self.config.getoption("collectonly", False):
+                self.unwritten.append(
+                    "--arena-save-baseline: no case ran, so the baseline file was left as it was"
+                )
+        elif save_path is not None:
             text = baseline.baseline_text(json_report.unique(records))
             try:
                 with json_report.written_whole(save_path) as out:  # or the last one is kept

@@ -68,9 +68,10 @@ def _project_file(file: str, root: Path | None) -> str | None:
 
 
 def without_group(nodeid: str) -> str:
-    """The node id without the `@group` that `--dist loadgroup` appends in its scheduler."""
-    head, sep, last = nodeid.rpartition("::")
-    return head + sep + last.split("@", 1)[0]
+    """The node id without the `@group` that `--dist loadgroup` appends in its scheduler:
+    an `@` after the last `]`, as xdist reads it (`case[key@v2]` keeps the model key's)."""
+    at = nodeid.rfind("@")
+    return nodeid[:at] if at > nodeid.rfind("]") and at > nodeid.rfind("::") else nodeid
 
 
 def error_record(key: ItemKey, message: str) -> Record:

@@ -1,0 +1,180 @@
+"""Arena items beside the plugins and marks a pytest user already runs: pytest-rerunfailures,
+pytest-timeout, strict xfail and skip marks. Each keeps pytest's verdict, and the board, the
+JSON report and the gates agree with it."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tests.conftest import MakeProject
+
+GATED = """
+models: [sim_perfect]
+scorers: {default: SCORER}
+gate:
+  all: {accuracy: {min: 0.9}}
+tests:
+  - {id: a, input: "Capital of France?", reference: Paris}
+  - {id: b, input: "2+2?", reference: "4"}
+"""
+
+FIRST_TRY_FAILS = """
+from pathlib import Path
+
+from pytest_arena.scorers import Scorer, ScoreResult
+
+
+class Flip(Scorer):
+    '''Fails the first time it grades a reference, passes after: a flaky grader.'''
+
+    name = "flip"
+
+    def score(self, output, reference, context):
+        seen = context.project_root / f".seen_{reference}"
+        if seen.exists():
+            return ScoreResult(1.0, True, "right on the second try")
+        seen.write_text("")
+        return ScoreResult(0.0, False, "wrong on the first try")
+"""
+
+
+def records(pytester: pytest.Pytester) -> dict[str, dict]:
+    report = json.loads((pytester.path / "run.json").read_text())
+    return {r["case"]: r for r in report["records"]}
+
+
+def test_a_rerun_case_counts_by_its_last_try_as_pytest_does(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The board, the JSON and the gate kept the first, discarded try: 0% accuracy, a failed
+    gate and exit 1 for a run pytest calls '2 passed, 2 rerun'."""
+    make_project(
+        "flip", GATED.replace("SCORER", "flip"), files={"scorers/flip.py": FIRST_TRY_FAILS}
+    )
+    result = pytester.runpytest(
+        "-p", "pytest_rerunfailures", "--reruns", "1", "-p", "no:cacheprovider",
+        "--arena-json", "run.json",
+    )  # fmt: skip
+    assert result.parseoutcomes() == {"passed": 2, "rerun": 2}
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*1  sim_perfect  1.000 ± 0.000*", "gate held: *"])
+    assert {case: r["status"] for case, r in records(pytester).items()} == {
+        "a": "passed",
+        "b": "passed",
+    }
+
+
+def test_a_strict_xfail_that_passes_fails_the_run_with_pytests_message(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The gate held the failure as its own (exit 0) and the message became the scorer's
+    'exact match'."""
+    make_project("quiz", GATED.replace("SCORER", "exact_match"))
+    pytester.makeconftest(
+        """
+        import pytest
+
+        def pytest_collection_modifyitems(items):
+            for item in items:
+                item.add_marker(pytest.mark.xfail(reason="expected to fail", strict=True))
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--junitxml", "out.xml", "-rf")
+    result.assert_outcomes(failed=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "the gates held, but 2 failure(s) outside any gate*",
+            "FAILED projects/quiz/arena.yaml::a[[]sim_perfect] - [[]XPASS(strict)] expected to*",
+        ]
+    )
+    assert 'message="[XPASS(strict)] expected to fail"' in (pytester.path / "out.xml").read_text()
+
+
+SLOW_ON_B = """
+import time
+
+from pytest_arena.scorers import Scorer, ScoreResult
+
+
+class Slow(Scorer):
+    name = "slow"
+
+    def score(self, output, reference, context):
+        if reference == "4":
+            time.sleep(4)
+        return ScoreResult(1.0, True, "fine")
+"""
+
+
+def test_a_case_stopped_by_pytest_timeout_is_an_error_and_the_next_cases_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The scorer's thread stayed stuck in b, so c and d queued behind it and timed out too;
+    and b, stopped before it was graded, was missing from the board."""
+    cases = "".join(
+        f"  - {{id: {c}, input: x, reference: '{r}'}}\n"
+        for c, r in zip("abcd", "1468", strict=True)
+    )
+    make_project(
+        "slow",
+        "models: [sim_perfect]\nscorers: {default: slow}\ntests:\n" + cases,
+        files={"scorers/slow.py": SLOW_ON_B},
+    )
+    started = time.monotonic()
+    result = pytester.runpytest(
+        "-p", "pytest_timeout", "-o", "timeout=1", "-p", "no:cacheprovider",
+        "--arena-json", "run.json",
+    )  # fmt: skip
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        ["FAILED projects/slow/arena.yaml::b[[]sim_perfect] - Failed: Time*"]
+    )
+    found = records(pytester)
+    assert found["b"]["status"] == "error" and found["b"]["reason"].startswith("Failed: Timeout")
+    assert [found[c]["status"] for c in "acd"] == ["passed"] * 3
+    result.stdout.fnmatch_lines(["*sim_perfect*0.750*4*0*1*"])  # 4 cases, 0 failed, 1 error
+    assert time.monotonic() - started < 30
+
+
+def test_a_case_marked_to_be_skipped_makes_no_call(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The calls of every case started ahead of the run, skip marks or not: three calls
+    paid for cases that never ran."""
+    make_project(
+        "priced",
+        """
+models:
+  default: [pricey]
+  define:
+    pricey: {profile: sim_perfect, latency_ms: 10,
+             price: {input_per_mtok: 1000000, output_per_mtok: 1000000}}
+tests:
+  - {id: a, input: "Capital of France?", reference: Paris}
+  - {id: b, input: "2+2?", reference: "4"}
+  - {id: c, input: "3+3?", reference: "6"}
+  - {id: d, input: "4+4?", reference: "8"}
+""",
+    )
+    pytester.makeconftest(
+        """
+        import pytest
+
+        def pytest_collection_modifyitems(items):
+            for item in items:
+                if item.name.startswith("b["):
+                    item.add_marker(pytest.mark.skip(reason="not today"))
+                elif item.name.startswith("c["):
+                    item.add_marker(pytest.mark.skipif(True, reason="not here"))
+                elif item.name.startswith("d["):
+                    item.add_marker(pytest.mark.xfail(run=False, reason="known"))
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, skipped=2, xfailed=1)
+    result.stdout.fnmatch_lines(["arena: 1 answer graded; $11.00 spent on models and judges"])
+    result.stdout.no_fnmatch_line("*no case was graded by*")
