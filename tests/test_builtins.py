@@ -217,10 +217,22 @@ def test_extract_json_finds_the_first_object_or_array() -> None:
             {"score": 1, "passed": "yes"},
             "ScoreResult.passed must be True, False or None, got 'yes'",
         ),
-        ({"score": 1, "metrics": {"rate": "0.5"}}, "metric 'rate' must be a number, got str '0.5'"),
+        (
+            {"score": 1, "metrics": {"rate": "0.5"}},
+            "metric 'rate' must be a finite number, got str '0.5'",
+        ),
         (
             {"score": 1, "metrics": {"rate": None}},
-            "metric 'rate' must be a number, got NoneType None",
+            "metric 'rate' must be a finite number, got NoneType None",
+        ),
+        (  # it crashed the leaderboard at the end of the run, losing every report
+            {"score": 1, "metrics": {"per_cited": float("inf")}},
+            "metric 'per_cited' must be a finite number, got float inf",
+        ),
+        (  # it stood beside the board's accuracy, and its interval replaced accuracy's
+            {"score": 1, "metrics": {"accuracy": 0.1}},
+            "metric 'accuracy' is named like a leaderboard column of arena's own; give it another"
+            " name (taken: accuracy, pass_rate, cost, latency, tokens, composite, score)",
         ),
     ],
 )
@@ -233,3 +245,10 @@ def test_a_score_result_refuses_values_it_cannot_hold(kwargs: dict[str, Any], me
 def test_a_score_result_keeps_ints_as_floats() -> None:
     result = ScoreResult(1, True, metrics={"refs": 2})
     assert (result.score, result.metrics) == (1.0, {"refs": 2.0})
+
+
+def test_the_metric_names_a_scorer_may_not_use_are_the_boards_own_columns() -> None:
+    from pytest_arena.reports.leaderboard import BUILTIN_DIMENSIONS
+    from pytest_arena.scorers.base import TAKEN_METRIC_NAMES
+
+    assert set(BUILTIN_DIMENSIONS) <= set(TAKEN_METRIC_NAMES)

@@ -67,6 +67,12 @@ def test_a_scorer_without_a_name_is_named_after_its_class() -> None:
 
     assert CitationCountScorer.name == "citation_count"
 
+    class HTTPStatusScorer(Scorer):  # an acronym is one word: not h_t_t_p_status
+        def score(self, output: str, reference: object, context: ScoringContext) -> ScoreResult:
+            return ScoreResult(1.0, True)
+
+    assert HTTPStatusScorer.name == "http_status"
+
 
 def test_a_scorer_that_needs_arguments_is_a_problem_naming_its_class(tmp_path: Path) -> None:
     found = scorers_in(

@@ -192,3 +192,25 @@ def test_a_weighted_value_unknown_for_a_model_is_left_out_of_every_composite_say
     assert [(r.model, r.composite) for r in board.rows] == [("agent", 1.0), ("cheap", 0.0)]
     assert board.weights == {"accuracy": 0.5}  # before: a tie at 0.5, the unknown cost as 0
     assert any("'cost' is unknown for agent" in w for w in board.warnings)
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_a_weighted_metric_below_0_is_left_out_of_every_composite_saying_so(lower: bool) -> None:
+    """value / top (and best / value) gave every model the same 0 (or 1) for a negative metric,
+    so it weighed without ranking anything, and nothing said so."""
+    settings: dict[str, Any] = {"weights": {"accuracy": 0.5, "logprob": 0.5}}
+    if lower:
+        settings["lower_is_better"] = ["logprob"]
+    records = [
+        rec(model, f"c{i}", PASSED, 1.0, metrics={"logprob": value}, board=settings)
+        for model, value in (("sharp", -1.0), ("vague", -4.0))
+        for i in range(3)
+    ]
+    board = build_board("p", records)
+    assert board.weights == {"accuracy": 0.5}
+    assert [r.composite for r in board.rows] == [1.0, 1.0]
+    assert (
+        "'logprob' is below 0 for sharp -1, vague -4, which the composite's scaling (value / top,"
+        " best / value) cannot rank, so the composite leaves it out for every model; weigh a"
+        " metric of 0 or more"
+    ) in board.warnings

@@ -127,7 +127,7 @@ class ToneScorer(Scorer):
                     "*scorer 'tone' raised ScoreResultError: ScoreResult.score must be between 0 and 1, got 1.5"
                 ],
                 [
-                    "*scorer 'tone' raised ScoreResultError: metric 'politeness' must be a number, got str 'low'"
+                    "*scorer 'tone' raised ScoreResultError: metric 'politeness' must be a finite number, got str 'low'"
                 ],
             ],
             id="invalid-score-result",

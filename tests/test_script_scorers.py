@@ -376,3 +376,28 @@ def test_a_context_too_big_for_a_variable_is_whole_in_context_file(tmp_path: Pat
     result = scorer.score("done", None, ctx)
     assert result.passed, result.reason  # before: "could not be started: Argument list too long"
     assert result.reason.endswith("8 steps, cut: ['trajectory', 'response']")
+
+
+@pytest.mark.parametrize("where", ["input", "metadata"])
+def test_a_long_case_leaves_the_scorers_params_in_the_variable(tmp_path: Path, where: str) -> None:
+    """A 112 kB document as the input (or in the metadata) left the variable only where
+    things are: the seed's script read `.expected_length` as null and failed every case."""
+    script = tmp_path / "params.py"
+    script.write_text(
+        "import json, os\n"
+        "told = json.loads(os.environ['ARENA_SCORER_CONTEXT'])\n"
+        "whole = json.load(open(told['context_file']))\n"
+        "size = len(json.dumps(whole['case']))\n"
+        "print(json.dumps({'score': 1, 'reason':"
+        " f\"{told['expected_length']} {told['case']['id']} {size > 100_000} {told['cut']}\"}))\n"
+    )
+    scorer = ScriptScorer("params", [sys.executable, str(script)], "script params.py")
+    document = "word " * 22_400
+    ctx = scoring_context(
+        "0123456789",
+        case_id="long_doc",
+        options={"expected_length": 10},
+        **({"input": document} if where == "input" else {"metadata": {"doc": document}}),
+    )
+    result = scorer.score("0123456789", "0123456789", ctx)
+    assert result.reason == f"10 long_doc True ['trajectory', 'response', 'case.{where}']"

@@ -117,6 +117,16 @@ def build_board(project: str, records: list[Record]) -> Board:
                 " or no value recorded), so the composite leaves it out for every model"
             )
             del weights[name]
+            continue
+        below = [(r.model, v) for r in rows if (v := r.value(name)) is not None and v < 0]
+        if below:  # value / top and best / value rank nothing below 0: every model the same
+            shown = ", ".join(f"{model} {value:g}" for model, value in below)
+            warnings.append(
+                f"'{name}' is below 0 for {shown}, which the composite's scaling (value / top,"
+                " best / value) cannot rank, so the composite leaves it out for every model;"
+                " weigh a metric of 0 or more"
+            )
+            del weights[name]
     k = _k(records, board_settings.get("pass_k"))
     if k is not None:
         for row in rows:

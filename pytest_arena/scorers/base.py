@@ -19,6 +19,11 @@ class ScoreResultError(ValueError):
     """A ScoreResult was built with a value it cannot hold."""
 
 
+# the leaderboard's own columns and a record's own numbers: a metric of one of these names
+# would stand beside (and be taken for) arena's
+TAKEN_METRIC_NAMES = ("accuracy", "pass_rate", "cost", "latency", "tokens", "composite", "score")
+
+
 @dataclass
 class ScoreResult:
     """A scorer's verdict on one output.
@@ -55,9 +60,18 @@ class ScoreResult:
         for name, value in self.metrics.items():
             if not isinstance(name, str) or not name:
                 raise ScoreResultError(f"metric names must be non-empty strings, got {name!r}")
-            if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+            if name in TAKEN_METRIC_NAMES:
                 raise ScoreResultError(
-                    f"metric '{name}' must be a number, got {type(value).__name__} {value!r}"
+                    f"metric '{name}' is named like a leaderboard column of arena's own; give"
+                    f" it another name (taken: {', '.join(TAKEN_METRIC_NAMES)})"
+                )
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+            ):
+                raise ScoreResultError(
+                    f"metric '{name}' must be a finite number, got {type(value).__name__} {value!r}"
                 )
             self.metrics[name] = float(value)
 
@@ -137,4 +151,5 @@ class Scorer(ABC):
 
 
 def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    """`CitationCount` as `citation_count`, `HTTPStatus` as `http_status`, `F1` as `f1`."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()

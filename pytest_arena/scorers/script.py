@@ -27,6 +27,8 @@ from pytest_arena.scorers.text import excerpt
 CONTEXT_VARS = ("ARENA_SCORER_CONTEXT", "RL_SCORER_CONTEXT")
 DEFAULT_TIMEOUT = 30.0
 _ENV_LIMIT = 100_000  # one environment string may hold at most 128 KiB on Linux
+_CASE_PART_LIMIT = 2_000  # characters of JSON a case's input, reference or metadata keeps
+_CUT_LAST = ("case", "output", "output_truncated", "response", "trajectory", "cut")
 _STDERR_TAIL = 400
 
 
@@ -194,7 +196,8 @@ def fill(value: Any, places: dict[str, str]) -> Any:
 def _fit(payload: dict[str, Any]) -> str:
     """The context as the variable holds it, under the kernel's limit on one: whole if it
     fits, else without what `output_file` and `context_file` hold whole (the output cut to
-    its start, then no response and no trajectory, then only where things are)."""
+    its start, then no response and no trajectory, then the case's long parts), keeping
+    the scorer's params and where things are to the last."""
     text = json.dumps(payload, ensure_ascii=False)
     if len(text.encode()) <= _ENV_LIMIT:
         return text
@@ -204,11 +207,21 @@ def _fit(payload: dict[str, Any]) -> str:
         if len(text.encode()) <= _ENV_LIMIT:
             return text
         cut = {**cut, key: None, "cut": [*cut.get("cut", []), key]}
+    case = dict(cut["case"])
+    for part in ("input", "reference", "metadata"):  # a long document to read, say
+        if len(json.dumps(case[part], ensure_ascii=False)) > _CASE_PART_LIMIT:
+            case[part] = None
+            cut["cut"] = [*cut["cut"], f"case.{part}"]
+    cut["case"] = case
     text = json.dumps(cut, ensure_ascii=False)
     if len(text.encode()) <= _ENV_LIMIT:
         return text
-    kept = ("model", "output_file", "context_file", "project_root", "workspace")
-    return json.dumps({**{k: payload[k] for k in kept}, "cut": ["everything else"]})
+    kept = {k: v for k, v in payload.items() if k not in _CUT_LAST}  # params, places
+    text = json.dumps({**kept, "cut": ["everything else"]}, ensure_ascii=False)
+    if len(text.encode()) <= _ENV_LIMIT:
+        return text
+    places = ("model", "output_file", "context_file", "project_root", "workspace")
+    return json.dumps({**{k: payload[k] for k in places}, "cut": ["everything else"]})
 
 
 def _text(data: str | bytes | None) -> str:

@@ -81,7 +81,16 @@ def import_problem(path: Path, exc: BaseException, what: str) -> Problem:
             if Path(frame.filename).resolve() == path.resolve():
                 line = frame.lineno
     message = f"{what} failed to import: {type(exc).__name__}: {exc}"
-    return Problem(path, line, message, hint="fix the error and run again; other files still load")
+    hint = "fix the error and run again; other files still load"
+    if isinstance(exc, ModuleNotFoundError) and (exc.name or "").split(".")[0] == _SEED_NAME:
+        hint = (  # the name the scorer API was first written under
+            f"the package is pytest_arena: write 'from pytest_arena.scorers import Scorer,"
+            f" ScoreResult' where the file says {_SEED_NAME}"
+        )
+    return Problem(path, line, message, hint=hint)
+
+
+_SEED_NAME = "agent_arena"
 
 
 def _first_nul_line(path: Path) -> int | None:

@@ -43,6 +43,16 @@ scorers(
     "projects/scorer_import_error/arena.yaml:3: eval_type: no scorer is named 'mine'; known"
     " scorers: *; these scorer files failed to load and may define it: mine.py",
 )
+scorers(  # the seed's own import line: the API was first written under that name
+    "scorer_seed_import",
+    with_scorer(
+        scorer_file("return ScoreResult(1.0, True, 'ok')").replace("pytest_arena", "agent_arena")
+    ),
+    "projects/scorer_seed_import/scorers/mine.py:1: scorer file scorers/mine.py failed to import:"
+    " ModuleNotFoundError: No module named 'agent_arena'",
+    "  fix: the package is pytest_arena: write 'from pytest_arena.scorers import Scorer,"
+    " ScoreResult' where the file says agent_arena",
+)
 scorers(
     "scorer_syntax_error",
     with_scorer(scorer_file("return ScoreResult(1.0, True, 'ok'") + "\n\nx = 1\n"),
@@ -161,7 +171,7 @@ scorers(
 scorers(
     "scorer_metric_text",
     with_scorer(scorer_file("return ScoreResult(1.0, True, 'ok', metrics={'words': 'many'})")),
-    "scorer 'mine' raised ScoreResultError: metric 'words' must be a number, got str 'many'",
+    "scorer 'mine' raised ScoreResultError: metric 'words' must be a finite number, got str 'many'",
     '  File "*/scorer_metric_text/scorers/mine.py", line 8, in score',
     traceback=True,
 )
