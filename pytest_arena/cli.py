@@ -233,12 +233,8 @@ def _compare_command(args: argparse.Namespace) -> int:
         return _fail("compare", str(exc))
     items = comparison.compare(a, b)
     print(f"A: {args.a}  B: {args.b}")
-    for name, report in (("A", a), ("B", b)):
-        if report.get("stopped_early") is True:
-            print(
-                f"run {name} stopped early (-x, --maxfail or Ctrl-C): the cases it did not run"
-                f" are only in the other run, not compared"
-            )
+    for note in comparison.stopped_notes(a, b):
+        print(note)
     print(comparison.as_text(items, limit=max(args.limit, 0)))
     if args.html:
         from pytest_arena.reports.json_report import written_whole

@@ -175,7 +175,7 @@ def test_compare_names_the_cases_that_changed_with_both_reasons(
     for record in cut_report["records"]:
         record["model"] = "sim_perfect"
     (pytester.path / "cut.json").write_text(json.dumps(cut_report))
-    cut = pytester.run(*ARENA, "compare", "a.json", "cut.json")
+    cut = pytester.run(*ARENA, "compare", "a.json", "cut.json", "--html", "cut.html")
     cut.stdout.fnmatch_lines(
         [
             "run B stopped early (-x, --maxfail or Ctrl-C): the cases it did not run are only"
@@ -183,6 +183,8 @@ def test_compare_names_the_cases_that_changed_with_both_reasons(
             "*5 case(s) only in A*",
         ]
     )
+    page = (pytester.path / "cut.html").read_text()  # the page says it too
+    assert "run B stopped early (-x, --maxfail or Ctrl-C)" in page
 
 
 def test_compare_uses_the_paired_difference_of_the_same_cases(tmp_path: Path) -> None:

@@ -675,3 +675,123 @@ def test_a_page_from_spilled_records_is_the_page_from_whole_ones(tmp_path: Path)
         ("c", "m2", ""),
     ]
     assert "<script>alert" not in page
+
+
+# --- what a reader of a real run met (a user's runs, in Chromium)
+
+
+def test_a_page_without_cases_or_boards_still_opens_and_shows_every_record(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """A run that selected no case threw a script error (the filters were not on the page);
+    a report without leaderboards (older, or edited) dropped every record from the matrix."""
+    opened(browser, page(tmp_path, []))
+    assert "no arena case ran" in browser.js("document.body.innerText")
+    data = build_report(records(), [])
+    path = tmp_path / "boardless.html"
+    html.write_html(path, data)
+    opened(browser, path)
+    assert browser.js("document.querySelectorAll('td.cell:not(.none)').length") == len(records())
+    assert browser.js("document.getElementById('f-count').textContent") == "6 of 6 cases shown"
+
+
+def test_a_cell_opens_and_closes_from_the_keyboard(tmp_path: Path, browser: Browser) -> None:
+    opened(browser, page(tmp_path))
+    target = cell("quiz", "capital", "small")
+    assert browser.js(f"{target}.tabIndex") == 0
+    assert browser.js(f"{target}.getAttribute('role')") == "button"
+    browser.js(
+        f"(c => {{ c.focus(); c.dispatchEvent(new KeyboardEvent('keydown', {{key: 'Enter',"
+        f" bubbles: true}})); }})({target})"
+    )
+    assert browser.js("document.getElementById('drill').hidden") is False
+    assert browser.js("document.activeElement.id") == "drill-close"  # focus moved in
+    browser.js(
+        "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))"
+    )
+    assert browser.js("document.getElementById('drill').hidden") is True
+    assert browser.js(f"document.activeElement === {target}")  # and back to the cell
+
+
+def test_a_repeated_case_shows_its_own_verdict_not_its_first_sample(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """The tooltip and the side-by-side said sample 0's 'ok' and 'passed' for a case whose
+    verdict, from its samples, was failed."""
+    opened(browser, page(tmp_path))
+    late = cell("support", "late", "big")
+    reason = next(r.reason for r in records() if (r.case_id, r.model) == ("late", "big"))
+    assert reason != "ok" and browser.js(f"{late}.title") == reason
+    drill(browser, "support", "late", "big")
+    heads = browser.js(
+        "[...document.querySelectorAll('#drill .compare > div:not(.reason)')]"
+        ".slice(0, 2).map(d => d.textContent)"
+    )
+    assert heads[0].startswith("big failed")
+
+
+def test_flaky_cases_pass_at_k_and_gate_limits_are_on_the_page(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Undecided cases were in no badge nor column, and gate checks said a value without its
+    limit or margin."""
+    cases = "".join(f"  - {{id: c{i}, input: 'q{i}', reference: 'a{i}'}}\n" for i in range(30))
+    make_project(
+        "rep",
+        "models: [sim_small]\nrepeat: {min: 3, max: 6}\nmin_pass_rate: 0.6\n"
+        "gate:\n  all: {accuracy: {min: 0.1}}\ntests:\n" + cases,
+    )
+    pytester.runpytest("-p", "no:cacheprovider", "--arena-html", "r.html", "--arena-json", "r.json")
+    report = json.loads((pytester.path / "r.json").read_text())
+    statuses = [r["status"] for r in report["records"]]
+    text = (pytester.path / "r.html").read_text()
+    header = text[text.index("<header>") : text.index("</header>")]
+    assert "flaky" in statuses
+    assert f'<span class="badge flaky">{statuses.count("flaky")} flaky</span>' in header
+    assert "<th>flaky</th>" in text and "<th>pass@3</th>" in text and "<th>pass^3</th>" in text
+    (check,) = report["gates"][0]["checks"]
+    line = html.check_line(check)
+    value, margin = check["value"], check["margin"]
+    assert line == f"held: sim_small accuracy {value:.4g} within min 0.1 (margin {margin:.4g})"
+    assert line in text
+
+
+def test_control_and_bidi_characters_in_run_text_are_shown_not_obeyed(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """An unterminated right-to-left override in a project name reversed the nav links after
+    it, and one in an output showed 'evil' as 'live'."""
+    recs = [
+        Record("p\u202eab", "c", "m", FAILED, 0.0, False, "why\u202e", output="\u202eevil\u202c")
+    ]
+    opened(browser, page(tmp_path, recs))
+    assert browser.js("getComputedStyle(document.querySelector('nav a')).unicodeBidi") == "isolate"
+    text = drill(browser, "p\u202eab", "c", "m")
+    assert "⟨U+202E⟩evil⟨U+202C⟩" in text and "why⟨U+202E⟩" in text
+
+
+def test_each_answer_is_in_the_page_once(tmp_path: Path) -> None:
+    """The record's output and its response's message held the same answer: every page
+    twice its size."""
+    answer = "".join(f"word{i} " for i in range(2000))
+    recs = [
+        Record(
+            "p", "c", "m", PASSED, 1.0, True, "ok", output=answer,
+            response={"message": {"role": "assistant", "content": answer}, "trajectory": []},
+        )
+    ]  # fmt: skip
+    assert page(tmp_path, recs).read_text().count(answer) == 1
+
+
+def test_long_model_names_fit_their_plots_and_equal_costs_one_tick() -> None:
+    rows = [
+        {"model": f"openrouter/meta-llama/llama-3.1-{size}b-instruct", "accuracy": 0.5, "cost": 0.0}
+        for size in (8, 70, 405)
+    ]
+    labels = [s for s in plots.scores(rows).shapes if s.kind == "text" and s.cls == "label"]
+    shown = [s.text for s in labels]
+    assert shown == ["…a-3.1-8b-instruct", "…-3.1-70b-instruct", "…3.1-405b-instruct"]
+    assert all(len(s.text) <= plots.LABEL_CHARACTERS for s in labels)
+    assert [s.title for s in labels] == [r["model"] for r in rows]  # whole, as a tooltip
+    ticks = [s.text for s in plots.cost_accuracy(rows).shapes if s.cls == "tick" and "$" in s.text]
+    assert ticks == ["$0.00"]  # not "$0.00$0.00" on one spot

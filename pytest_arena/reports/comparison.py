@@ -293,6 +293,16 @@ def regressed(items: list[ModelComparison]) -> bool:
     return any(item.regressions for item in items)
 
 
+def stopped_notes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """A line for each report of a run that stopped early: it holds only some cases."""
+    return [
+        f"run {name} stopped early (-x, --maxfail or Ctrl-C): the cases it did not run are only"
+        " in the other run, not compared"
+        for name, report in (("A", a), ("B", b))
+        if report.get("stopped_early") is True
+    ]
+
+
 def as_html(
     items: list[ModelComparison],
     a: Mapping[str, Any],
@@ -311,6 +321,7 @@ def as_html(
         name_b=names[1],
         created_a=a.get("created") or "",
         created_b=b.get("created") or "",
+        notes=stopped_notes(a, b),
         aggregates=aggregate_lines,
         interval=interval_text,
     )

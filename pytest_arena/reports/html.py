@@ -73,6 +73,7 @@ def _environment() -> Any:
     env.filters["percent"] = _percent
     env.filters["money"] = _money
     env.filters["ms"] = _ms
+    env.globals["check_line"] = check_line
     return env
 
 
@@ -106,6 +107,8 @@ def _project(board: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dict
         "warnings": list(board.get("warnings") or []),
         "notes": list(board.get("notes") or []),
         "show_unscored": any(r.get("unscored") for r in rows),
+        "show_flaky": any(r.get("flaky") for r in rows),
+        "k": board.get("k"),
         "show_judge": any("judge_cost" in r and r["judge_cost"] != 0 for r in rows),
         "verdicts": _verdicts(board),
         "plots": [
@@ -175,6 +178,10 @@ def _write_page(out: TextIO, report: Mapping[str, Any], title: str) -> None:
     boards = list(report.get("leaderboards") or [])
     gates = {g.get("project"): g for g in report.get("gates") or []}
     projects = [_project(b, briefs) for b in boards]
+    on_boards = {p["name"] for p in projects}
+    for name in dict.fromkeys(str(b.get("project")) for b in briefs):  # a report edited by
+        if name not in on_boards:  # hand, or older than its boards: its records still shown
+            projects.append(_project({"project": name}, briefs))
     names = [
         {"name": p["name"], "models": [str(r.get("model")) for r in p["rows"]]} for p in projects
     ]
@@ -205,7 +212,8 @@ def _write_page(out: TextIO, report: Mapping[str, Any], title: str) -> None:
     for i, record in enumerate(records):
         if i:
             out.write(",")
-        out.write(embed_json(json.loads(record.text()) if isinstance(record, Spilled) else record))
+        whole = json.loads(record.text()) if isinstance(record, Spilled) else record
+        out.write(embed_json(_shown(whole)))
     out.write(f'],"projects":{embed_json(names)}}}')
     out.write(tail)
 
@@ -213,6 +221,33 @@ def _write_page(out: TextIO, report: Mapping[str, Any], title: str) -> None:
 # where the records go in the rendered page: no text of a report can write it there, as the
 # template escapes every "<" of a report's text
 _DATA = "<arena-data/>"
+
+
+def _shown(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`record` as the page's script reads it: of the response, only the trajectory and
+    what was cut (its message holds the output again, a second copy of every answer)."""
+    response = record.get("response")
+    if not isinstance(response, Mapping):
+        return record
+    kept = {k: response[k] for k in ("trajectory", "cut") if k in response}
+    return {**record, "response": kept}
+
+
+def check_line(check: Mapping[str, Any]) -> str:
+    """A gate check as the terminal says it: its value against its limits and the margin."""
+    limits = " and ".join(
+        f"{word} {check[word]:g}"
+        for word in ("min", "max")
+        if isinstance(check.get(word), int | float)
+    )
+    head = f"{check.get('status')}: {check.get('model') or 'all models'} {check.get('metric')}"
+    value, margin = check.get("value"), check.get("margin")
+    if not isinstance(value, int | float) or not isinstance(margin, int | float):
+        note = check.get("note")
+        return f"{head}{f' (limit {limits})' if limits else ''}{f': {note}' if note else ''}"
+    if margin >= 0:
+        return f"{head} {value:.4g} within {limits} (margin {margin:.4g})"
+    return f"{head} {value:.4g} outside {limits} (short by {-margin:.4g})"
 
 
 def _brief(record: Any) -> Mapping[str, Any]:

@@ -13,6 +13,7 @@ from pytest_arena.engine.money import dollars
 
 WIDTH = 380
 LABEL = 120  # room for model names left of the bars
+LABEL_CHARACTERS = 18  # of a model's name drawn beside its bar or point (the rest in a tooltip)
 BINS = 10
 
 
@@ -55,6 +56,14 @@ def interval(row: Mapping[str, Any]) -> tuple[float, float] | None:
     return None
 
 
+def label(name: str) -> str:
+    """`name` short enough to fit beside a bar: its end, where model keys differ
+    (`…llama-3.1-405b-instruct`), after an ellipsis."""
+    if len(name) <= LABEL_CHARACTERS:
+        return name
+    return "\u2026" + name[-(LABEL_CHARACTERS - 1) :]
+
+
 def _x(value: float, span: float = WIDTH - LABEL - 20) -> float:
     return LABEL + max(0.0, min(1.0, value)) * span
 
@@ -75,7 +84,11 @@ def scores(rows: Sequence[Mapping[str, Any]]) -> Plot:
     for i, row in enumerate(rows):
         y = 8 + i * step
         model, accuracy = str(row.get("model")), row.get("accuracy")
-        shapes.append(Shape("text", "label", x=LABEL - 6, y=y + 13, text=model, anchor="end"))
+        shapes.append(
+            Shape(
+                "text", "label", x=LABEL - 6, y=y + 13, text=label(model), anchor="end", title=model
+            )
+        )
         if not isinstance(accuracy, int | float):
             shapes.append(Shape("text", "tick", x=_x(0) + 4, y=y + 13, text="no accuracy"))
             continue
@@ -148,7 +161,8 @@ def cost_accuracy(rows: Sequence[Mapping[str, Any]]) -> Plot:
             bottom - top
         )
 
-    for value, anchor in ((low, "start"), (high, "end")):
+    ends = ((low, "start"), (high, "end")) if high > low else ((low, "middle"),)  # one, not two
+    for value, anchor in ends:
         x = place(value, 0)[0]
         shapes.append(Shape("text", "tick", x=x, y=bottom + 14, text=dollars(value), anchor=anchor))
     scale_name = "cost, log scale" if log else "cost"
@@ -173,7 +187,18 @@ def cost_accuracy(rows: Sequence[Mapping[str, Any]]) -> Plot:
         shapes.append(
             Shape("circle", "front-point" if on_front else "point", x=x, y=y, w=5, title=tip)
         )
-        shapes.append(Shape("text", "label", x=x + 8, y=y + 4, text=model))
+        near_edge = x > right - 90  # a name drawn leftwards there, so it stays on the plot
+        shapes.append(
+            Shape(
+                "text",
+                "label",
+                x=x - 8 if near_edge else x + 8,
+                y=y + 4,
+                text=label(model),
+                anchor="end" if near_edge else "start",
+                title=model,
+            )
+        )
     return plot
 
 
@@ -202,7 +227,11 @@ def distribution(rows: Sequence[Mapping[str, Any]], records: Sequence[Mapping[st
             else:
                 counts[min(BINS - 1, max(0, int(value * BINS)))] += 1
         most = max([*counts, errors, 1])
-        shapes.append(Shape("text", "label", x=LABEL - 6, y=y + 20, text=model, anchor="end"))
+        shapes.append(
+            Shape(
+                "text", "label", x=LABEL - 6, y=y + 20, text=label(model), anchor="end", title=model
+            )
+        )
         for b, count in enumerate(counts):
             height = 26 * count / most
             low = b / BINS

@@ -18,14 +18,22 @@
     const t = x.toFixed(6).replace(/0+$/, "");
     return "$" + (t.endsWith(".") ? t + "00" : t);
   }
-  const text = (v) => (v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v, null, 2));
+  // control characters and bidi overrides would act unseen (reorder the text around them):
+  // each is shown as its code, ⟨U+202E⟩; newlines and tabs stay
+  const UNSEEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  const seen = (s) => s.replace(UNSEEN, (c) => "⟨U+" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "⟩");
+  const text = (v) => seen(v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v, null, 2));
 
   // cells: one per (project, case, model), holding every sample of it
   const projects = data.projects.map((p) => ({ name: p.name, models: p.models.slice(), rows: [], byCase: new Map() }));
   const projectOf = new Map(projects.map((p) => [p.name, p]));
   for (const r of data.records) {
-    const p = projectOf.get(r.project);
-    if (!p) continue;
+    let p = projectOf.get(r.project);
+    if (!p) {  // a record of a project the report has no leaderboard for: shown all the same
+      p = { name: r.project, models: [], rows: [], byCase: new Map() };
+      projects.push(p);
+      projectOf.set(p.name, p);
+    }
     let row = p.byCase.get(r.case);
     if (!row) {
       row = { project: p, id: r.case, tags: new Set(), scorers: new Set(), cells: new Map(), hay: null, tr: null };
@@ -39,7 +47,7 @@
     if (!cell) row.cells.set(r.model, (cell = { samples: [], sampling: null }));
     if (r.samples && r.samples.length) {
       // a repeated case: one record holding its samples, and the verdict they gave
-      cell.sampling = Object.assign({ status: r.status, score: r.score }, r.sampling || {});
+      cell.sampling = Object.assign({ status: r.status, score: r.score, reason: r.reason }, r.sampling || {});
       for (const s of r.samples) cell.samples.push(Object.assign({}, r, s, { samples: [] }));
     } else cell.samples.push(r);
   }
@@ -55,8 +63,12 @@
       : statuses.size === 1 && statuses.has("unscored") ? "unscored"
       : statuses.has("failed") || statuses.has("error") ? "failed" : "passed";
     cell.failing = statuses.has("failed") || statuses.has("error");
+    cell.shown = s[0];
+    cell.reason = s[0] ? s[0].reason : "";
     const v = cell.sampling;
     if (v) {  // the case's own verdict from its samples: its pass rate against min_pass_rate
+      cell.shown = s.find((r) => r.sample === v.shown) || s[0];
+      cell.reason = v.reason || cell.reason;
       cell.score = typeof v.score === "number" ? v.score : cell.score;
       cell.status = v.status === "flaky" ? "failed" : v.status;
       cell.flaky = cell.flaky || v.status === "flaky";
@@ -66,12 +78,18 @@
 
   // the filters' choices
   function fill(select, values) {
-    for (const v of [...values].sort()) select.append(new Option(v, v));
+    for (const v of [...values].sort()) select.append(new Option(seen(v), v));
   }
   const allModels = new Set(), allTags = new Set(), allScorers = new Set();
   for (const p of projects) {
     p.models.forEach((m) => allModels.add(m));
     for (const row of p.rows) { row.tags.forEach((t) => allTags.add(t)); row.scorers.forEach((s) => allScorers.add(s)); }
+  }
+  const matrix = byId("matrix");
+  if (!matrix) {  // a page without cases (no arena case ran): nothing to draw
+    window.arenaReport = { readyMs: performance.now(), projects: projects.length, records: data.records.length };
+    document.documentElement.dataset.ready = "1";
+    return;
   }
   fill(byId("f-project"), projects.map((p) => p.name));
   fill(byId("f-model"), allModels);
@@ -81,9 +99,8 @@
   // the matrix: one table per project, a row per case, a column per model; the rows that
   // match the filters are drawn PAGE at a time, so a page of any size opens at once
   const PAGE = 500;
-  const matrix = byId("matrix");
   function makeRow(p, row, i) {
-    const tr = el("tr", null, el("td", "case", row.id), el("td", "tags", [...row.tags].join(" ")));
+    const tr = el("tr", null, el("td", "case", row.id), el("td", "tags", seen([...row.tags].join(" "))));
     tr.dataset.row = i;
     tr.firstChild.title = row.id;
     for (const m of p.models) {
@@ -98,7 +115,9 @@
       if (cell.status === "passed" || cell.status === "failed") {
         td.style.backgroundColor = "hsl(" + Math.round(120 * Math.max(0, Math.min(1, cell.score))) + ",62%,82%)";
       }
-      td.title = cell.samples[0].reason || cell.status;
+      td.title = seen(cell.reason || cell.status);
+      td.tabIndex = 0;  // reached by Tab, opened by Enter or Space
+      td.setAttribute("role", "button");
       tr.append(td);
     }
     return tr;
@@ -106,7 +125,7 @@
   for (const p of projects) {
     const table = el("table", "matrix");
     table.dataset.project = p.name;
-    table.append(el("caption", null, p.name));
+    table.append(el("caption", null, seen(p.name)));
     const head = el("tr", null, el("th", null, "case"), el("th", null, "tags"));
     p.models.forEach((m) => { const th = el("th", "model", m); th.dataset.model = m; head.append(th); });
     p.body = el("tbody");
@@ -117,6 +136,13 @@
     table.addEventListener("click", (event) => {
       const td = event.target.closest("td.cell");
       if (!td || td.classList.contains("none")) return;
+      open(p, p.rows[Number(td.parentNode.dataset.row)], td.dataset.model, td);
+    });
+    table.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      const td = event.target.closest("td.cell");
+      if (!td || td.classList.contains("none")) return;
+      event.preventDefault();
       open(p, p.rows[Number(td.parentNode.dataset.row)], td.dataset.model, td);
     });
     p.table = table;
@@ -192,8 +218,12 @@
   byId("drill-close").addEventListener("click", close);
   document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(); });
   function close() {
+    if (drill.hidden) return;
     drill.hidden = true;
-    if (selected) selected.classList.remove("selected");
+    if (selected) {
+      selected.classList.remove("selected");
+      selected.focus();  // back to the cell it was opened from
+    }
     selected = null;
   }
 
@@ -219,7 +249,7 @@
     const badges = el("p", null, el("span", "badge " + r.status, r.status));
     if (r.flaky) badges.append(" ", el("span", "badge flaky", "flaky"));
     if (r.cached) badges.append(" ", el("span", "badge cached", "cached"));
-    box.append(badges, el("p", "reason", r.reason || "(no reason given)"));
+    box.append(badges, el("p", "reason", text(r.reason) || "(no reason given)"));
     box.append(pairs([
       ["score", fixed(r.score, 3)], ["passed", String(r.passed)], ["scorer", r.scorer || "–"],
       ["weight", String(r.weight)], ["tags", (r.tags || []).join(", ") || "–"],
@@ -246,7 +276,7 @@
       }
       box.append(el("h4", null, "contract components"), table);
     }
-    if (detail.judge !== undefined) box.append(el("h4", null, "judge"), pairs([["judge", text(detail.judge)], ["verdict", r.reason || "–"]]));
+    if (detail.judge !== undefined) box.append(el("h4", null, "judge"), pairs([["judge", text(detail.judge)], ["verdict", text(r.reason) || "–"]]));
     if (Object.keys(detail).length) box.append(el("h4", null, "detail"), tree(detail));
     const metrics = Object.entries(r.metrics || {});
     if (metrics.length) box.append(el("h4", null, "metrics"), pairs(metrics.map(([k, v]) => [k, fixed(v, 4)])));
@@ -288,7 +318,7 @@
     selected = td;
     td.classList.add("selected");
     const cell = row.cells.get(model);
-    drillBody.replaceChildren(el("h3", null, row.id + " · " + model), el("p", "role", p.name));
+    drillBody.replaceChildren(el("h3", null, row.id + " · " + model), el("p", "role", seen(p.name)));
     const many = cell.samples.length > 1;
     const v = cell.sampling;
     if (v) {
@@ -303,18 +333,20 @@
       const choose = el("select", "compare-with");
       for (const m of others) choose.append(new Option(m, m));
       const area = el("div");
-      const show = () => area.replaceChildren(compare(cell.samples[0], row.cells.get(choose.value).samples[0]));
+      const show = () => area.replaceChildren(compare(cell, row.cells.get(choose.value), model, choose.value));
       choose.addEventListener("change", show);
       drillBody.append(el("h4", null, "side by side"), el("label", null, "compare with ", choose), area);
       show();
     }
     drill.hidden = false;
     drill.scrollTop = 0;
+    byId("drill-close").focus();  // keyboard users land in the drill-down
   }
 
   // two outputs side by side, the words that differ marked (a word diff, LCS)
-  function compare(a, b) {
-    const left = tokens(a.output), right = tokens(b.output);
+  function compare(cellA, cellB, modelA, modelB) {
+    const a = cellA.shown, b = cellB.shown;
+    const left = tokens(seen(text(a.output))), right = tokens(seen(text(b.output)));
     const [ops, exact] = diff(left, right);
     const colA = el("pre", "output"), colB = el("pre", "output");
     for (const [op, word] of ops) {
@@ -322,8 +354,10 @@
       else if (op < 0) colA.append(el("del", null, word));
       else colB.append(el("ins", null, word));
     }
-    const head = (r) => el("div", null, el("strong", null, r.model), " ", el("span", "badge " + r.status, r.status), " ", fixed(r.score, 3));
-    const grid = el("div", "compare", head(a), head(b), colA, colB, el("div", "reason", a.reason || ""), el("div", "reason", b.reason || ""));
+    const status = (c) => (c.flaky && c.sampling && c.sampling.status === "flaky" ? "flaky" : c.status);
+    const head = (c, m) => el("div", null, el("strong", null, m), " ", el("span", "badge " + status(c), status(c)), " ", fixed(c.score, 3));
+    const grid = el("div", "compare", head(cellA, modelA), head(cellB, modelB), colA, colB,
+      el("div", "reason", text(cellA.reason)), el("div", "reason", text(cellB.reason)));
     return exact ? grid : el("div", null, el("p", "note", "outputs too long to compare word by word: shown whole, differences not marked"), grid);
   }
   function tokens(s) { return typeof s === "string" ? s.split(/(\s+)/).filter((t) => t !== "") : []; }
