@@ -246,6 +246,27 @@ def test_a_spent_budget_skips_the_calls_not_yet_started_and_says_how_much_went(
     )
 
 
+def test_a_repeated_case_the_budget_cuts_short_says_how_many_samples_it_had(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """It said "call not started", though two of its samples were answered and paid for."""
+    make_project(
+        "p",
+        "models:\n  default: [pricey]\n  define:\n    pricey: {accuracy: 1.0, price:"
+        " {input_per_mtok: 100000, output_per_mtok: 100000}}\n"
+        "budget: {max_cost: 1.5}\nrepeat: 5\n"
+        "tests:\n  - {id: a, input: hello there, reference: hello there}\n",
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "SKIPPED*arena.yaml:*: budget spent: $* of $1.50 (budget.max_cost in arena.yaml"
+            " of project p); call not started (after 2 of its samples: too few for a verdict)"
+        ]
+    )
+
+
 def test_a_project_budget_applies_to_that_project_only(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

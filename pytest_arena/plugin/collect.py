@@ -481,7 +481,10 @@ class ArenaItem(pytest.Item):
                 line.count(result)
             if result.skipped is not None:
                 self.pending = []
-                pytest.skip(result.skipped)
+                said = result.skipped
+                if drawn:  # a repeated case cut short: its samples so far decide nothing
+                    said += f" (after {len(drawn)} of its samples: too few for a verdict)"
+                pytest.skip(said)
             outcome: Outcome = finish(prepared, self.plan, result)
             drawn.append(outcome.record)
             self.user_traceback = self.user_traceback or outcome.traceback
