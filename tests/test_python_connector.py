@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_arena.connectors import Connector, ConnectorError, Request, Response, build_connector
+from pytest_arena.connectors.base import AGENT_META
 from pytest_arena.spec import Case, SpecError, load_project
 
 CASE = Case(id="q1", input="What is 2 + 2?", reference="4", tags=("math",), project="p")
@@ -116,7 +117,7 @@ def test_a_dict_gives_tokens_cost_and_meta(tmp_path: Path) -> None:
     )
     response = call(connector, request())
     assert (response.text, response.tokens_in, response.tokens_out) == ("4", 12, 1)
-    assert response.meta == {"steps": 3}
+    assert response.meta == {AGENT_META: {"steps": 3}}  # apart from arena's own keys
     assert connector.cost_of(response) == 0.002
 
 
@@ -135,7 +136,8 @@ def test_a_response_is_taken_as_it_is(tmp_path: Path) -> None:
         },
     )
     response = call(connector, request())
-    assert (response.text, response.tokens_in, response.meta) == ("4", 5, {"model": "mine"})
+    assert (response.text, response.tokens_in) == ("4", 5)
+    assert response.meta == {AGENT_META: {"model": "mine"}}
 
 
 def test_an_exception_names_the_callable_type_message_and_line(tmp_path: Path) -> None:

@@ -363,7 +363,8 @@ def test_a_python_agent_gets_a_workspace_and_its_meta_reaches_the_scorer(
             "agent.py": (
                 "def run(prompt, workspace):\n"
                 "    (workspace / 'note.txt').write_text(prompt)\n"
-                "    return {'text': 'done', 'meta': {'steps': 3}}\n"
+                "    return {'text': 'done', 'meta': {'steps': 3, 'workspace': 'its own',"
+                " 'tool_calls': ['search'], 'finish_reason': 'its own'}}\n"
             ),
             "scorers/saw.py": (
                 "from pytest_arena import Scorer, ScoreResult\n\n\n"
@@ -381,5 +382,10 @@ def test_a_python_agent_gets_a_workspace_and_its_meta_reaches_the_scorer(
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["write it, 3 steps", "  workspace: *agent-two-mine*"])
     one, two = records["one"], records["two"]
-    assert one["response"]["meta"] == {"steps": 3}
+    # its meta as it returned it, keys named like arena's too, which keep arena's values
+    own = {"steps": 3, "workspace": "its own", "tool_calls": ["search"], "finish_reason": "its own"}
+    assert one["response"]["meta"] == own
+    assert one["response"]["workspace"] == one["detail"]["workspace"] != "its own"
+    assert one["response"]["message"]["tool_calls"] == []
+    assert one["response"]["finish_reason"] is None
     assert one["detail"]["workspace"] != two["detail"]["workspace"]  # a fresh folder each

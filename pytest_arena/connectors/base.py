@@ -43,6 +43,9 @@ class Request:
         return ""
 
 
+AGENT_META = "agent_meta"  # a python agent's own meta, kept apart from the connector's keys
+
+
 @dataclass
 class Response:
     """A model's answer and what it cost."""
@@ -54,8 +57,8 @@ class Response:
     cost: float | None = None  # set by connectors that are told the cost; else priced
     retries: int = 0
     # what the model said beside the text, JSON data: `tool_calls` ([{id, name, arguments}],
-    # arguments parsed), `finish_reason`, `refusal`; a python agent's own `meta`; a command
-    # agent's `exit_status` and `stderr_tail`
+    # arguments parsed), `finish_reason`, `refusal`; a python agent's own `meta`, whole under
+    # AGENT_META; a command agent's `exit_status` and `stderr_tail`
     meta: dict[str, Any] = field(default_factory=dict)
 
     @property

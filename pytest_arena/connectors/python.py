@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from pytest_arena.connectors.base import (
+    AGENT_META,
     Connector,
     ConnectorError,
     Request,
@@ -123,8 +124,12 @@ class PythonConnector(Connector):
 
     @staticmethod
     def _in(response: Response, request: Request) -> Response:
+        """`response` with the agent's meta kept whole apart from arena's keys (a meta of its
+        own named `workspace` or `tool_calls` reaches the scorers as it is, and does not take
+        the place of arena's), and the case's workspace."""
+        response.meta = {AGENT_META: response.meta}
         if request.workspace is not None:
-            response.meta.setdefault("workspace", str(request.workspace))
+            response.meta["workspace"] = str(request.workspace)
         return response
 
     def _arguments(

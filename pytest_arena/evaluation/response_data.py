@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pytest_arena.connectors.base import AGENT_META
 from pytest_arena.engine.calls import CallResult
 from pytest_arena.record import json_safe
 
@@ -43,7 +44,8 @@ def response_data(result: CallResult) -> dict[str, Any]:
     for key in LIFTED:
         if key in meta:
             data[key] = meta.pop(key)
-    data["meta"] = meta
+    agent = meta.pop(AGENT_META, None)  # a python agent's own, as it returned it
+    data["meta"] = {**meta, **agent} if isinstance(agent, dict) else meta
     data["trajectory"] = result.trajectory or []
     safe: dict[str, Any] = json_safe(data)
     return safe
