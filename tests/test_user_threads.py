@@ -202,10 +202,12 @@ BLOCKS_THE_LOOP = """
 """
 
 
-def blocking_project(make_project: MakeProject, pytester: pytest.Pytester) -> None:
+def blocking_project(
+    make_project: MakeProject, pytester: pytest.Pytester, stall_limit: float = 1.0
+) -> None:
     agent_project(make_project, BLOCKS_THE_LOOP, ["fine", "stuck", "after"])
     pytester.makeconftest(  # a stuck loop is given up after 1 s here, not 60
-        "import pytest_arena.engine.calls\npytest_arena.engine.calls.STALL_LIMIT = 1.0\n"
+        f"import pytest_arena.engine.calls\npytest_arena.engine.calls.STALL_LIMIT = {stall_limit}\n"
     )
 
 
@@ -253,7 +255,9 @@ def test_a_call_on_a_blocked_loop_fails_once_its_own_timeout_could_not_be_kept(
 def test_ctrl_c_ends_a_run_whose_loop_an_async_agent_blocks_at_once(
     make_project: MakeProject, pytester: pytest.Pytester
 ) -> None:
-    blocking_project(make_project, pytester)
+    # the loop stays stuck until the Ctrl-C, however late a busy machine sends it (with the
+    # 1 s limit the calls failed first, and the run ended before the signal came)
+    blocking_project(make_project, pytester, stall_limit=60.0)
     run = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"],
         cwd=pytester.path,
