@@ -219,6 +219,20 @@ def test_requests_per_minute_space_the_calls_out(
     assert all(t - times[0] >= 0.099 * n for n, t in enumerate(times))
 
 
+def test_calls_waiting_for_their_rpm_slot_are_not_sent_once_the_budget_is_spent(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    """Every call was checked against the budget before it waited for its slot, never after:
+    ten calls at $20 each were all sent against a cap of $50."""
+    settings = ", rpm: 600, delay: 0, price: {input_per_mtok: 1000000, output_per_mtok: 1000000}"
+    make_project("p", project([(f"c{i}", "work") for i in range(10)], settings))
+    result = pytester.runpytest("-p", "arena_scripted", "--arena-max-cost", "50", "-rs")
+    started = [e for e in events(pytester) if e["event"] == "start"]
+    assert len(started) <= 4  # the calls in flight when the cap was reached, at most
+    outcomes = result.parseoutcomes()
+    assert outcomes["skipped"] >= 6 and outcomes["passed"] == len(started)
+
+
 def test_tokens_per_minute_space_the_calls_out_by_the_tokens_they_used(
     pytester: pytest.Pytester, make_project: MakeProject, log_file: object
 ) -> None:

@@ -430,6 +430,12 @@ class Engine:
                 estimate = lane.expected_tokens(request) if lane.tpm is not None else 0.0
                 if lane.tpm is not None:
                     await lane.tpm.take(estimate)
+                if lane.rpm is not None or lane.tpm is not None:
+                    # the calls answered while this one waited its slot may have spent the
+                    # budget: looked at again, or every paced call would be sent regardless
+                    refusal = refusal_of(budgets)
+                    if refusal is not None:
+                        return CallResult(skipped=refusal, retries=retries)
                 if connector.wants_workspace and (request.workspace is None or (again and made)):
                     # a fresh one per try: a try that timed out may still write in its own
                     request.workspace, made = self._workspace(request), True
