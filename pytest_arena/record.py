@@ -30,6 +30,7 @@ SAMPLE_FIELDS = (
     "cached",
     "judge_tokens",
     "judge_cost",
+    "judge_cached_cost",
     "error",
 )
 
@@ -61,6 +62,7 @@ class Record(Mapping[str, Any]):
     cached: bool = False  # answered from the response cache: no call, nothing spent this run
     judge_tokens: int = 0  # the judge's, apart from the model's
     judge_cost: float | None = 0.0  # None: a judge without a price answered (unknown, not $0)
+    judge_cached_cost: float = 0.0  # of judge_cost, the verdicts the response cache gave
     weight: float = 1.0
     tags: list[str] = field(default_factory=list)
     group: str | None = None  # the case's `group`: cases sharing a context, clustered

@@ -77,7 +77,7 @@ def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
         "latency_ms": 20.0,
         "retries": 0,
         "cached": False,
-        "judge": {"tokens": 0, "cost": 0.0},
+        "judge": {"tokens": 0, "cost": 0.0, "cached_cost": 0.0},
         "weight": 1.0,
         "tags": [],
         "error": None,

@@ -129,6 +129,43 @@ def test_a_judge_without_a_price_costs_unknown_never_zero(
     assert "<th>judge cost</th>" in (pytester.path / "out.html").read_text()
 
 
+def test_verdicts_from_the_response_cache_are_not_counted_as_spent(
+    pytester: pytest.Pytester, make_project: MakeProject, provider_env: FakeLLMServer
+) -> None:
+    """A judge's verdict replayed from the cache was added to "spent" all the same: $2 said
+    for the one call the server was paid for, and $2 again on a rerun that made no call."""
+    make_project(
+        "judged",
+        """
+        models:
+          default: [sim_perfect]
+          define:
+            jd: {connector: openai, model: judge-x, price: {input_per_mtok: 1000000, output_per_mtok: 0}}
+        judge: {model: jd}
+        scoring: [{scorer: llm_judge}]
+        tests:
+          - {id: a, input: "[[answer=PASS]] Capital of France?", reference: Paris}
+          - {id: b, input: "[[answer=PASS]] Capital of France?", reference: Paris}
+        """,
+    )
+    first = pytester.runpytest("-p", "no:randomly", "--arena-json", "one.json")
+    assert provider_env.total == 1  # b's verdict, the same prompt, came from the cache
+    records = json.loads((pytester.path / "one.json").read_text())["records"]
+    paid = records[0]["judge"]["cost"]
+    assert paid > 0 and records[1]["judge"] == {**records[0]["judge"], "cached_cost": paid}
+    first.stdout.fnmatch_lines(
+        [f"arena: 2 answers graded, verdicts from the cache (${paid:.2f} not spent again);"
+         f" ${paid:.2f} spent on models and judges"]
+    )  # fmt: skip
+    provider_env.reset()
+    again = pytester.runpytest("-p", "no:randomly")
+    assert provider_env.total == 0
+    again.stdout.fnmatch_lines(
+        [f"arena: 2 answers graded, verdicts from the cache (${2 * paid:.2f} not spent again);"
+         " $0.00 spent on models and judges"]
+    )  # fmt: skip
+
+
 def test_cached_answers_are_marked_and_their_latency_is_not_averaged_as_live(
     pytester: pytest.Pytester, make_project: MakeProject, provider_env: FakeLLMServer
 ) -> None:

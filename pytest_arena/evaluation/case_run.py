@@ -234,6 +234,7 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
     finally:
         record.judge_tokens = judge.usage.tokens_in + judge.usage.tokens_out
         record.judge_cost = judge.usage.cost
+        record.judge_cached_cost = judge.usage.cached_cost
     record.score, record.passed, record.reason = verdict.score, verdict.passed, verdict.reason
     record.detail = {**record.detail, **verdict.detail}
     record.metrics = dict(verdict.metrics)

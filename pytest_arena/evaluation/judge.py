@@ -63,6 +63,7 @@ class Usage:
     tokens_in: int = 0
     tokens_out: int = 0
     cost: float | None = 0.0  # None: a judge model without a price answered (unknown)
+    cached_cost: float = 0.0  # of `cost`, the verdicts the response cache gave: not spent
     calls: int = 0
 
 
@@ -119,6 +120,8 @@ class Judge:
             self.usage.tokens_out += response.tokens_out
             if self.usage.cost is not None:
                 self.usage.cost = None if result.cost is None else self.usage.cost + result.cost
+            if result.cached:
+                self.usage.cached_cost += result.cost or 0.0
             score, passed, reason = parse_verdict(response.text)
             votes.append({"score": score, "passed": passed, "reason": reason})
         return _reduce(votes, reduce, threshold, model)

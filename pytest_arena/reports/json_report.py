@@ -208,7 +208,11 @@ def _record(r: Record) -> dict[str, Any]:
         "latency_ms": json_safe(r.latency_ms),
         "retries": r.retries,
         "cached": r.cached,
-        "judge": {"tokens": r.judge_tokens, "cost": json_safe(r.judge_cost)},
+        "judge": {
+            "tokens": r.judge_tokens,
+            "cost": json_safe(r.judge_cost),
+            "cached_cost": json_safe(r.judge_cached_cost),
+        },
         "weight": r.weight,
         "tags": list(r.tags),
         "group": r.group,
@@ -235,7 +239,11 @@ def _sample(s: Mapping[str, Any]) -> dict[str, Any]:
         "latency_ms": json_safe(s.get("latency_ms")),
         "retries": s.get("retries", 0),
         "cached": bool(s.get("cached")),
-        "judge": {"tokens": s.get("judge_tokens", 0), "cost": json_safe(s.get("judge_cost", 0.0))},
+        "judge": {
+            "tokens": s.get("judge_tokens", 0),
+            "cost": json_safe(s.get("judge_cost", 0.0)),
+            "cached_cost": json_safe(s.get("judge_cached_cost", 0.0)),
+        },
         "error": s.get("error"),
     }
 

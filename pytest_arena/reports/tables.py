@@ -88,14 +88,16 @@ def spending(
     answers = [a for r in records for a in _answers(r)]
     cached = [cost or 0.0 for was_cached, cost in answers if was_cached]
     spent = sum(cost or 0.0 for was_cached, cost in answers if not was_cached)
-    spent += sum(r.judge_cost or 0.0 for r in records)
+    judged_from_cache = sum(r.judge_cached_cost for r in records)  # verdicts not paid again
+    spent += sum(r.judge_cost or 0.0 for r in records) - judged_from_cache
     unpriced = sum(cost is None for was_cached, cost in answers if not was_cached)
     unjudged = sum(r.judge_cost is None for r in records)
     unrecorded = (spent_on_calls or 0.0) - spent
     parts = [f"{len(answers)} answer{'' if len(answers) == 1 else 's'} graded"]
-    if cached:
-        saved = sum(cached)
-        parts.append(f"{len(cached)} from the response cache ({dollars(saved)} not spent again)")
+    if cached or judged_from_cache:
+        saved = sum(cached) + judged_from_cache
+        what = f"{len(cached)} from the response cache" if cached else "verdicts from the cache"
+        parts.append(f"{what} ({dollars(saved)} not spent again)")
     retried = sum(r.retries for r in records)
     if retried:
         parts.append(f"{retried} retries")
