@@ -167,6 +167,76 @@ def test_a_jsonl_dataset_maps_its_fields_and_keeps_the_rest_as_metadata(tmp_path
     )
 
 
+def test_a_yaml_dataset_row_says_all_a_case_says(tmp_path: Path) -> None:
+    """A YAML dataset is a list of cases: `options`, `group`, `metadata`, `threshold`... of a
+    row were put in its metadata, and the case graded without them."""
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": """
+                datasets:
+                  - {path: data/more.yaml, threshold: 0.9, eval_type: contains}
+                """,
+                "data/more.yaml": """
+                - id: capital
+                  input: Capital of France?
+                  reference: paris
+                  eval_type: exact_match
+                  options: {ignore_case: true}
+                  group: europe
+                  threshold: 0.5
+                  metadata: {source: atlas v2}
+                  page: 12
+                - {id: plain, input: x, reference: x}
+                """,
+            },
+        )
+    )
+    capital, plain = project.cases
+    assert (capital.eval_type, capital.options, capital.group) == (
+        "exact_match",
+        {"ignore_case": True},
+        "europe",
+    )
+    assert capital.threshold == 0.5  # the row's own, over its dataset's
+    assert capital.metadata == {"page": 12, "source": "atlas v2"}
+    assert (plain.eval_type, plain.threshold, plain.options, plain.metadata) == (
+        "contains",
+        0.9,
+        {},
+        {},
+    )
+
+
+def test_null_in_a_row_is_a_field_not_given(tmp_path: Path) -> None:
+    """Exports (HuggingFace's among them) write null for an empty field: it replaced the
+    dataset's eval_type and models, and lost the row for a null weight."""
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": """
+                datasets:
+                  - {path: data/hf.jsonl, eval_type: exact_match, models: [sim_perfect], tags: [hf]}
+                """,
+                "data/hf.jsonl": (
+                    '{"id": "a", "input": "2+2?", "reference": "4", "eval_type": null,'
+                    ' "models": null, "weight": null, "tags": null}\n'
+                ),
+            },
+        )
+    )
+    (case,) = project.cases
+    assert project.problems == []
+    assert (case.eval_type, case.models, case.weight, case.tags) == (
+        "exact_match",
+        ("sim_perfect",),
+        1.0,
+        ("hf",),
+    )
+
+
 def test_a_csv_dataset_without_ids_numbers_its_rows_and_splits_tags(tmp_path: Path) -> None:
     project = load_project(
         write(

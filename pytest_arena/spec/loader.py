@@ -117,6 +117,17 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
 
 
 _PLAIN_FIELDS = frozenset({"id", "input", "reference", "tags", "weight", "metadata"})
+# a case's keys that only a YAML dataset's row gives as such (other formats' leftover
+# fields are metadata); `fields:` maps the others
+_CASE_ONLY_FIELDS = (
+    "options",
+    "scoring",
+    "threshold",
+    "metadata",
+    "group",
+    "repeat",
+    "min_pass_rate",
+)
 # a case's keys whose line nothing asks for after loading (Case.line_of: scoring, options...)
 
 
@@ -286,11 +297,12 @@ def _load_dataset(
     except (OSError, UnicodeDecodeError) as exc:
         project.problems.append(CaseProblem(rel, Problem(file, None, f"cannot read: {exc}"), rel))
         return
+    whole_cases = fmt == "yaml"  # "a list of cases": a row may say all a case says
     for row in rows:
         if isinstance(row, Problem):
             project.problems.append(CaseProblem(f"line{row.line}", row, rel))
             continue
-        _load_row(project, dataset, file, rel, row, seen)
+        _load_row(project, dataset, file, rel, row, seen, whole_cases)
 
 
 def _load_row(
@@ -300,6 +312,7 @@ def _load_row(
     rel: str,
     row: Row,
     seen: dict[str, tuple[Path, int]],
+    whole_cases: bool = False,
 ) -> None:
     fields = dataset.fields
     values = dict(row.values)
@@ -309,8 +322,10 @@ def _load_row(
 
     def take(field_name: str, column: str | None) -> None:
         if column is not None and column in values:
-            raw[field_name] = values.pop(column)
-            column_of[field_name] = column
+            value = values.pop(column)
+            if value is not None:  # null, as exports write an empty field: not given
+                raw[field_name] = value
+                column_of[field_name] = column
 
     take("id", fields.id if fields.id is not None else "id")
     if "id" in raw:
@@ -330,6 +345,9 @@ def _load_row(
         take("input", fields.input)
     for field_name in ("reference", "tags", "weight", "eval_type", "models"):
         take(field_name, getattr(fields, field_name))
+    if whole_cases:  # a YAML row's other case keys are its own, as in arena.yaml's tests
+        for field_name in _CASE_ONLY_FIELDS:
+            take(field_name, field_name)
     if "input" not in raw:
         column = column_of.get("input") or (
             fields.input if isinstance(fields.input, str) else "input"
@@ -357,14 +375,14 @@ def _load_row(
     raw.setdefault("eval_type", dataset.eval_type)
     if dataset.models is not None:
         raw.setdefault("models", dataset.models)
-    if dataset.scoring is not None and "eval_type" not in column_of:
+    if dataset.scoring is not None and "eval_type" not in column_of and "scoring" not in raw:
         raw["scoring"] = [c.model_dump(exclude_unset=True) for c in dataset.scoring]
     if dataset.threshold is not None:
-        raw["threshold"] = dataset.threshold
+        raw.setdefault("threshold", dataset.threshold)
     if dataset.repeat is not None:
-        raw["repeat"] = dataset.repeat
+        raw.setdefault("repeat", dataset.repeat)
     if dataset.min_pass_rate is not None:
-        raw["min_pass_rate"] = dataset.min_pass_rate
+        raw.setdefault("min_pass_rate", dataset.min_pass_rate)
     misspelt = _misspelt_field(values, raw, fields)
     if misspelt:
         key, meant, field = misspelt
@@ -376,8 +394,9 @@ def _load_row(
         problem = Problem(file, line or row.line, message, key=key, hint=hint)
         project.problems.append(CaseProblem(name, problem, rel))
         return
-    if values:
-        raw["metadata"] = values
+    own = raw.get("metadata")  # a YAML row's own; else its checks say what is wrong with it
+    if values and (own is None or isinstance(own, dict)):
+        raw["metadata"] = {**values, **(own or {})}
     try:
         case_spec = validate(CaseSpec, raw, None, file, line=row.line)
     except SpecError as exc:
