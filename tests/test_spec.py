@@ -252,6 +252,59 @@ def test_a_csv_dataset_without_ids_numbers_its_rows_and_splits_tags(tmp_path: Pa
     assert (second.id, second.tags, second.line) == ("q-2", (), 3)
 
 
+def test_a_spreadsheets_csv_export_is_read_as_written(tmp_path: Path) -> None:
+    """Blank lines shifted every later row's line (an IDE opened the wrong row), empty
+    trailing header columns refused the file, one stray quote lost every row after it, an
+    empty cell of a template variable lost its row, and an `ID` column was metadata."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "cols.csv").write_text(
+        "id,question,context,reference,,\nr1,a,c1,a,,\n\nr2,b,,b,,\n\n\nr3,c,c3,c,,\n"
+    )
+    (tmp_path / "data" / "quote.csv").write_text(
+        'id,input,reference\nq1,a,a\nq2,"12" screen,b\nq3,c,c\n'
+    )
+    (tmp_path / "data" / "upper.csv").write_text("ID,input,reference\nQ-17,a,a\n")
+    mapped = load_project(
+        write(
+            tmp_path / "mapped",
+            {
+                "arena.yaml": """
+                prompt: {template: "{question} / {context}"}
+                datasets:
+                  - {path: ../data/cols.csv, fields: {input: [question, context]}}
+                """
+            },
+        )
+    )
+    found = {case.id: (case.line, case.input) for case in mapped.cases}
+    assert found == {
+        "r1": (2, {"question": "a", "context": "c1"}),
+        "r2": (4, {"question": "b", "context": ""}),
+        "r3": (7, {"question": "c", "context": "c3"}),
+    }
+    assert mapped.problems == []
+    project = load_project(
+        write(tmp_path, {"arena.yaml": "datasets: [data/quote.csv, data/upper.csv]\n"})
+    )
+    assert [(case.id, case.line) for case in project.cases] == [("q1", 2), ("q3", 4)]
+    said = sorted(
+        (p.problem.path.name, p.problem.line, p.problem.message) for p in project.problems
+    )
+    assert said == [
+        (
+            "quote.csv",
+            3,
+            "this row cannot be read as CSV: ',' expected after '\"' (a quote inside a cell"
+            " that is not quoted)",
+        ),
+        (
+            "upper.csv",
+            2,
+            "unknown key 'ID' (did you mean 'id'?); the case would have no id",
+        ),
+    ]
+
+
 def test_a_dataset_row_may_fill_template_variables(tmp_path: Path) -> None:
     project = load_project(
         write(

@@ -24,6 +24,7 @@ class Row:
     values: dict[str, Any]
     lines: LineMap | None = None  # per-key lines, for YAML rows
     loc: tuple[str | int, ...] = ()
+    blank: frozenset[str] = frozenset()  # a CSV row's columns whose cell is empty
 
 
 def dataset_format(path: Path, declared: str | None) -> str:
@@ -113,16 +114,16 @@ MAX_CSV_FIELD = 64 * 1024 * 1024  # Python's csv module stops at 128 KiB by defa
 def _csv(path: Path) -> Iterator[Row | Problem]:
     text = decode(path, read_bytes(path))
     # strict: a quote never closed is an error at its row, not the rest of the file in one cell
-    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    start = 2
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     number = 0
     with _field_limit(MAX_CSV_FIELD):
         try:
-            header = reader.fieldnames or []
+            header = [name.strip() for name in next(reader, [])]
         except csv.Error as exc:
             yield _csv_problem(path, 1, str(exc))
             return
-        twice = [name for i, name in enumerate(header) if name in header[:i]]
+        named = [name for name in header if name]  # a spreadsheet's empty columns have none
+        twice = [name for i, name in enumerate(named) if name in named[:i]]
         if twice:
             first, second = (i + 1 for i, name in enumerate(header) if name == twice[0])
             yield Problem(
@@ -133,34 +134,50 @@ def _csv(path: Path) -> Iterator[Row | Problem]:
             )
             return
         while True:
+            start = reader.line_num + 1  # blank lines are rows of no cells: counted here
             try:
-                record = next(reader)
+                cells = next(reader)
             except StopIteration:
                 return
             except csv.Error as exc:
                 yield _csv_problem(path, start, str(exc))
+                if str(exc).startswith(_STRAY_QUOTE):
+                    continue  # the reader goes on at the next line: one row lost, not all
                 return
+            if not cells:
+                continue
             number += 1
-            if None in record:
+            if len(cells) > len(header) and any(cells[len(header) :]):
                 yield Problem(
                     path,
                     start,
                     "this row has more cells than the header has columns",
                     hint="quote cells that contain commas",
                 )
-            elif None in record.values():
-                cells = sum(v is not None for v in record.values())
+            elif len(cells) < len(header):
                 yield Problem(
                     path,
                     start,
-                    f"this row has {cells} cells and the header {len(header)} columns",
+                    f"this row has {len(cells)} cells and the header {len(header)} columns",
                     hint="give every column a cell; leave one empty with nothing between"
                     " commas (a,,c)",
                 )
+            elif unnamed := [i for i, name in enumerate(header) if cells[i] and not name]:
+                column = unnamed[0]
+                yield Problem(
+                    path,
+                    start,
+                    f"this row has a value in column {column + 1}, which the header does not name",
+                    hint="name the column in the header, or leave its cells empty",
+                )
             else:
-                values = {k: v for k, v in record.items() if v not in (None, "")}
-                yield Row(number, start, values)
-            start = reader.line_num + 1
+                pairs = [(name, cells[i]) for i, name in enumerate(header) if name]
+                values = {name: cell for name, cell in pairs if cell}
+                blank = frozenset(name for name, cell in pairs if not cell)
+                yield Row(number, start, values, blank=blank)
+
+
+_STRAY_QUOTE = "',' expected after '\"'"  # a quote in a cell not quoted: `"12" screen`
 
 
 def _csv_problem(path: Path, line: int, error: str) -> Problem:
@@ -171,6 +188,13 @@ def _csv_problem(path: Path, line: int, error: str) -> Problem:
             "a quote opened in this row is never closed, so the rest of the file would be one"
             " cell; rows after it are not read",
             hint='close the quote; write a quote inside a quoted cell as two: ""',
+        )
+    if error.startswith(_STRAY_QUOTE):
+        return Problem(
+            path,
+            line,
+            f"this row cannot be read as CSV: {error} (a quote inside a cell that is not quoted)",
+            hint='quote the cell and double the quote inside it: """12"" screen"',
         )
     return Problem(
         path,

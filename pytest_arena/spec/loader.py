@@ -333,12 +333,12 @@ def _load_row(
     else:
         raw["id"] = name
     if isinstance(fields.input, list):
-        absent = [c for c in fields.input if c not in values]
+        absent = [c for c in fields.input if c not in values and c not in row.blank]
         if absent:
             raw_input: Any = None
             column_of["input"] = absent[0]
-        else:
-            raw_input = {c: values.pop(c) for c in fields.input}
+        else:  # a CSV cell left empty is an empty text for the template
+            raw_input = {c: values.pop(c, "") for c in fields.input}
         if raw_input is not None:
             raw["input"] = raw_input
     else:
@@ -383,7 +383,8 @@ def _load_row(
         raw.setdefault("repeat", dataset.repeat)
     if dataset.min_pass_rate is not None:
         raw.setdefault("min_pass_rate", dataset.min_pass_rate)
-    misspelt = _misspelt_field(values, raw, fields)
+    given = raw if "id" in column_of else {k: v for k, v in raw.items() if k != "id"}
+    misspelt = _misspelt_field(values, given, fields)  # (an id made of the row's place: none)
     if misspelt:
         key, meant, field = misspelt
         line = row.lines.line((*row.loc, key)) if row.lines is not None else None
@@ -427,8 +428,12 @@ def _misspelt_field(
         if isinstance(column, str) and name not in taken:
             meant[column] = (column, name)
             meant.setdefault(name, (column, name))  # the field's own name, mapped elsewhere
+    folded = {spelling.lower(): spelling for spelling in meant}  # `ID`, a spreadsheet's
+    # a row without an id is named after its place: `idx` or `uid` beside it is data
+    fuzzy = [spelling for spelling, (_, name) in meant.items() if name != "id"]
     for key in left:
-        close = difflib.get_close_matches(str(key), list(meant), n=1, cutoff=0.8)
+        same = folded.get(str(key).strip().lower())
+        close = [same] if same else difflib.get_close_matches(str(key), fuzzy, 1, 0.8)
         if close:
             return (str(key), *meant[close[0]])
     return None
