@@ -338,3 +338,27 @@ def test_project_problems_show_once_when_only_dataset_files_are_selected(
         result = pytester.runpytest("-rE", "--arena-models", "sim_perfect,nope", *args)
         result.assert_outcomes(passed=3 if "data" in args[0] else 4, errors=1)
         result.stdout.fnmatch_lines(["*model 'nope' (from --arena-models) is neither defined*"])
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "symlink"), reason="no symlinks here")
+def test_a_dataset_named_through_a_symlink_is_collected_once_under_that_name(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`current.jsonl -> v2.jsonl` ran each case twice, once under each name (two calls a
+    case), and `arena.yaml` alone named them after the target."""
+    make_project(
+        "quiz",
+        "models: [sim_perfect]\ndatasets: [data/current.jsonl]\n",
+        files={"data/v2.jsonl": '{"id": "q1", "input": "3+3", "reference": "6"}\n'},
+    )
+    (pytester.path / "projects" / "quiz" / "data" / "current.jsonl").symlink_to("v2.jsonl")
+    whole = pytester.runpytest("-p", "no:cacheprovider", "--collect-only", "-q")
+    alone = pytester.runpytest(
+        "-p", "no:cacheprovider", "--collect-only", "-q", "projects/quiz/arena.yaml"
+    )
+    for result in (whole, alone):
+        assert collected(result) == ["projects/quiz/data/current.jsonl::q1[sim_perfect]"]
+
+
+def collected(result: pytest.RunResult) -> list[str]:
+    return [line for line in result.stdout.lines if "::" in line]

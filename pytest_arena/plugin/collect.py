@@ -27,6 +27,7 @@ from pytest_arena.reports.failures import error_text, failure_text
 from pytest_arena.spec import Case, SpecError
 from pytest_arena.spec.errors import location
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
+from pytest_arena.spec.loader import CaseProblem
 
 # Seconds pytest's thread waits, before the first item, for the calls started ahead (less
 # once they are all answered). Calls answered at once (a local server, cache hits) cost the
@@ -63,10 +64,25 @@ class RunProject:
     idle: bool = False  # no models to run: its cases are not collected
     shown: bool = False  # a dataset file carries the problems (arena.yaml is not in the run)
     collected: bool = False  # a file of it is collected: its empty files have been warned of
+    _by_file: dict[Path, tuple[list[CaseProblem], list[Case]]] | None = None
 
     def claim(self, source: Path, collector: pytest.Collector) -> bool:
         """Whether `collector` collects the dataset file `source`: the first to ask does."""
         return self.collectors.setdefault(source, collector) is collector
+
+    def of_file(self, source: Path) -> tuple[list[CaseProblem], list[Case]]:
+        """The row problems and the cases of the dataset file `source` (indexed once: a
+        project of 2,000 files would go over all its cases for each)."""
+        if self._by_file is None:
+            self._by_file = {}
+            assert self.project is not None
+            for problem in self.project.file.problems:
+                if problem.dataset is not None:
+                    self._by_file.setdefault(problem.problem.path, ([], []))[0].append(problem)
+            for case in self.project.file.cases:
+                if case.dataset is not None:
+                    self._by_file.setdefault(case.source, ([], []))[1].append(case)
+        return self._by_file.get(source, ([], []))
 
 
 def run_project(config: pytest.Config, arena: Path) -> RunProject:
@@ -215,7 +231,12 @@ def dataset_file(parent: pytest.Collector, path: Path, arena: Path) -> DatasetFi
             return None  # its arena.yaml reports the problem
         return DatasetFile.from_parent(parent, path=path, run=run)  # fails, with the problem
     source = path.resolve()
-    if source not in run.own or not run.claim(source, parent):
+    if source not in run.own:
+        return None
+    written = Path(os.path.normpath(arena.parent / run.own[source]))
+    if Path(os.path.normpath(path)) != written and reached(parent.session, written):
+        return None  # another name of it (a symlink): collected under the name written
+    if not run.claim(source, parent):
         return None
     return DatasetFile.from_parent(parent, path=path, run=run)
 
@@ -251,7 +272,7 @@ class ArenaFile(pytest.File):
                 )
                 node.cases.append(case)
         for source, written in run.own.items():
-            path = self.path.parent / source.relative_to(project.root)
+            path = Path(os.path.normpath(self.path.parent / written))  # as `datasets:` names it
             if not reached(self.session, path) and run.claim(source, self):
                 yield DatasetFile.from_parent(self, path=path, name=written, run=run)
         for node in datasets.values():
@@ -278,25 +299,22 @@ class DatasetFile(pytest.File):
                 yield ProblemItem.from_parent(self, name=name, message=message, folder=folder)
         if run.idle:
             return
-        source = self.path.resolve()
+        problems, cases = run.of_file(self.path.resolve())
         seen: set[tuple[str, str]] = set()  # a file named twice has its bad rows read twice
-        for case_problem in project.file.problems:
-            problem = case_problem.problem
+        for case_problem in problems:
             message = "\n".join(p.format() for p in case_problem.problems)
-            if case_problem.dataset is not None and problem.path == source:
-                if (case_problem.name, message) in seen:
-                    continue
-                seen.add((case_problem.name, message))
-                yield ProblemItem.from_parent(
-                    self,
-                    name=case_problem.name,
-                    message=message,
-                    line=(problem.line or 1) - 1,
-                    folder=folder,
-                )
-        for case in project.file.cases:
-            if case.dataset is not None and case.source == source:
-                yield from case_items(self, project, case, run.models)
+            if (case_problem.name, message) in seen:
+                continue
+            seen.add((case_problem.name, message))
+            yield ProblemItem.from_parent(
+                self,
+                name=case_problem.name,
+                message=message,
+                line=(case_problem.problem.line or 1) - 1,
+                folder=folder,
+            )
+        for case in cases:
+            yield from case_items(self, project, case, run.models)
 
 
 class DatasetNode(pytest.Collector):
