@@ -208,6 +208,26 @@ def test_a_time_of_day_is_text_not_a_base_60_number(loader: type[Any]) -> None:
     assert outcome(yamlfile._from_nodes, text) == outcome(yamlfile.load_yaml, text)
 
 
+def test_a_case_id_is_the_text_written(loader: type[Any]) -> None:
+    """`id: 010` was the octal number 8 (a duplicate of `id: 8`), `id: 007` was 7: node ids
+    that did not select the case as written."""
+    text = (
+        "tests:\n  - {id: 010, n: 010}\n  - {id: 007}\n  - id: 1.10\n  - {id: 0x1A}\n"
+        "  - {id: '8'}\n  - {id: capital}\n"
+    )
+    data, _ = yamlfile.load_yaml(Path("arena.yaml"), text)
+    assert [case["id"] for case in data["tests"]] == [
+        "010",
+        "007",
+        "1.10",
+        "0x1A",
+        "8",
+        "capital",
+    ]
+    assert data["tests"][0]["n"] == 8  # other numbers stay YAML's
+    assert outcome(yamlfile._from_nodes, text) == outcome(yamlfile.load_yaml, text)
+
+
 def test_a_date_or_time_is_read_as_the_text_written(loader: type[Any]) -> None:
     text = (
         "a: 1969-07-20\nb: 2001-12-14t21:59:43.10-05:00\nc: !!timestamp 2002-12-14\n"

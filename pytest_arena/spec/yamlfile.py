@@ -259,7 +259,10 @@ def _build(
                     ]
                 )
             child = (*loc, key)
-            result[key] = _build(value_node, child, lines, loader, aliases)
+            if key == _ID and _number_as_written(value_node.tag, value_node.style):
+                result[key] = value_node.value
+            else:
+                result[key] = _build(value_node, child, lines, loader, aliases)
             lines.set(child, key_node.start_mark.line + 1)
         return result
     if isinstance(node, yaml.SequenceNode):
@@ -321,9 +324,31 @@ def _event_value(loader: Any, event: Any, loc: Loc, lines: LineMap) -> Any:
         if key in result:
             raise _NodesNeeded  # which says where the first one is
         child = (*loc, key)
-        result[key] = _event_value(loader, get_event(), child, lines)
+        value_event = get_event()
+        if key == _ID and _plain_number(loader, value_event):
+            lines.set(child, value_event.start_mark.line + 1)
+            result[key] = value_event.value
+        else:
+            result[key] = _event_value(loader, value_event, child, lines)
         lines.set(child, key_line)
     return result
+
+
+_ID = "id"  # a case's id is the text written: `id: 007` is not 7, nor `id: 010` 8 (octal)
+
+
+def _plain_number(loader: Any, event: Any) -> bool:
+    """`event` is a plain scalar YAML would read as a number."""
+    if type(event) is not yaml.ScalarEvent or event.anchor is not None:
+        return False
+    if event.tag not in (None, "!"):
+        return False
+    tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+    return _number_as_written(tag, event.style)
+
+
+def _number_as_written(tag: str | None, style: str | None) -> bool:
+    return not style and tag in _NUMBERS  # plain: None in PyYAML's parser, "" in libyaml's
 
 
 def _event_scalar(loader: Any, event: Any, lines: LineMap) -> Any:
