@@ -140,7 +140,9 @@ def test_one_broken_case_does_not_hide_the_others(
         ]
     )
     result.stdout.fnmatch_lines(
-        ["projects/mixed/arena.yaml:9: tests[[]2].id: case id 'has space' may hold only letters*"]
+        [
+            "projects/mixed/arena.yaml:9: tests[[]2].id: case id 'has space' may hold only ASCII letters*"
+        ]
     )
     result.stdout.fnmatch_lines(
         ["projects/mixed/arena.yaml:11: duplicate case id 'fine' (first at line 3)"]

@@ -305,6 +305,24 @@ def test_a_spreadsheets_csv_export_is_read_as_written(tmp_path: Path) -> None:
     ]
 
 
+def test_rows_without_ids_are_named_after_their_file_as_an_id_may_be(tmp_path: Path) -> None:
+    """`qa v2.jsonl` or `données.jsonl` lost every row (an id may not hold a space or an
+    accent), and two files named `test.jsonl` in two folders clashed on `test-1`."""
+    row = '{"input": "x", "reference": "x"}\n'
+    files = {"data/gsm/test.jsonl": row, "data/mmlu/test.jsonl": row}
+    files |= {"data/qa v2.jsonl": row, "data/données.jsonl": row, "data/plain.jsonl": row}
+    datasets = "".join(f"  - '{path}'\n" for path in files)
+    project = load_project(write(tmp_path, {"arena.yaml": "datasets:\n" + datasets, **files}))
+    assert project.problems == []
+    assert [case.id for case in project.cases] == [
+        "data.gsm.test-1",
+        "data.mmlu.test-1",
+        "qa_v2-1",
+        "donnees-1",
+        "plain-1",
+    ]
+
+
 def test_a_dataset_row_may_fill_template_variables(tmp_path: Path) -> None:
     project = load_project(
         write(
@@ -473,7 +491,7 @@ def test_a_case_id_ending_in_a_newline_is_refused_like_any_other_character(
     assert [c.id for c in project.cases] == ["a"]
     (problem,) = project.problems
     assert problem.problem.format(tmp_path).startswith(
-        "arena.yaml:2: tests[0].id: case id 'a\\n' may hold only letters, digits"
+        "arena.yaml:2: tests[0].id: case id 'a\\n' may hold only ASCII letters, digits"
     )
 
 

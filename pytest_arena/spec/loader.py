@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,9 +113,20 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
     if not keep_raw:
         spec.tests = []
         lines.forget_below(("tests",))
+    stems = [Path(dataset.path).stem for dataset in spec.datasets]
     for index, dataset in enumerate(spec.datasets):
-        _load_dataset(project, dataset, ("datasets", index), seen)
+        written = Path(dataset.path)  # a row without an id is named after its file
+        alike = stems.count(written.stem) > 1  # gsm/test.jsonl, mmlu/test.jsonl
+        prefix = _id_text(written.with_suffix("").as_posix() if alike else written.stem)
+        _load_dataset(project, dataset, ("datasets", index), seen, prefix)
     return project
+
+
+def _id_text(text: str) -> str:
+    """`text` as a case id may hold it: accents dropped, other characters `_`
+    (`données` is `donnees`, `qa v2` `qa_v2`, `gsm/test` `gsm.test`)."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", plain.replace("/", ".")).strip(".") or "row"
 
 
 _PLAIN_FIELDS = frozenset({"id", "input", "reference", "tags", "weight", "metadata"})
@@ -263,6 +276,7 @@ def _load_dataset(
     dataset: DatasetSpec,
     loc: tuple[str | int, ...],
     seen: dict[str, tuple[Path, int]],
+    prefix: str,
 ) -> None:
     file = (project.root / dataset.path).resolve()
     rel = dataset.path
@@ -302,7 +316,7 @@ def _load_dataset(
         if isinstance(row, Problem):
             project.problems.append(CaseProblem(f"line{row.line}", row, rel))
             continue
-        _load_row(project, dataset, file, rel, row, seen, whole_cases)
+        _load_row(project, dataset, file, rel, row, seen, prefix, whole_cases)
 
 
 def _load_row(
@@ -312,13 +326,14 @@ def _load_row(
     rel: str,
     row: Row,
     seen: dict[str, tuple[Path, int]],
+    prefix: str,
     whole_cases: bool = False,
 ) -> None:
     fields = dataset.fields
     values = dict(row.values)
     column_of: dict[str, str] = {}
     raw: dict[str, Any] = {}
-    name = f"{file.stem}-{row.number}"
+    name = f"{prefix}-{row.number}"
 
     def take(field_name: str, column: str | None) -> None:
         if column is not None and column in values:

@@ -462,7 +462,9 @@ class CaseSpec(SamplingSettings):
         if isinstance(value, int | float) and not isinstance(value, bool):
             value = str(value)
         if isinstance(value, str) and not CASE_ID.match(value):
-            raise ValueError(f"case id {value!r} may hold only letters, digits, '_', '.' and '-'")
+            raise ValueError(
+                f"case id {value!r} may hold only ASCII letters, digits, '_', '.' and '-'"
+            )
         return value
 
     @field_validator("tags", mode="before")

@@ -37,7 +37,7 @@ cases(
     "case_id_with_space",
     one_bad("{id: 'has space', input: y, reference: y}"),
     "projects/case_id_with_space/arena.yaml:4: tests[[]1].id: case id 'has space' may hold only"
-    " letters, digits, '_', '.' and '-'",
+    " ASCII letters, digits, '_', '.' and '-'",
 )
 cases(
     "case_id_bool",

@@ -115,7 +115,7 @@ data(
 data(
     "data_jsonl_bad_id",
     with_data("q.jsonl", ROWS + '{"id": "r 2", "input": "y", "reference": "y"}\n'),
-    "projects/data_jsonl_bad_id/q.jsonl:2: id: case id 'r 2' may hold only letters, digits,*",
+    "projects/data_jsonl_bad_id/q.jsonl:2: id: case id 'r 2' may hold only ASCII letters, digits,*",
 )
 data(
     "data_csv_extra_cells",
