@@ -362,3 +362,26 @@ def test_a_dataset_named_through_a_symlink_is_collected_once_under_that_name(
 
 def collected(result: pytest.RunResult) -> list[str]:
     return [line for line in result.stdout.lines if "::" in line]
+
+
+def test_a_problem_of_an_inline_case_or_an_outside_row_is_located_at_its_line(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """They were all at line 1 of arena.yaml, whatever their message said: an IDE (and
+    JUnit's file and line) pointed at the top of the file."""
+    make_project(
+        "quiz",
+        "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n"
+        "  - {id: a, input: y, reference: y}\n  - {id: 'bad id', input: z}\n"
+        "datasets: [../shared/q.jsonl]\n",
+    )
+    shared = pytester.path / "projects" / "shared"
+    shared.mkdir()
+    (shared / "q.jsonl").write_text('{"id": "s1", "input": "x"}\nnot json\n')
+    pytester.makeconftest(SHOW_ITEMS)
+    items = shown(pytester.runpytest("--collect-only", "-q", "-s"))
+    where = {nodeid.rsplit("::", 1)[1]: (file, line) for nodeid, _, file, line, _ in items}
+    assert where["a@line4"] == ("projects/quiz/arena.yaml", "3")  # 0-based, as pytest's
+    assert where["bad id"] == ("projects/quiz/arena.yaml", "4")
+    assert where["line2"] == ("projects/shared/q.jsonl", "1")
+    assert where["s1[sim_perfect]"] == ("projects/shared/q.jsonl", "0")

@@ -256,13 +256,16 @@ class ArenaFile(pytest.File):
         datasets: dict[str, DatasetNode] = {}
         for case_problem in project.file.problems:
             message = "\n".join(p.format() for p in case_problem.problems)
-            if case_problem.dataset is None:
-                yield ProblemItem.from_parent(self, name=case_problem.name, message=message)
+            where, line = case_problem.problem.path, (case_problem.problem.line or 1) - 1
+            if case_problem.dataset is None:  # at its case's line, as the case's items are
+                yield ProblemItem.from_parent(
+                    self, name=case_problem.name, message=message, where=where, line=line
+                )
             elif case_problem.problem.path not in run.own:
                 node = datasets.setdefault(
                     case_problem.dataset, DatasetNode.from_parent(self, name=case_problem.dataset)
                 )
-                node.own.append((case_problem.name, message))
+                node.own.append((case_problem.name, message, where, line))
         for case in project.file.cases:
             if case.dataset is None:
                 yield from case_items(self, project, case, run.models)
@@ -324,13 +327,13 @@ class DatasetNode(pytest.Collector):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.cases: list[Case] = []
-        self.own: list[tuple[str, str]] = []
+        self.own: list[tuple[str, str, Path, int]] = []  # name, message, file, line
         self.project: Project | None = None
         self.models: list[str] = []
 
     def collect(self) -> Iterator[pytest.Item]:
-        for name, message in self.own:
-            yield ProblemItem.from_parent(self, name=name, message=message)
+        for name, message, where, line in self.own:
+            yield ProblemItem.from_parent(self, name=name, message=message, where=where, line=line)
         assert self.project is not None
         for case in self.cases:
             yield from case_items(self, self.project, case, self.models)
@@ -537,11 +540,18 @@ class ProblemItem(pytest.Item):
     """Stands for input that could not be loaded, so the rest of the run goes on."""
 
     def __init__(
-        self, *, message: str, line: int = 0, folder: str | None = None, **kwargs: Any
+        self,
+        *,
+        message: str,
+        line: int = 0,
+        folder: str | None = None,
+        where: Path | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(nodeid=_nodeid(kwargs["parent"], kwargs["name"]), **kwargs)
         self.message = message
-        self.line = line  # 0-based, in the item's file
+        self.line = line  # 0-based, in `where`
+        self.where = where or self.path  # the file the problem is in, as an IDE opens it
         self.folder = folder or self.path.parent.name  # the project's
 
     def setup(self) -> None:
@@ -558,4 +568,4 @@ class ProblemItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int, str]:
         # like a case's "project::case[model]"; a domain that ends the node id would have
         # its dots shown as "::" by pytest's verbose lines
-        return self.path, self.line, f"{self.folder}::{self.name}"
+        return self.where, self.line, f"{self.folder}::{self.name}"
