@@ -190,8 +190,8 @@ def test_answers_paid_for_cases_the_run_stopped_before_are_counted(
     result.stdout.fnmatch_lines(
         [
             "arena: 1 answer graded; $0.00 spent on models and judges,"
-            " and $60.00 on answers no case was graded by (the run stopped before their cases,"
-            " or ran them again)"
+            " and $60.00 on answers no case was graded by (of cases the run stopped, cut short"
+            " or ran again)"
         ]
     )
 
@@ -277,6 +277,14 @@ def test_a_repeated_case_the_budget_cuts_short_says_how_many_samples_it_had(
         [
             "SKIPPED*arena.yaml:*: budget spent: $* of $1.50 (budget.max_cost in arena.yaml"
             " of project p); call not started (after 2 of its samples: too few for a verdict)"
+        ]
+    )
+    # no case was graded, and the line says what was spent all the same (it said nothing)
+    result.stdout.fnmatch_lines(
+        [
+            "arena: 0 answers graded; $0.00 spent on models and judges, and $2.20 on answers"
+            " no case was graded by (of cases the run stopped, cut short or ran again);"
+            " 1 not run: budget spent"
         ]
     )
 

@@ -88,6 +88,12 @@ class ArenaReporter:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.state.records:
+            spent = self.state.spent_on_calls()
+            if self.budget_skips or spent:  # no case graded, money spent all the same
+                from pytest_arena.reports.tables import spending
+
+                line = spending([], self.budget_skips, spent)
+                terminalreporter.write_line(f"arena: {line}")
             return
         # here, not at the top: a run without arena projects does not load them
         from pytest_arena.evaluation.samples import flaky_tally

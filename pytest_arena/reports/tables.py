@@ -109,8 +109,8 @@ def spending(
         line += f", and an unknown amount on judging {unjudged} answer"
         line += f"{'' if unjudged == 1 else 's'} by a judge without a price (set its price:)"
     if unrecorded > 1e-9:
-        line += f", and {dollars(unrecorded)} on answers no case was graded by (the run"
-        line += " stopped before their cases, or ran them again)"
+        line += f", and {dollars(unrecorded)} on answers no case was graded by (of cases"
+        line += " the run stopped, cut short or ran again)"
     if budget_skips:
         line += f"; {budget_skips} not run: budget spent"
     return line
