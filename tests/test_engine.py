@@ -289,6 +289,40 @@ def test_a_repeated_case_the_budget_cuts_short_says_how_many_samples_it_had(
     )
 
 
+def test_a_case_whose_judge_the_budget_refuses_is_skipped_not_an_error(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """It failed as 'scorer llm_judge raised JudgeError': an error, a 0 against the model on
+    its board and in its gates, for money the run had decided not to spend."""
+    make_project(
+        "j",
+        """
+models:
+  default: [m]
+  define:
+    m: {profile: sim_perfect, latency_ms: 5, price: {input_per_mtok: 100000, output_per_mtok: 0}}
+    pj: {profile: sim_judge, price: {input_per_mtok: 100000, output_per_mtok: 0}}
+judge: {model: pj}
+scoring: [{scorer: llm_judge}]
+budget: {max_cost: 2}
+tests:
+  - {id: a, input: one, reference: one}
+  - {id: b, input: two, reference: two}
+  - {id: c, input: three, reference: three}
+""",
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly", "-rs")
+    outcomes = result.parseoutcomes()
+    assert outcomes["skipped"] == 2 and "errors" not in outcomes
+    result.stdout.fnmatch_lines(
+        [
+            "*1 answer graded;*; 2 not run: budget spent",
+            "SKIPPED*arena.yaml:*: budget spent: * (budget.max_cost in arena.yaml of project j);"
+            " call not started (the judge's call)",
+        ]
+    )
+
+
 def test_a_project_budget_applies_to_that_project_only(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

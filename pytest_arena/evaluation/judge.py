@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
+
 from pytest_arena.connectors.base import Request
 from pytest_arena.engine.calls import CallResult
 from pytest_arena.numbers import at_least
@@ -110,6 +112,9 @@ class Judge:
         for sample in range(samples):
             request = Request(model, [{"role": "user", "content": prompt}], self.case, sample)
             result = self.call(model, request)
+            if result.skipped is not None:  # a budget spent: the case is not run, as when
+                # its own call is refused (an error would count 0 against the model)
+                raise pytest.skip.Exception(f"{result.skipped} (the judge's call)")
             if result.response is None:
                 raise JudgeError(
                     f"judge model '{model}' gave no verdict: {result.error or result.skipped}"
