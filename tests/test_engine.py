@@ -196,6 +196,28 @@ def test_answers_paid_for_cases_the_run_stopped_before_are_counted(
     )
 
 
+def test_answers_paid_for_by_xdist_workers_are_counted_when_no_case_graded_them(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    log_file: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The controller has no engine: what its workers paid for answers that no case graded
+    (under -x) went unsaid, the line adding up only the records."""
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    price = ", delay: 0.02, price: {input_per_mtok: 1000000, output_per_mtok: 1000000}"
+    cases = [("bad", "late broken"), *[(f"c{i}", "work") for i in range(9)]]
+    make_project("p", project(cases, price))
+    result = pytester.runpytest_subprocess(*XDIST, "-p", "arena_scripted", "-n", "2", "-x")
+    answered = [e for e in events(pytester) if e["event"] == "done"]
+    graded = result.parseoutcomes().get("passed", 0)
+    unrecorded = 20 * (len(answered) - graded)
+    assert unrecorded > 0, result.stdout.str()  # calls ahead of the stop were answered
+    result.stdout.fnmatch_lines(
+        [f"arena: * and ${unrecorded:.2f} on answers no case was graded by (of cases the run*"]
+    )
+
+
 def test_collect_only_and_deselected_items_make_no_calls(
     pytester: pytest.Pytester, make_project: MakeProject, log_file: object
 ) -> None:

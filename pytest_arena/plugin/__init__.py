@@ -18,7 +18,7 @@ import pytest
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import failure_style, options, outputs, progress_line
-from pytest_arena.plugin.state import COLLECTED, LEDGERS, ArenaState
+from pytest_arena.plugin.state import COLLECTED, LEDGERS, SPENT, ArenaState
 from pytest_arena.plugin.terminal import RECORD_ATTR, ArenaReporter
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
@@ -237,6 +237,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if output is not None:  # an xdist worker: the controller collects nothing of its own
         state = ArenaState.of(session.config)
         output[COLLECTED] = {"items": state.items, "empty": state.empty}
+        output[SPENT] = state.spent_on_calls() or 0.0
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -29,6 +29,7 @@ _KEY = pytest.StashKey["ArenaState"]()
 # does not load that module
 LEDGERS = "arena_ledgers"  # the workers' input naming the folder of the run's budget ledgers
 COLLECTED = "arena_collected"  # a worker's output: its arena items, and files without cases
+SPENT = "arena_spent"  # a worker's output: what its engine paid for answers
 
 
 @dataclass
@@ -47,6 +48,7 @@ class ArenaState:
     empty: list[str] = field(default_factory=list)  # "file:line: ..." where no case is
     _boards: tuple[int, list[Board]] | None = None  # built from so many records
     spill: Spill | None = None  # whole records for --arena-json, when records are kept lean
+    workers_spent: float | None = None  # on the xdist controller: what its workers paid
 
     def boards(self) -> list[Board]:
         """The leaderboards of `records`, built once for the reports and the terminal (again
@@ -75,8 +77,11 @@ class ArenaState:
         return self._errors.setdefault(reason, nodeid)
 
     def spent_on_calls(self) -> float | None:
-        """What this process's engine paid for answers, recorded or not; None without one."""
-        return None if self._engine is None else self._engine.budget.charged
+        """What this process's engine paid for answers, recorded or not (on the xdist
+        controller, what its workers' engines paid); None without one."""
+        if self._engine is None:
+            return self.workers_spent
+        return self._engine.budget.charged
 
     def close(self) -> None:
         """Stop the engine, if one was made: pending calls are cancelled, its files closed.

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pytest_arena.plugin.state import COLLECTED, LEDGERS
+from pytest_arena.plugin.state import COLLECTED, LEDGERS, SPENT, ArenaState
 from pytest_arena.record import ERROR, Record
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
@@ -140,9 +140,14 @@ class ArenaXdist:
     def pytest_testnodedown(self, node: Any, error: object | None) -> None:
         if error is not None:
             self.crashes.append(f"worker {node.gateway.id} crashed: {error}")
-        collected = (getattr(node, "workeroutput", None) or {}).get(COLLECTED)
+        output = getattr(node, "workeroutput", None) or {}
+        collected = output.get(COLLECTED)
         if isinstance(collected, dict) and not self.collected:
             self.collected = collected  # every worker collects the same
+        spent = output.get(SPENT)
+        if isinstance(spent, int | float):  # for the spend line: answers no case was graded by
+            state = ArenaState.of(self.config)
+            state.workers_spent = (state.workers_spent or 0.0) + float(spent)
 
     def lost_records(self) -> list[Record]:
         """Error records for arena items that never reported because a worker crashed."""
