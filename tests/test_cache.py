@@ -686,6 +686,18 @@ def test_a_setting_that_changes_the_answer_changes_the_key(
     assert canonical_json(first) != canonical_json(second)
 
 
+def test_a_default_written_out_keeps_the_key() -> None:
+    """Anthropic's `max_tokens: 1024`, written out, sends the same body as leaving it out:
+    it missed every cached answer (and paid for them again)."""
+    plain, written = (
+        key_parts(built("anthropic", model="y", **settings), request())
+        for settings in ({}, {"params": {"max_tokens": 1024}})
+    )
+    assert canonical_json(plain) == canonical_json(written)
+    other = key_parts(built("anthropic", model="y", params={"max_tokens": 2048}), request())
+    assert canonical_json(other) != canonical_json(plain)
+
+
 def test_a_credential_in_headers_or_env_decides_the_key_but_is_not_in_it() -> None:
     for connector, settings in (
         ("openai", {"headers": {"Authorization": f"Bearer {SECRET}"}}),

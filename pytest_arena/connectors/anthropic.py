@@ -78,9 +78,18 @@ class AnthropicConnector(HttpConnector):
         return {"anthropic-version": self.settings.anthropic_version, **super()._headers()}
 
     def cache_identity(self) -> dict[str, Any]:
-        version = self.settings.anthropic_version  # the default keeps the key it always had
+        """As for any HTTP model, with the API version when it is not the default (the
+        default keeps the key it always had); `max_tokens: 1024` written out is the default
+        it is (the same body is sent: the cached answers stay valid)."""
+        identity = super().cache_identity()
+        version = self.settings.anthropic_version
         extra = {} if version == DEFAULT_VERSION else {"anthropic_version": version}
-        return {**super().cache_identity(), **extra}
+        params = {
+            k: v
+            for k, v in identity["params"].items()
+            if not (k == "max_tokens" and v == DEFAULT_MAX_TOKENS)
+        }
+        return {**identity, "params": params, **extra}
 
     def parse(self, data: Any, request: Request) -> Response:
         blocks = data["content"]
