@@ -8,8 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
-
 from pytest_arena.connectors.base import Request
 from pytest_arena.engine.calls import CallResult
 from pytest_arena.numbers import at_least
@@ -37,6 +35,12 @@ You are grading an answer to a task. Follow the rubric strictly.
 Reply with one JSON object and nothing else:
 {{"score": <a number from 0 to 1>, "passed": <true or false>, "reason": "<one sentence>"}}
 </arena-judge>"""
+
+
+class JudgeRefused(BaseException):
+    """The judge's call was not started (a budget spent): the case is skipped, as one whose
+    own call is refused. Not an Exception, so that no scorer's handler takes it for its own
+    error; pytest's outcomes are not Exceptions either."""
 
 
 class JudgeError(RuntimeError):
@@ -114,7 +118,7 @@ class Judge:
             result = self.call(model, request)
             if result.skipped is not None:  # a budget spent: the case is not run, as when
                 # its own call is refused (an error would count 0 against the model)
-                raise pytest.skip.Exception(f"{result.skipped} (the judge's call)")
+                raise JudgeRefused(f"{result.skipped} (the judge's call)")
             if result.response is None:
                 raise JudgeError(
                     f"judge model '{model}' gave no verdict: {result.error or result.skipped}"

@@ -17,6 +17,7 @@ import pytest
 from pytest_arena.engine.calls import Call, CallResult
 from pytest_arena.evaluation import samples
 from pytest_arena.evaluation.case_run import Outcome, Prepared, finish, prepare
+from pytest_arena.evaluation.judge import JudgeRefused
 from pytest_arena.evaluation.project import Plan, PlanError, Project, load
 from pytest_arena.plugin import progress_line
 from pytest_arena.plugin.outputs import where_whole
@@ -506,7 +507,11 @@ class ArenaItem(pytest.Item):
                 if drawn:  # a repeated case cut short: its samples so far decide nothing
                     said += f" (after {len(drawn)} of its samples: too few for a verdict)"
                 pytest.skip(said)
-            outcome: Outcome = finish(prepared, self.plan, result)
+            try:
+                outcome: Outcome = finish(prepared, self.plan, result)
+            except JudgeRefused as refused:
+                self.pending = []
+                pytest.skip(str(refused))
             drawn.append(outcome.record)
             self.user_traceback = self.user_traceback or outcome.traceback
             status = samples.settle(drawn, sampling)
