@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import textwrap
 import time
@@ -19,6 +20,14 @@ ROOT = Path(__file__).resolve().parent.parent  # the repository
 MakeProject = Callable[..., Path]
 XDIST = ("-p", "xdist.plugin")  # inner runs load no plugin by itself (see `pytester`)
 ARENA = (sys.executable, "-m", "pytest_arena")  # the `arena` command, found without PATH
+
+
+def interruptible() -> None:
+    """For `subprocess.Popen(preexec_fn=...)` of a run a test stops with Ctrl-C (SIGINT): the
+    child gets it as from a terminal even when this suite was started in the background
+    (a shell's `cmd &` ignores SIGINT, and Python installs no KeyboardInterrupt handler in
+    a process that starts with it ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def alive(pids: Path) -> list[int]:

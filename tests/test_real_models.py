@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeProject, alive
+from tests.conftest import MakeProject, alive, interruptible
 from tests.fake_llm_server import FakeLLMServer
 
 SECRET = "sk-e2e-secret-4242"
@@ -240,6 +240,7 @@ def test_ctrl_c_cancels_the_calls_and_ends_the_agents(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=interruptible,  # (see there)
     )
     deadline = time.monotonic() + 20
     while len(list(pids.iterdir())) < 3 and time.monotonic() < deadline:

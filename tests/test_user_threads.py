@@ -17,7 +17,7 @@ import time
 import pytest
 
 from pytest_arena.engine.user_threads import run_blocking
-from tests.conftest import MakeProject
+from tests.conftest import MakeProject, interruptible
 from tests.fake_llm_server import FakeLLMServer
 
 NEVER_RETURNS = """
@@ -264,6 +264,7 @@ def test_ctrl_c_ends_a_run_whose_loop_an_async_agent_blocks_at_once(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=interruptible,  # (see there)
     )
     try:
         deadline = time.monotonic() + 30
