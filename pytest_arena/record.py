@@ -28,6 +28,7 @@ SAMPLE_FIELDS = (
     "latency_ms",
     "retries",
     "cached",
+    "cached_cost",
     "judge_tokens",
     "judge_cost",
     "judge_cached_cost",
@@ -60,6 +61,7 @@ class Record(Mapping[str, Any]):
     latency_ms: float | None = None
     retries: int = 0  # tries the engine repeated after 429, 5xx, dropped connections, timeouts
     cached: bool = False  # answered from the response cache: no call, nothing spent this run
+    cached_cost: float = 0.0  # of cost, what the response cache answered (all of it if cached)
     judge_tokens: int = 0  # the judge's, apart from the model's
     judge_cost: float | None = 0.0  # None: a judge without a price answered (unknown, not $0)
     judge_cached_cost: float = 0.0  # of judge_cost, the verdicts the response cache gave

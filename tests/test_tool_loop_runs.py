@@ -144,6 +144,30 @@ def test_a_loop_of_two_tools_and_three_turns_is_run_recorded_cached_and_graded(
     assert all(s["cached"] for s in records["refund"]["response"]["trajectory"])
 
 
+def test_a_loop_partly_answered_by_the_cache_is_said_to_cost_its_live_turns_alone(
+    fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """A rerun whose first two turns came from the cache and whose third was a call said
+    all three turns' price as spent: the loop as a whole was not 'cached'."""
+    priced = "max_retries: 0, price: {input_per_mtok: 1000000, output_per_mtok: 1000000}"
+    yaml = project(fake_llm, "openai", max_turns=2).replace("max_retries: 0", priced)
+    make_project("desk", yaml, {"tools.py": TOOLS})
+    run(pytester)  # two turns, cached; the loop fails at max_turns
+    fake_llm.reset()
+    make_project("desk", yaml.replace("max_turns: 2", "max_turns: 5"), {"tools.py": TOOLS})
+    result, records = run(pytester)
+    assert fake_llm.total == 1  # the third turn alone was asked
+    steps = records["refund"]["response"]["trajectory"]
+    assert [s["cached"] for s in steps] == [True, True, False]
+    live, replayed = steps[2]["cost"], steps[0]["cost"] + steps[1]["cost"]
+    result.stdout.fnmatch_lines(
+        [
+            f"arena: 1 answer graded, turns from the cache (${replayed:.2f} not spent again);"
+            f" ${live:.2f} spent on models and judges"
+        ]
+    )
+
+
 HOOKS = """
 def pre_request(request, case, context):
     request.tools = [t for t in request.tools if t["name"] != "issue_refund"]

@@ -61,6 +61,7 @@ class CallResult:
     cached: bool = False
     latency_ms: float = 0.0
     cost: float | None = 0.0  # None: the model's price is unknown
+    cached_cost: float = 0.0  # of cost, a tool loop's turns the response cache answered
     warning: str | None = None  # the call worked, but something beside it did not
     trajectory: list[dict[str, Any]] | None = None  # the steps of a tool loop
     failure: str | None = None  # the loop ended without an answer (max_turns)
@@ -377,6 +378,7 @@ class Engine:
             cached=done.cached,
             latency_ms=done.latency_ms,
             cost=done.cost,
+            cached_cost=done.cached_cost,
             trajectory=done.trajectory,
             failure=done.failure,
         )

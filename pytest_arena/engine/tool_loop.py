@@ -78,6 +78,7 @@ class LoopResult:
     tokens_in: int = 0
     tokens_out: int = 0
     cost: float | None = 0.0  # None once a turn's cost is not known
+    cached_cost: float = 0.0  # of cost, the turns the response cache answered
     retries: int = 0
     cached: bool = True
     latency_ms: float = 0.0
@@ -99,6 +100,8 @@ async def run_loop(
         known = result.cost is not None and turn.cost is not None
         result.cost = result.cost + turn.cost if known else None  # type: ignore[operator]
         result.cached = result.cached and turn.cached
+        if turn.cached:
+            result.cached_cost += turn.cost or 0.0
         response = turn.response
         if response is None:
             break

@@ -193,6 +193,7 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
         record.latency_ms = result.latency_ms
         record.tokens_in, record.tokens_out = response.tokens_in, response.tokens_out
         record.cost = result.cost
+        record.cached_cost = (result.cost or 0.0) if result.cached else result.cached_cost
         if result.warning:
             record.detail["warning"] = result.warning
         workspace = response.meta.get("workspace")

@@ -171,6 +171,7 @@ def combine(samples: Sequence[Record], status: str, sampling: Sampling) -> Recor
         if any(s.judge_cost is None for s in samples)
         else math.fsum(s.judge_cost or 0.0 for s in samples),
         judge_cached_cost=math.fsum(s.judge_cached_cost for s in samples),
+        cached_cost=math.fsum(s.cached_cost for s in samples),
         sample=0,
         samples=[s.sample_dict() for s in samples],
         sampling=summary,

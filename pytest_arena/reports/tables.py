@@ -86,17 +86,22 @@ def spending(
     """One line on what the run spent, what the cache saved and what budgets stopped;
     `spent_on_calls` (the engine's total) also counts answers whose cases never ran."""
     answers = [a for r in records for a in _answers(r)]
-    cached = [cost or 0.0 for was_cached, cost in answers if was_cached]
-    spent = sum(cost or 0.0 for was_cached, cost in answers if not was_cached)
+    cached = [cost or 0.0 for was_cached, cost, _ in answers if was_cached]
+    # an answer not wholly from the cache: what its live turns cost (a tool loop replayed
+    # up to its last turn paid for that turn alone)
+    spent = sum((cost or 0.0) - part for was_cached, cost, part in answers if not was_cached)
+    partly = sum(part for was_cached, _, part in answers if not was_cached)
     judged_from_cache = sum(r.judge_cached_cost for r in records)  # verdicts not paid again
     spent += sum(r.judge_cost or 0.0 for r in records) - judged_from_cache
-    unpriced = sum(cost is None for was_cached, cost in answers if not was_cached)
+    unpriced = sum(cost is None for was_cached, cost, _ in answers if not was_cached)
     unjudged = sum(r.judge_cost is None for r in records)
     unrecorded = (spent_on_calls or 0.0) - spent
     parts = [f"{len(answers)} answer{'' if len(answers) == 1 else 's'} graded"]
-    if cached or judged_from_cache:
-        saved = sum(cached) + judged_from_cache
-        what = f"{len(cached)} from the response cache" if cached else "verdicts from the cache"
+    if cached or judged_from_cache or partly:
+        saved = sum(cached) + judged_from_cache + partly
+        pieces = (("turns", partly), ("verdicts", judged_from_cache))
+        kinds = " and ".join(kind for kind, cost in pieces if cost)
+        what = f"{len(cached)} from the response cache" if cached else f"{kinds} from the cache"
         parts.append(f"{what} ({dollars(saved)} not spent again)")
     retried = sum(r.retries for r in records)
     if retried:
@@ -116,12 +121,15 @@ def spending(
     return line
 
 
-def _answers(record: Record) -> list[tuple[bool, float | None]]:
-    """(from the cache, cost) of each answer a record graded: each sample of a repeated case;
-    a cost of None is unknown (no price)."""
+def _answers(record: Record) -> list[tuple[bool, float | None, float]]:
+    """(wholly from the cache, cost, what of it the cache answered) of each answer a record
+    graded: each sample of a repeated case; a cost of None is unknown (no price)."""
     if record.samples:
-        return [(bool(s.get("cached")), _cost(s.get("cost"))) for s in record.samples]
-    return [(record.cached, record.cost)]
+        return [
+            (bool(s.get("cached")), _cost(s.get("cost")), _cost(s.get("cached_cost")) or 0.0)
+            for s in record.samples
+        ]
+    return [(record.cached, record.cost, record.cached_cost)]
 
 
 def _cost(value: object) -> float | None:
