@@ -355,9 +355,13 @@ def start_ahead(items: list[pytest.Item]) -> list[Call]:
 
 
 def _may_skip(item: pytest.Item) -> bool:
-    if item.get_closest_marker("skip") or item.get_closest_marker("skipif"):
-        return True
-    return any(mark.kwargs.get("run") is False for mark in item.iter_markers("xfail"))
+    for mark in item.iter_markers():  # one pass over the item's and its parents' marks
+        if mark.name in _SKIPPING or (mark.name == "xfail" and mark.kwargs.get("run") is False):
+            return True
+    return False
+
+
+_SKIPPING = frozenset({"skip", "skipif"})
 
 
 def head_start(config: pytest.Config, calls: list[Call]) -> None:
