@@ -56,14 +56,18 @@ class Check:
         return min(s for s in sides if s is not None)
 
     def describe(self) -> str:
+        return f"{self.status:<7} {self.said()}"
+
+    def said(self) -> str:
+        """The check without its status: the model, the value against its limits."""
         if self.text:
-            return f"{self.status:<7} {self.model} {self.text}"
+            return f"{self.model} {self.text}"
         limits = " and ".join(
             f"{word} {_num(limit)}"
             for word, limit in (("min", self.min), ("max", self.max))
             if limit is not None
         )
-        head = f"{self.status:<7} {self.model} {self.metric}"
+        head = f"{self.model} {self.metric}"
         if self.value is None or self.margin is None:
             return f"{head} (limit {limits}): {self.note}"
         if self.status == HELD:

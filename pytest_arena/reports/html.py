@@ -234,20 +234,26 @@ def _shown(record: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def check_line(check: Mapping[str, Any]) -> str:
-    """A gate check as the terminal says it: its value against its limits and the margin."""
-    limits = " and ".join(
-        f"{word} {check[word]:g}"
-        for word in ("min", "max")
-        if isinstance(check.get(word), int | float)
-    )
-    head = f"{check.get('status')}: {check.get('model') or 'all models'} {check.get('metric')}"
-    value, margin = check.get("value"), check.get("margin")
-    if not isinstance(value, int | float) or not isinstance(margin, int | float):
-        note = check.get("note")
-        return f"{head}{f' (limit {limits})' if limits else ''}{f': {note}' if note else ''}"
-    if margin >= 0:
-        return f"{head} {value:.4g} within {limits} (margin {margin:.4g})"
-    return f"{head} {value:.4g} outside {limits} (short by {-margin:.4g})"
+    """A gate check of the JSON report as the terminal says it (`gates.Check.said`): its
+    value against its limits and the margin."""
+    from pytest_arena.reports.gates import Check
+
+    def number(key: str) -> float | None:
+        value = check.get(key)
+        return float(value) if isinstance(value, int | float) else None  # a hand-edited file
+
+    said = Check(
+        project="",
+        scope=str(check.get("scope", "")),
+        model=str(check.get("model") or "all models"),
+        metric=str(check.get("metric")),
+        min=number("min"),
+        max=number("max"),
+        value=number("value"),
+        status=str(check.get("status")),
+        note=str(check.get("note") or ""),
+    ).said()
+    return f"{check.get('status')}: {said}"
 
 
 def _brief(record: Any) -> Mapping[str, Any]:

@@ -130,6 +130,7 @@ def _id_text(text: str) -> str:
 
 
 _PLAIN_FIELDS = frozenset({"id", "input", "reference", "tags", "weight", "metadata"})
+# a case's keys whose line nothing asks for after loading (Case.line_of: scoring, options...)
 # a case's keys that only a YAML dataset's row gives as such (other formats' leftover
 # fields are metadata); `fields:` maps the others
 _CASE_ONLY_FIELDS = (
@@ -141,7 +142,6 @@ _CASE_ONLY_FIELDS = (
     "repeat",
     "min_pass_rate",
 )
-# a case's keys whose line nothing asks for after loading (Case.line_of: scoring, options...)
 
 
 def _check_template(spec: ProjectSpec, lines: LineMap, path: Path) -> None:
