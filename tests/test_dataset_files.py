@@ -219,6 +219,25 @@ def test_a_dataset_in_a_nested_project_or_with_another_suffix_stays_in_arena_yam
     assert all(i[0].split("::")[0] == i[1] for i in items)
 
 
+def test_a_tsv_dataset_is_a_file_of_its_own_at_its_rows(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "quiz",
+        QUIZ.replace("sim_perfect, sim_echo", "sim_perfect").replace(
+            "data/more.jsonl", "data/more.tsv"
+        ),
+        files={"data/more.tsv": "id\tinput\treference\nt1\tSay: 1, 2\tSay: 1, 2\n"},
+    )
+    pytester.makeconftest(SHOW_ITEMS)
+    items = shown(pytester.runpytest("--collect-only", "-q", "-s"))
+    assert [(i[0], i[3]) for i in items] == [
+        ("projects/quiz/arena.yaml::capital[sim_perfect]", "2"),
+        ("projects/quiz/data/more.tsv::t1[sim_perfect]", "1"),
+    ]
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=2)
+
+
 def test_a_dataset_in_a_folder_pytest_skips_is_collected_by_arena_yaml(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -398,7 +398,7 @@ def test_problems_in_cases_and_rows_are_collected_apart_from_good_cases(tmp_path
         "data/none.jsonl": f"arena.yaml:5: datasets[1].path: dataset file 'data/none.jsonl' does not exist (looked in {tmp_path})\n"
         "  fix: paths are relative to the folder holding arena.yaml",
         "data/d.txt": "arena.yaml:5: datasets[2].path: cannot tell the format of 'd.txt' from its suffix\n"
-        "  fix: name it .yaml, .jsonl or .csv, or set 'format:' on the dataset",
+        "  fix: name it .yaml, .jsonl, .csv or .tsv, or set 'format:' on the dataset",
     }
 
 
@@ -554,3 +554,83 @@ def test_a_case_value_that_is_not_json_data_or_an_empty_chat_is_a_problem_of_the
         "arena.yaml:3: tests[1].input: input: [] holds no message; give the chat's messages,"
         " or text",
     ]
+
+
+def test_a_jsonl_id_written_as_a_number_is_the_text_written(tmp_path: Path) -> None:
+    """`{"id": 1.10}` was the case `1.1`, a duplicate of `{"id": 1.1}`, and `2e3` was
+    `2000.0`; other numbers of the row stay numbers."""
+    rows = (
+        '{"id": 1.10, "input": "a", "reference": "a"}\n'
+        '{"id": 1.1, "input": "a", "reference": "a"}\n'
+        '{"id": 2e3, "input": "b", "reference": 0.50, "share": 0.25}\n'
+        '{"id": 7, "input": "c", "reference": "c"}\n'
+    )
+    project = load_project(
+        write(tmp_path, {"arena.yaml": "datasets: [data/ids.jsonl]\n", "data/ids.jsonl": rows})
+    )
+    assert project.problems == []
+    assert [case.id for case in project.cases] == ["1.10", "1.1", "2e3", "7"]
+    third = project.cases[2]
+    assert (third.reference, third.metadata) == (0.5, {"share": 0.25})
+
+
+def test_a_csv_dataset_may_name_its_delimiter_and_a_tsv_file_is_read_by_tabs(
+    tmp_path: Path,
+) -> None:
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": """
+                datasets:
+                  - {path: data/semi.csv, delimiter: ";"}
+                  - data/tabs.tsv
+                """,
+                "data/semi.csv": 'id;input;reference\nprice;"Cost: 1,50; or 2,00?";"1,50"\n',
+                "data/tabs.tsv": "id\tinput\treference\nt1\tParis, France\tParis\n",
+            },
+        )
+    )
+    assert project.problems == []
+    assert [(c.id, c.input, c.reference, c.line) for c in project.cases] == [
+        ("price", "Cost: 1,50; or 2,00?", "1,50", 2),
+        ("t1", "Paris, France", "Paris", 2),
+    ]
+
+
+def test_a_csv_file_separated_otherwise_says_which_delimiter_to_set(tmp_path: Path) -> None:
+    """A spreadsheet's `;`-separated export loaded as one column: every row said it had no
+    input, and nothing said why."""
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": """
+                datasets:
+                  - data/semi.csv
+                  - {path: data/rows.jsonl, delimiter: ";"}
+                """,
+                "data/semi.csv": "id;input;reference\na;x;x\nb;y;y\n",
+                "data/rows.jsonl": '{"input": "x"}\n',
+            },
+        )
+    )
+    assert project.cases == []
+    said = [(p.problem.path.name, p.problem.line, p.problem.message) for p in project.problems]
+    assert said == [
+        (
+            "semi.csv",
+            1,
+            "the header is one column, 'id;input;reference': the file looks separated by ';',"
+            " not by commas",
+        ),
+        ("arena.yaml", 3, "'delimiter' is for CSV files; data/rows.jsonl is read as jsonl"),
+    ]
+    assert project.problems[0].problem.hint.startswith("set 'delimiter: \";\"' on the dataset")
+    with pytest.raises(SpecError, match=r"arena.yaml:2: datasets\[0\].delimiter: delimiter ', '"):
+        load_project(
+            write(
+                tmp_path / "two",
+                {"arena.yaml": "datasets:\n  - {path: d.csv, delimiter: ', '}\n", "d.csv": ""},
+            )
+        )

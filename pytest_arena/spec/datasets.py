@@ -6,8 +6,8 @@ import contextlib
 import csv
 import io
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,8 @@ class Row:
     lines: LineMap | None = None  # per-key lines, for YAML rows
     loc: tuple[str | int, ...] = ()
     blank: frozenset[str] = frozenset()  # a CSV row's columns whose cell is empty
+    # a JSONL row's top-level numbers with a fraction or an exponent, as written ("1.10")
+    written: Mapping[str, str] = field(default_factory=dict)
 
 
 def dataset_format(path: Path, declared: str | None) -> str:
@@ -39,18 +41,21 @@ def dataset_format(path: Path, declared: str | None) -> str:
                     path,
                     None,
                     f"cannot tell the format of '{path.name}' from its suffix",
-                    hint="name it .yaml, .jsonl or .csv, or set 'format:' on the dataset",
+                    hint="name it .yaml, .jsonl, .csv or .tsv, or set 'format:' on the dataset",
                 )
             ]
         ) from None
 
 
-def read_rows(path: Path, fmt: str) -> Iterator[Row | Problem]:
+DELIMITERS = {"csv": ",", "tsv": "\t"}  # each format's own, unless `delimiter:` says
+
+
+def read_rows(path: Path, fmt: str, delimiter: str | None = None) -> Iterator[Row | Problem]:
     """Yield each row, or a Problem for a row that cannot be read; other rows go on."""
     if fmt == "jsonl":
         yield from _jsonl(path)
-    elif fmt == "csv":
-        yield from _csv(path)
+    elif fmt in DELIMITERS:
+        yield from _csv(path, delimiter or DELIMITERS[fmt], given=delimiter is not None)
     else:
         yield from _yaml(path)
 
@@ -87,7 +92,16 @@ def _jsonl(path: Path) -> Iterator[Row | Problem]:
         if not isinstance(value, dict):
             yield Problem(path, lineno, "a JSONL row must be a JSON object {...}")
             continue
-        yield Row(number, lineno, value)
+        yield Row(number, lineno, value, written=_written_numbers(text, value))
+
+
+def _written_numbers(text: str, value: dict[str, Any]) -> dict[str, str]:
+    """The text of `value`'s top-level numbers that JSON reads as floats (`1.10`, `2e3`):
+    an id written so is its text, not the float's (`1.1`, `2000.0`)."""
+    if not any(type(v) is float for v in value.values()):
+        return {}
+    as_written = json.loads(text, parse_float=str, parse_constant=str)
+    return {k: as_written[k] for k, v in value.items() if type(v) is float}
 
 
 class _Twice(ValueError):
@@ -111,10 +125,11 @@ def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 MAX_CSV_FIELD = 64 * 1024 * 1024  # Python's csv module stops at 128 KiB by default
 
 
-def _csv(path: Path) -> Iterator[Row | Problem]:
+def _csv(path: Path, delimiter: str, given: bool) -> Iterator[Row | Problem]:
+    """The rows of a CSV (or TSV) file; `given`: the delimiter is the dataset's `delimiter:`."""
     text = decode(path, read_bytes(path))
     # strict: a quote never closed is an error at its row, not the rest of the file in one cell
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     number = 0
     with _field_limit(MAX_CSV_FIELD):
         try:
@@ -123,6 +138,18 @@ def _csv(path: Path) -> Iterator[Row | Problem]:
             yield _csv_problem(path, 1, str(exc))
             return
         named = [name for name in header if name]  # a spreadsheet's empty columns have none
+        other = _other_delimiter(named, delimiter)
+        if other is not None and not given:  # one column named `id;input;reference`
+            shown = "\\t" if other == "\t" else other
+            yield Problem(
+                path,
+                1,
+                f"the header is one column, '{named[0]}': the file looks separated by"
+                f" {_said(other)}, not by {_said(delimiter)}",
+                hint=f"set 'delimiter: \"{shown}\"' on the dataset in arena.yaml (as"
+                " spreadsheets in some languages export CSV); rows are not read until then",
+            )
+            return
         twice = [name for i, name in enumerate(named) if name in named[:i]]
         if twice:
             first, second = (i + 1 for i, name in enumerate(header) if name == twice[0])
@@ -141,7 +168,7 @@ def _csv(path: Path) -> Iterator[Row | Problem]:
                 return
             except csv.Error as exc:
                 yield _csv_problem(path, start, str(exc))
-                if str(exc).startswith(_STRAY_QUOTE):
+                if _STRAY_QUOTE in str(exc):
                     continue  # the reader goes on at the next line: one row lost, not all
                 return
             if not cells:
@@ -152,7 +179,7 @@ def _csv(path: Path) -> Iterator[Row | Problem]:
                     path,
                     start,
                     "this row has more cells than the header has columns",
-                    hint="quote cells that contain commas",
+                    hint=f"quote cells that contain {_said(delimiter)}",
                 )
             elif len(cells) < len(header):
                 yield Problem(
@@ -177,7 +204,18 @@ def _csv(path: Path) -> Iterator[Row | Problem]:
                 yield Row(number, start, values, blank=blank)
 
 
-_STRAY_QUOTE = "',' expected after '\"'"  # a quote in a cell not quoted: `"12" screen`
+_STRAY_QUOTE = "expected after '\"'"  # a quote in a cell not quoted: `"12" screen`
+
+
+def _other_delimiter(named: list[str], delimiter: str) -> str | None:
+    """The delimiter a header read as one column seems to be written with, or None."""
+    if len(named) != 1:
+        return None
+    return next((d for d in (";", "\t", "|", ",") if d != delimiter and d in named[0]), None)
+
+
+def _said(delimiter: str) -> str:
+    return "tabs" if delimiter == "\t" else ("commas" if delimiter == "," else repr(delimiter))
 
 
 def _csv_problem(path: Path, line: int, error: str) -> Problem:
@@ -189,7 +227,7 @@ def _csv_problem(path: Path, line: int, error: str) -> Problem:
             " cell; rows after it are not read",
             hint='close the quote; write a quote inside a quoted cell as two: ""',
         )
-    if error.startswith(_STRAY_QUOTE):
+    if _STRAY_QUOTE in error:
         return Problem(
             path,
             line,

@@ -8,4 +8,5 @@ DATASET_FORMATS = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
     ".csv": "csv",
+    ".tsv": "tsv",
 }

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_arena.spec.case import Case
-from pytest_arena.spec.datasets import Row, dataset_format, read_rows
+from pytest_arena.spec.datasets import DELIMITERS, Row, dataset_format, read_rows
 from pytest_arena.spec.errors import Problem, SpecError
 from pytest_arena.spec.images import ImageProblem, image_part
 from pytest_arena.spec.schema import (
@@ -303,8 +303,18 @@ def _load_dataset(
         at = Problem(project.path, line, problem.message, dotted((*loc, "path")), problem.hint)
         project.problems.append(CaseProblem(rel, at, rel))
         return
+    if dataset.delimiter is not None and fmt not in DELIMITERS:
+        at = Problem(
+            project.path,
+            project.lines.line((*loc, "delimiter")) or line,
+            f"'delimiter' is for CSV files; {rel} is read as {fmt}",
+            dotted((*loc, "delimiter")),
+            "take 'delimiter' out, or set 'format: csv' if the file is CSV",
+        )
+        project.problems.append(CaseProblem(rel, at, rel))
+        return
     try:
-        rows = list(read_rows(file, fmt))
+        rows = list(read_rows(file, fmt, dataset.delimiter))
     except SpecError as exc:
         project.problems.append(CaseProblem(rel, exc.problems[0], rel))
         return
@@ -343,6 +353,8 @@ def _load_row(
                 column_of[field_name] = column
 
     take("id", fields.id if fields.id is not None else "id")
+    if column_of.get("id") in row.written:  # `1.10` is the id 1.10, not the float's 1.1
+        raw["id"] = row.written[column_of["id"]]
     if "id" in raw:
         name = _name_of(raw, name)
     else:

@@ -300,7 +300,8 @@ class SamplingSettings(Strict):
 
 class DatasetSpec(SamplingSettings):
     path: str
-    format: Literal["yaml", "jsonl", "csv"] | None = None
+    format: Literal["yaml", "jsonl", "csv", "tsv"] | None = None
+    delimiter: str | None = None  # a CSV file's, if not the comma (a TSV file's: the tab)
     fields: FieldMap = Field(default_factory=FieldMap)
     tags: list[str] = Field(default_factory=list)
     eval_type: str | None = None
@@ -314,6 +315,16 @@ class DatasetSpec(SamplingSettings):
         return names_list(value)
 
     _scoring = field_validator("scoring")(_some_weight)
+
+    @field_validator("delimiter")
+    @classmethod
+    def _one_character(cls, value: str | None) -> str | None:
+        if value is not None and (len(value) != 1 or value in '"\r\n'):
+            raise ValueError(
+                f"delimiter {value!r} is not one character that can part cells: give the"
+                ' character between a CSV file\'s cells, such as ";" or "\\t" (a tab)'
+            )
+        return value
 
 
 class JudgeSpec(Strict):

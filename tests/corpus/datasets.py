@@ -26,7 +26,7 @@ datasets(
         "q.jsonl": ROWS,
     },
     "projects/datasets_unknown_format/arena.yaml:3: datasets[[]0].format: Input should be 'yaml',"
-    " 'jsonl' or 'csv' (got str 'xml')",
+    " 'jsonl', 'csv' or 'tsv' (got str 'xml')",
 )
 datasets(
     "datasets_without_path",
@@ -82,7 +82,7 @@ data(
     "data_unknown_suffix",
     with_data("data/q.txt", ROWS),
     "projects/data_unknown_suffix/arena.yaml:3: *cannot tell the format of 'q.txt' from its suffix",
-    "  fix: name it .yaml, .jsonl or .csv, or set 'format:' on the dataset",
+    "  fix: name it .yaml, .jsonl, .csv or .tsv, or set 'format:' on the dataset",
 )
 data(
     "data_jsonl_bad_json",
