@@ -795,3 +795,34 @@ def test_long_model_names_fit_their_plots_and_equal_costs_one_tick() -> None:
     assert [s.title for s in labels] == [r["model"] for r in rows]  # whole, as a tooltip
     ticks = [s.text for s in plots.cost_accuracy(rows).shapes if s.cls == "tick" and "$" in s.text]
     assert ticks == ["$0.00"]  # not "$0.00$0.00" on one spot
+
+
+def test_a_model_on_one_run_only_is_said_so_by_the_text_and_the_page() -> None:
+    """`arena compare` of two runs where a model ran in one only: both the terminal text and
+    the page say on which run's leaderboard it is missing, and count its cases as one
+    run's only."""
+    from pytest_arena.reports.comparison import as_html, as_text, compare
+
+    def run(models: list[str]) -> dict[str, Any]:
+        records = [Record("p", case, m, PASSED, 1.0) for m in models for case in ("a", "b")]
+        return build_report(records, build_boards(records))
+
+    a, b = run(["kept", "gone"]), run(["kept", "new"])
+    items = compare(a, b)
+    assert [(i.model, i.before is None, i.after is None) for i in items] == [
+        ("gone", False, True),
+        ("kept", False, False),
+        ("new", True, False),
+    ]
+    text = as_text(items)
+    gone, kept, new = text.split("== p / ")[1:]
+    assert "not on run B's leaderboard" in gone and "2 case(s) only in A" in gone
+    assert "not on run A's leaderboard" in new and "2 case(s) only in B" in new
+    assert "leaderboard" not in kept.split("\n", 1)[1]
+    page = as_html(items, a, b)
+    said = re.findall(r"<h2>p / (\w+)</h2>\s*(?:<p class=\"warning\">([^<]*)</p>)?", page)
+    assert said == [
+        ("gone", "not on run B's leaderboard"),
+        ("kept", ""),
+        ("new", "not on run A's leaderboard"),
+    ]
