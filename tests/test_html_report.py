@@ -826,3 +826,40 @@ def test_a_model_on_one_run_only_is_said_so_by_the_text_and_the_page() -> None:
         ("kept", ""),
         ("new", "not on run A's leaderboard"),
     ]
+
+
+def test_the_arrow_keys_move_between_the_matrix_cells(tmp_path: Path, browser: Browser) -> None:
+    """A reader at the keyboard went through every cell with Tab, one at a time; the arrow
+    keys move along a row and a column, past a case the model did not run."""
+    recs = [
+        Record("p", case, model, PASSED, 1.0)
+        for case, models in (("a", "xyz"), ("b", "xz"), ("c", "xyz"))
+        for model in models
+    ]
+    opened(browser, page(tmp_path, recs))
+
+    def press(key: str, code: int) -> str:
+        for kind in ("rawKeyDown", "keyUp"):
+            browser.call(
+                "Input.dispatchKeyEvent",
+                type=kind,
+                key=key,
+                code=key,
+                windowsVirtualKeyCode=code,
+            )
+        return browser.js(
+            "(c => c.parentNode.firstChild.textContent + ':' + c.dataset.model)"
+            "(document.activeElement)"
+        )
+
+    browser.js(f"{cell('p', 'a', 'x')}.focus()")
+    assert press("ArrowRight", 39) == "a:y"
+    assert press("ArrowRight", 39) == "a:z"
+    assert press("ArrowRight", 39) == "a:z"  # the row's end: it stays
+    assert press("ArrowDown", 40) == "b:z"
+    assert press("ArrowLeft", 37) == "b:x"  # past b's empty cell of y
+    assert press("ArrowUp", 38) == "a:x"
+    browser.js(f"{cell('p', 'a', 'y')}.focus()")
+    assert press("ArrowDown", 40) == "c:y"  # past b, which y did not run
+    press("Enter", 13)
+    assert browser.js("document.getElementById('drill').hidden") is False

@@ -116,11 +116,24 @@
         td.style.backgroundColor = "hsl(" + Math.round(120 * Math.max(0, Math.min(1, cell.score))) + ",62%,82%)";
       }
       td.title = seen(cell.reason || cell.status);
-      td.tabIndex = 0;  // reached by Tab, opened by Enter or Space
+      td.tabIndex = 0;  // reached by Tab and the arrow keys, opened by Enter or Space
       td.setAttribute("role", "button");
       tr.append(td);
     }
     return tr;
+  }
+  // the arrow keys move between the cells of the rows drawn, past cells without a record
+  const STEPS = {ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0]};
+  function neighbour(td, [down, right]) {
+    let row = td.parentNode, at = td;
+    do {
+      if (right) at = right > 0 ? at.nextElementSibling : at.previousElementSibling;
+      else {
+        row = down > 0 ? row.nextElementSibling : row.previousElementSibling;
+        at = row && row.cells[td.cellIndex];
+      }
+    } while (at && !(at.classList.contains("cell") && !at.classList.contains("none")));
+    return at;
   }
   for (const p of projects) {
     const table = el("table", "matrix");
@@ -139,9 +152,14 @@
       open(p, p.rows[Number(td.parentNode.dataset.row)], td.dataset.model, td);
     });
     table.addEventListener("keydown", (event) => {
-      if (event.key !== "Enter" && event.key !== " ") return;
       const td = event.target.closest("td.cell");
       if (!td || td.classList.contains("none")) return;
+      if (event.key in STEPS) {
+        const next = neighbour(td, STEPS[event.key]);
+        if (next) { event.preventDefault(); next.focus(); }
+        return;
+      }
+      if (event.key !== "Enter" && event.key !== " ") return;
       event.preventDefault();
       open(p, p.rows[Number(td.parentNode.dataset.row)], td.dataset.model, td);
     });
