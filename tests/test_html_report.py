@@ -863,3 +863,34 @@ def test_the_arrow_keys_move_between_the_matrix_cells(tmp_path: Path, browser: B
     assert press("ArrowDown", 40) == "c:y"  # past b, which y did not run
     press("Enter", 13)
     assert browser.js("document.getElementById('drill').hidden") is False
+
+
+def test_names_of_models_at_one_cost_and_accuracy_do_not_overprint(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """Three sims at $0 and the same accuracy had their names drawn on one spot, unreadable;
+    each name is drawn apart, and a lone model's where its point is."""
+    recs = [
+        Record("p", case, model, PASSED, 1.0, cost=0.0)
+        for case in "abc"
+        for model in ("sim_perfect", "sim_large_model", "mine")
+    ]
+    recs += [Record("p", "a", "lone", FAILED, 0.0, cost=0.0)]
+    opened(browser, page(tmp_path, recs))
+    boxes = browser.js(
+        "[...document.querySelectorAll('figure svg')].find(s => s.textContent.includes('cost'))"
+        ".querySelectorAll('text.label').values().toArray().map(t => {"
+        " const b = t.getBBox(), own = [...t.childNodes].filter(n => n.nodeType === 3);"
+        " return [own.map(n => n.data).join(''), b.x, b.y, b.width, b.height]; })"
+    )
+    assert sorted(b[0] for b in boxes) == ["lone", "mine", "sim_large_model", "sim_perfect"]
+    for i, (_, x, y, w, h) in enumerate(boxes):
+        for other, x2, y2, w2, h2 in boxes[i + 1 :]:
+            apart = x + w <= x2 or x2 + w2 <= x or y + h <= y2 or y2 + h2 <= y
+            assert apart, f"{boxes[i][0]} overprints {other}"
+    points = browser.js(
+        "[...document.querySelectorAll('figure svg')].find(s => s.textContent.includes('cost'))"
+        ".querySelectorAll('circle').values().toArray().map(c => Number(c.getAttribute('cy')))"
+    )
+    lone = next(b for b in boxes if b[0] == "lone")
+    assert abs(lone[2] + lone[4] / 2 - max(points)) < 8  # beside its own point, low

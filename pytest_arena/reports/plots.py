@@ -15,6 +15,8 @@ WIDTH = 380
 LABEL = 120  # room for model names left of the bars
 LABEL_CHARACTERS = 18  # of a model's name drawn beside its bar or point (the rest in a tooltip)
 BINS = 10
+CHARACTER_WIDTH = 6.5  # px, about, of a label's character (11 px sans-serif)
+LINE_HEIGHT = 14.0  # px between two labels' baselines (a label's box is about 13 px high)
 
 
 @dataclass
@@ -179,7 +181,8 @@ def cost_accuracy(rows: Sequence[Mapping[str, Any]]) -> Plot:
                 points=" ".join(f"{x:.1f},{y:.1f}" for x, y in (where[m] for m in front)),
             )
         )
-    for model, cost, accuracy in points:
+    taken: list[tuple[float, float, float]] = []  # the labels drawn: left, right, baseline
+    for model, cost, accuracy in sorted(points, key=lambda p: (-p[2], p[1], p[0])):
         x, y = where[model]
         on_front = model in front
         tip = f"{model}: accuracy {accuracy:.3f}, cost {dollars(cost)}"
@@ -188,18 +191,46 @@ def cost_accuracy(rows: Sequence[Mapping[str, Any]]) -> Plot:
             Shape("circle", "front-point" if on_front else "point", x=x, y=y, w=5, title=tip)
         )
         near_edge = x > right - 90  # a name drawn leftwards there, so it stays on the plot
+        text = label(model)
+        width = len(text) * CHARACTER_WIDTH
+        start = x - 8 - width if near_edge else x + 8
+        baseline = _free_line(taken, start, start + width, y + 4, top + 4, bottom + 4)
+        taken.append((start, start + width, baseline))
         shapes.append(
             Shape(
                 "text",
                 "label",
                 x=x - 8 if near_edge else x + 8,
-                y=y + 4,
-                text=label(model),
+                y=baseline,
+                text=text,
                 anchor="end" if near_edge else "start",
                 title=model,
             )
         )
     return plot
+
+
+def _free_line(
+    taken: list[tuple[float, float, float]],
+    left: float,
+    right: float,
+    at: float,
+    low: float,
+    high: float,
+) -> float:
+    """The baseline nearest `at` (within low..high) where a label from `left` to `right`
+    overprints none of the labels `taken`: models at one cost and accuracy, or close by,
+    have their names one under the other."""
+
+    def free(y: float) -> bool:
+        return all(right <= a or left >= b or abs(y - line) >= LINE_HEIGHT for a, b, line in taken)
+
+    low, high = min(low, at), max(high, at)
+    for step in range(len(taken) + 1):
+        for y in (at + step * LINE_HEIGHT, at - step * LINE_HEIGHT):
+            if low <= y <= high and free(y):
+                return y
+    return at
 
 
 def distribution(rows: Sequence[Mapping[str, Any]], records: Sequence[Mapping[str, Any]]) -> Plot:
