@@ -5,7 +5,9 @@ the model keys a project can use; `cache` shows or clears the response cache."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -16,8 +18,10 @@ from typing import Any
 
 from tabulate import tabulate
 
+from pytest_arena import __version__
 from pytest_arena.cache import CacheError, ResponseCache, UnreadableCache
-from pytest_arena.cache.location import CACHE_DIR, default_cache_path, find_rootdir
+from pytest_arena.cache.location import default_cache_path, find_rootdir, named_like_a_cache
+from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
 UNKNOWN = "\u2013"  # an en dash: no value (an unknown price is never $0)
 
@@ -28,7 +32,7 @@ EXAMPLES = {
     "report": "pytest projects --arena-json run.json\n  arena report run.json --html report.html",
     "compare": "arena compare before.json after.json --html compare.html",
     "models": "arena models --project projects/my_project",
-    "cache": "arena cache stats\n  arena cache clear --model sim_small",
+    "cache": "arena cache stats\n  arena cache clear --model gpt-4o-mini",
 }
 
 
@@ -50,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES.values()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"arena {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     evaluate = _command(
         commands,
@@ -62,7 +67,8 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="PATH",
-        help="a project folder or its arena.yaml (repeatable; default: projects/)",
+        help="a project folder or its arena.yaml (repeatable; default: projects/, unless"
+        " a project, a file or a node id of one is given as pytest's own argument)",
     )
     evaluate.add_argument(
         "--models",
@@ -96,7 +102,8 @@ def _parser() -> argparse.ArgumentParser:
         "Compare two --arena-json reports: per project and model, the cases whose verdict"
         " changed (regressions first) with both reasons, and how accuracy, pass rate, cost"
         " and latency moved, with a paired interval on the cases both runs graded. Exits 1"
-        " when a case passed in A and fails in B.",
+        " when a case passed in A and fails in B, or B could not load some of its input;"
+        " 4 when a report cannot be read or the page written.",
     )
     compare.add_argument("a", type=Path, metavar="A.json", help="the earlier run (the baseline)")
     compare.add_argument("b", type=Path, metavar="B.json", help="the later run")
@@ -138,9 +145,18 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `arena` command; returns pytest's exit status."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `arena models | head -1`: the reader has gone
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # or the exit's flush says it again
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args, rest = parser.parse_known_args(argv)
-    if args.command not in (None, "evaluate") and rest:
+    if args.command != "evaluate" and rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     handlers = {
         "cache": _cache_command,
@@ -153,21 +169,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handlers[args.command](args)
     if args.command != "evaluate":
         parser.print_help()
-        return 2 if args.command is None and rest else 0
-    pytest_args = [*(args.project or ["projects"])]
+        return 0
+    given = any(_names_cases(arg, before) for before, arg in itertools.pairwise(["", *rest]))
+    pytest_args = [*(args.project or ([] if given else ["projects"]))]
     if args.models:
         pytest_args += ["--arena-models", args.models]
     pytest_args += rest
     return _pytest(pytest_args)
 
 
-def _fail(command: str, message: str) -> int:
+# pytest's options whose value, the next argument, may look like a path or a node id
+_PATH_VALUED = {"-k", "-m", "-p", "-o", "-c", "--deselect", "--ignore", "--ignore-glob"}
+_PATH_VALUED |= {"--rootdir", "--basetemp", "--confcutdir"}
+
+
+def _names_cases(arg: str, before: str) -> bool:
+    """Whether a pytest argument names a project, a file of one or a node id of its cases
+    (`arena evaluate projects/faq`): then no default folder is added to it."""
+    if arg.startswith("-") or before in _PATH_VALUED:
+        return False
+    path = Path(arg.split("::", 1)[0])
+    if "::" in arg:
+        return path.is_file()
+    if path.is_dir():
+        return (path / PROJECT_FILE).is_file() or any(path.glob(f"*/{PROJECT_FILE}"))
+    return path.is_file() and (path.name == PROJECT_FILE or path.suffix.lower() in DATASET_FORMATS)
+
+
+USAGE_ERROR = 4  # as pytest's: a report cannot be read or written (compare's 1: "regressed")
+
+
+def _fail(command: str, message: str, status: int = 1) -> int:
     print(f"arena {command}: {message}", file=sys.stderr)
-    return 1
+    return status
 
 
 def _init_command(args: argparse.Namespace) -> int:
-    from pytest_arena.scaffold import InitError, init
+    from pytest_arena.scaffold import InitError, init, shown
 
     target = Path(args.name)
     try:
@@ -176,9 +214,8 @@ def _init_command(args: argparse.Namespace) -> int:
         return _fail("init", str(exc))
     for path in written:
         print(f"wrote {path.as_posix()}")
-    folder = target.as_posix()
-    print(f"run it:        arena evaluate --project {folder}")
-    print(f"test a scorer: pytest {folder}/tests")
+    print(f"run it:        arena evaluate --project {shown(target)}")
+    print(f"test a scorer: pytest {shown(target / 'tests')}")
     return 0
 
 
@@ -215,11 +252,15 @@ def _report_command(args: argparse.Namespace) -> int:
     try:
         report = _read_report("report", args.json)
     except _Refused as exc:
-        return _fail("report", str(exc))
+        return _fail("report", str(exc), USAGE_ERROR)
+    if args.html.resolve() == args.json.resolve():
+        return _fail(
+            "report", f"--html {args.html} is the report read; name another file", USAGE_ERROR
+        )
     try:
         write_html(args.html, report)
     except OSError as exc:
-        return _fail("report", f"{args.html} was not written: {exc}")
+        return _fail("report", f"{args.html} was not written: {exc}", USAGE_ERROR)
     print(f"wrote {args.html} ({len(report['records'])} records)")
     return 0
 
@@ -230,10 +271,14 @@ def _compare_command(args: argparse.Namespace) -> int:
     try:
         a, b = _read_report("compare", args.a), _read_report("compare", args.b)
     except _Refused as exc:
-        return _fail("compare", str(exc))
+        return _fail("compare", str(exc), USAGE_ERROR)
+    if args.html is not None and args.html.resolve() in (args.a.resolve(), args.b.resolve()):
+        return _fail(
+            "compare", f"--html {args.html} is a report compared; name another file", USAGE_ERROR
+        )
     items = comparison.compare(a, b)
     print(f"A: {args.a}  B: {args.b}")
-    for note in comparison.stopped_notes(a, b):
+    for note in comparison.run_notes(a, b):
         print(note)
     print(comparison.as_text(items, limit=max(args.limit, 0)))
     if args.html:
@@ -244,9 +289,9 @@ def _compare_command(args: argparse.Namespace) -> int:
             with written_whole(args.html) as out:  # or the last page is kept
                 out.write(page)
         except OSError as exc:
-            return _fail("compare", f"{args.html} was not written: {exc}")
+            return _fail("compare", f"{args.html} was not written: {exc}", USAGE_ERROR)
         print(f"wrote {args.html}")
-    return 1 if comparison.regressed(items) else 0
+    return 1 if comparison.regressed(items) or comparison.problems(b) else 0
 
 
 def _models_command(args: argparse.Namespace) -> int:
@@ -358,8 +403,8 @@ def _clear(cache: ResponseCache, model: str | None) -> int:
         connector, _, name = (model or "").partition(":")
         if model and not removed and name:  # openai:gpt-4o-mini, a provider's model key
             removed = cache.clear(name, connector)
-    except UnreadableCache:
-        if not _looks_like_a_cache(cache.path):
+    except UnreadableCache as exc:
+        if exc.foreign or not named_like_a_cache(cache.path):
             raise
         cache.discard()
         print(f"removed the unreadable cache file {cache.path}")
@@ -373,12 +418,6 @@ def _clear(cache: ResponseCache, model: str | None) -> int:
             " in arena.yaml), not the key the project gives it"
         )
     return 0
-
-
-def _looks_like_a_cache(path: Path) -> bool:
-    """Only a file named like a cache is deleted when it cannot be read: a mistyped
-    --path must not cost the user a file of theirs."""
-    return path.parent.name == CACHE_DIR or path.suffix in (".sqlite3", ".sqlite", ".db")
 
 
 def _size(size: int) -> str:

@@ -3,7 +3,9 @@ made: `arena.yaml` with two cases, a custom scorer in `scorers/`, and that score
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 from pathlib import Path
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -103,6 +105,11 @@ class InitError(ValueError):
     """The project cannot be written where asked."""
 
 
+def shown(target: Path) -> str:
+    """The folder as a shell command names it: quoted if it holds a space or such."""
+    return shlex.quote(target.as_posix())
+
+
 def files(name: str, folder: str) -> dict[str, str]:
     """The new project's files, by path relative to its folder."""
     return {
@@ -114,7 +121,7 @@ def files(name: str, folder: str) -> dict[str, str]:
 
 def init(target: Path) -> list[Path]:
     """Write a new project into the folder `target` (which must not hold files yet)."""
-    name = target.name
+    name = Path(os.path.abspath(target)).name  # `arena init .` names it after the folder
     if not NAME.match(name):
         raise InitError(
             f"'{name}' cannot name a project: use letters, digits and underscores,"
@@ -123,7 +130,7 @@ def init(target: Path) -> list[Path]:
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise InitError(f"{target} exists and is not an empty folder; pick another name")
     written = []
-    for rel, text in files(name, target.as_posix()).items():
+    for rel, text in files(name, shown(target)).items():
         path = target / rel
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -632,8 +632,56 @@ def test_arena_cache_clear_never_deletes_a_file_not_named_like_a_cache(
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\n" * 200)
     assert main(["cache", "clear", "--path", str(notes)]) == 1
-    assert "cannot be read (file is not a database)" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "cannot be read (file is not a database)" in said
+    # the fix it gives is not the command that has just refused
+    assert "arena cache clear" not in said and "delete the file if it is a broken cache" in said
     assert notes.read_text() == "my notes\n" * 200
+
+
+def test_arena_cache_never_deletes_another_programs_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`arena cache clear --path app.db` deleted a database of the user's: its name has an
+    SQLite suffix, though arena had read that it is no cache of its own."""
+    app = tmp_path / "app.db"
+    with sqlite3.connect(app) as conn:
+        conn.execute("CREATE TABLE users (name TEXT)")
+        conn.execute("INSERT INTO users VALUES ('ada')")
+    conn.close()
+    for argv in (["stats"], ["clear"], ["clear", "--model", "gpt_small"]):
+        assert main(["cache", *argv, "--path", str(app)]) == 1
+        said = capsys.readouterr()
+        assert said.out == ""
+        assert said.err == (
+            f"arena cache: the response cache {app} cannot be read (an SQLite database, but not"
+            " a pytest-arena response cache); arena leaves another program's database as it"
+            " is: give the cache another path\n"
+        )
+    with sqlite3.connect(app) as conn:
+        assert conn.execute("SELECT name FROM users").fetchall() == [("ada",)]
+    conn.close()
+
+
+@pytest.mark.skipif(int(pytest.version_tuple[0]) < 9, reason="pytest.toml is pytest 9's")
+@pytest.mark.parametrize("name", ["pytest.toml", ".pytest.toml"])
+def test_arena_cache_finds_the_rootdir_of_a_pytest_toml(
+    tmp_path: Path,
+    name: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Under pytest 9's pytest.toml, `arena cache` from a project's folder looked for the
+    cache in that folder, and said there was nothing to remove."""
+    (tmp_path / name).write_text("[pytest]\n")
+    (tmp_path / "projects" / "quiz").mkdir(parents=True)
+    fill(default_cache_path(tmp_path))
+    monkeypatch.chdir(tmp_path / "projects" / "quiz")
+    assert find_rootdir(Path.cwd()) == tmp_path
+    assert main(["cache", "clear"]) == 0
+    assert capsys.readouterr().out == (
+        f"removed 4 cached responses from {default_cache_path(tmp_path)}\n"
+    )
 
 
 def test_the_arena_command_shows_the_cache(pytester: pytest.Pytester) -> None:

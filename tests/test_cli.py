@@ -55,6 +55,51 @@ def test_arena_evaluate_passes_other_arguments_to_pytest(
     )
 
 
+def test_arena_evaluate_given_a_project_or_a_node_id_runs_that_alone(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`arena evaluate projects/mine` and `arena evaluate <node id>` ran every project under
+    projects/ too (the default folder was added beside them); pytest runs what it is given."""
+    make_project("mine", PROJECT)
+    make_project("other", PROJECT)
+    models = ("--models", "sim_perfect")
+    folder = pytester.run(*ARENA, "evaluate", "projects/mine", *models, "-q")
+    folder.stdout.fnmatch_lines(["*2 passed*"])
+    assert "other" not in folder.stdout.str()
+    case = pytester.run(*ARENA, "evaluate", "projects/mine/arena.yaml::a[sim_perfect]", "-q")
+    case.stdout.fnmatch_lines(["*1 passed*"])
+    # a value of -k that is also a folder's name is not taken for a path: both projects run
+    (pytester.path / "mine").mkdir()
+    both = pytester.run(*ARENA, "evaluate", *models, "-k", "mine", "-q", "--co")
+    both.stdout.fnmatch_lines(["projects/mine/arena.yaml::a[[]sim_perfect]", "*2/4 tests*"])
+
+
+def test_arena_version_and_an_unknown_option_are_said(pytester: pytest.Pytester) -> None:
+    """`arena --version` printed the whole help and exited 2, saying nothing of why."""
+    from pytest_arena import __version__
+
+    version = pytester.run(*ARENA, "--version")
+    assert (version.ret, version.stdout.str().strip()) == (0, f"arena {__version__}")
+    odd = pytester.run(*ARENA, "--verbose")
+    assert odd.ret == 2 and odd.stdout.str() == ""
+    odd.stderr.fnmatch_lines(["usage: arena*", "arena: error: unrecognized arguments: --verbose"])
+
+
+def test_output_into_a_closed_pipe_ends_quietly(pytester: pytest.Pytester) -> None:
+    """`arena models | head -1` ended in a BrokenPipeError traceback once head had gone."""
+    import os
+    import subprocess
+
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before a line is written
+    try:
+        process = subprocess.run([*ARENA, "models"], stdout=write, stderr=subprocess.PIPE)
+    finally:
+        os.close(write)
+    assert process.returncode == 1
+    assert process.stderr == b""
+
+
 def test_arena_without_a_command_prints_help(pytester: pytest.Pytester) -> None:
     result = pytester.run(*ARENA)
     assert result.ret == 0

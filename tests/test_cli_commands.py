@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ARENA, MakeProject
+from tests.conftest import ARENA, XDIST, MakeProject
 
 PROJECT = """
 models: [sim_small]
@@ -105,13 +105,13 @@ def test_report_and_compare_refuse_what_is_not_a_report(pytester: pytest.Pyteste
     (pytester.path / "broken.json").write_text('{"records": [\n')
     (pytester.path / "other.json").write_text('{"name": "package.json"}')
     broken = pytester.run(*ARENA, "report", "broken.json", "--html", "x.html")
-    assert broken.ret == 1
+    assert broken.ret == 4
     broken.stderr.fnmatch_lines(["arena report: broken.json:2: not JSON*"])
     other = pytester.run(*ARENA, "compare", "other.json", "other.json")
-    assert other.ret == 1
+    assert other.ret == 4
     other.stderr.fnmatch_lines(["arena compare: other.json is not an --arena-json report*"])
     missing = pytester.run(*ARENA, "report", "nowhere.json", "--html", "x.html")
-    assert missing.ret == 1
+    assert missing.ret == 4
     missing.stderr.fnmatch_lines(["arena report: cannot read nowhere.json*"])
     assert not (pytester.path / "x.html").exists()
 
@@ -125,7 +125,7 @@ def test_a_page_that_cannot_be_written_is_an_error_naming_it(
     report = pytester.run(*ARENA, "report", "run.json", "--html", "taken")
     compare = pytester.run(*ARENA, "compare", "run.json", "run.json", "--html", "taken")
     for command, result in (("report", report), ("compare", compare)):
-        assert result.ret == 1
+        assert result.ret == 4
         result.stderr.fnmatch_lines([f"arena {command}: taken was not written: *"])
         assert "Traceback" not in result.stderr.str()
     assert sorted(p.name for p in pytester.path.glob("taken*")) == ["taken"]
@@ -290,7 +290,107 @@ def test_report_and_compare_say_what_is_wrong_with_a_report_of_another_shape(
     report = pytester.run(*ARENA, "report", "odd.json", "--html", "x.html")
     compare = pytester.run(*ARENA, "compare", "run.json", "odd.json")
     for command, result in (("report", report), ("compare", compare)):
-        assert result.ret == 1
+        assert result.ret == 4
         result.stderr.fnmatch_lines([f"arena {command}: odd.json*{said}"])
         assert "Traceback" not in result.stderr.str()
     assert not (pytester.path / "x.html").exists()
+
+
+def test_a_run_that_could_not_load_its_project_fails_the_comparison_and_says_why(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """B's arena.yaml broke: its JSON report had no records, and `arena compare` said "no
+    case changed verdict" and exited 0, a CI gate passed without the cases. The report now
+    holds what could not be loaded, and the comparison says it and fails."""
+    make_project("mine", PROJECT)
+    run_json(pytester, "a.json", "--arena-models", "sim_perfect")
+    make_project("mine", PROJECT.replace("tests:", "test:"))
+    b = run_json(pytester, "b.json", "--arena-models", "sim_perfect")
+    assert b["records"] == []
+    assert [p["item"] for p in b["problems"]] == ["projects/mine/arena.yaml::config"]
+    assert "unknown key 'test'" in b["problems"][0]["message"]
+    spread = run_json(pytester, "b2.json", "--arena-models", "sim_perfect", *XDIST, "-n", "2")
+    assert spread["problems"] == b["problems"]  # as the workers' reports carry it
+    result = pytester.run(*ARENA, "compare", "a.json", "b.json", "--html", "cmp.html")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "run B could not load 1 input(s), so their cases are missing from it:"
+            " projects/mine/arena.yaml::config: projects/mine/arena.yaml:2: test: unknown key*",
+            "6 case(s) only in A",
+        ]
+    )
+    assert "run B could not load 1 input(s)" in (pytester.path / "cmp.html").read_text()
+    page = pytester.run(*ARENA, "report", "b.json", "--html", "b.html")
+    assert page.ret == 0
+    text = (pytester.path / "b.html").read_text()
+    assert "Not loaded" in text and "unknown key &#39;test&#39;" in text
+    # the other way round, A's problems are said, and B's cases are new, not a failure
+    assert pytester.run(*ARENA, "compare", "b.json", "a.json").ret == 0
+
+
+def test_compare_says_its_own_errors_apart_from_a_regression(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A missing report, or a page that cannot be written, exited 1, as a regression does:
+    a CI step could not tell a typo from a failed model. And `--html` naming a report read
+    overwrote it."""
+    make_project("mine", PROJECT)
+    run_json(pytester, "a.json")
+    a = (pytester.path / "a.json").read_text()
+    missing = pytester.run(*ARENA, "compare", "a.json", "nope.json")
+    assert missing.ret == 4
+    missing.stderr.fnmatch_lines(["arena compare: cannot read nope.json*"])
+    same = pytester.run(*ARENA, "compare", "a.json", "a.json", "--html", "a.json")
+    assert same.ret == 4
+    same.stderr.fnmatch_lines(["arena compare: --html a.json is a report compared*"])
+    unwritable = pytester.run(*ARENA, "compare", "a.json", "a.json", "--html", "a.json/x.html")
+    assert unwritable.ret == 4
+    report = pytester.run(*ARENA, "report", "a.json", "--html", "a.json")
+    assert report.ret == 4
+    report.stderr.fnmatch_lines(["arena report: --html a.json is the report read*"])
+    assert (pytester.path / "a.json").read_text() == a
+
+
+def test_a_report_with_fields_a_later_release_added_is_read(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A report of this version with one more field (which a later release may add: its
+    version goes up only when a field changes meaning) was refused."""
+    make_project("mine", PROJECT)
+    data = run_json(pytester, "run.json")
+    data["generator"] = "pytest-arena 9.9.9"
+    data["new_top"] = {"x": 1}
+    data["records"][0]["new_field"] = 1
+    data["leaderboards"][0]["rows"][0]["new_column"] = 0.5
+    (pytester.path / "newer.json").write_text(json.dumps(data))
+    assert pytester.run(*ARENA, "report", "newer.json", "--html", "r.html").ret == 0
+    assert pytester.run(*ARENA, "compare", "run.json", "newer.json").ret == 0
+    data["records"][0]["score"] = "high"  # a field it knows, of the wrong type: still refused
+    (pytester.path / "odd.json").write_text(json.dumps(data))
+    odd = pytester.run(*ARENA, "report", "odd.json", "--html", "r.html")
+    assert odd.ret == 4
+    odd.stderr.fnmatch_lines(["arena report: odd.json: records[[]0]*"])
+
+
+@pytest.mark.parametrize("where", [".", "my evals/faq"])
+def test_init_in_the_current_folder_or_one_with_a_space(
+    pytester: pytest.Pytester, where: str
+) -> None:
+    """`arena init .` was refused as the project name '', and a folder with a space got a
+    "run it" command that failed when pasted."""
+    import shlex
+    import subprocess
+
+    folder = pytester.path / ("faq" if where == "." else where)
+    folder.mkdir(parents=True)
+    cwd = folder if where == "." else pytester.path
+    made = subprocess.run([*ARENA, "init", where], cwd=cwd, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    assert (folder / "tests" / "test_faq_keywords.py").is_file()
+    command = next(line for line in made.stdout.splitlines() if line.startswith("run it:"))
+    argv = shlex.split(command.removeprefix("run it:"))
+    assert argv[:3] == ["arena", "evaluate", "--project"] and argv[3] == where
+    ran = subprocess.run([*ARENA, *argv[1:], "-q"], cwd=cwd, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stdout
+    assert f"# Run it:  {command.split(': ', 1)[1].strip()}" in (folder / "arena.yaml").read_text()

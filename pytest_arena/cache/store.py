@@ -13,7 +13,7 @@ from typing import Any
 
 from pytest_arena.cache.diff import describe, key_differences
 from pytest_arena.cache.keys import canonical_json, digest
-from pytest_arena.cache.location import CACHE_DIR
+from pytest_arena.cache.location import CACHE_DIR, named_like_a_cache
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.connectors.base import Response
 
@@ -51,7 +51,12 @@ class CacheError(Exception):
 
 
 class UnreadableCache(CacheError):
-    """The file at the cache's path is no cache this version can read."""
+    """The file at the cache's path is no cache this version can read; `foreign`: it is
+    another program's SQLite database, which arena never deletes."""
+
+    def __init__(self, message: str, *, foreign: bool = False) -> None:
+        super().__init__(message)
+        self.foreign = foreign
 
 
 class ReplayMiss(Exception):
@@ -279,7 +284,9 @@ class ResponseCache:
                 if conn.in_transaction:
                     conn.execute("COMMIT")
         if app_id != APPLICATION_ID:
-            raise self._unusable("an SQLite database, but not a pytest-arena response cache")
+            raise self._unusable(
+                "an SQLite database, but not a pytest-arena response cache", foreign=True
+            )
         if version > SCHEMA_VERSION:
             raise UnreadableCache(
                 f"the response cache {self.path} was written by a newer pytest-arena"
@@ -318,10 +325,16 @@ class ResponseCache:
             return CacheError(f"the response cache {self.path} cannot be used: {why}")
         return self._unusable(why)
 
-    def _unusable(self, why: str) -> UnreadableCache:
+    def _unusable(self, why: str, foreign: bool = False) -> UnreadableCache:
+        if foreign:
+            fix = "arena leaves another program's database as it is: give the cache another path"
+        elif named_like_a_cache(self.path):
+            fix = f"delete the file or run `arena cache clear --path {self.path}`"
+            fix += " to start a new cache"
+        else:  # `arena cache clear` deletes only a file named as a cache is
+            fix = "delete the file if it is a broken cache, or give the cache another path"
         return UnreadableCache(
-            f"the response cache {self.path} cannot be read ({why}); delete the file or run"
-            f" `arena cache clear --path {self.path}` to start a new cache"
+            f"the response cache {self.path} cannot be read ({why}); {fix}", foreign=foreign
         )
 
     def _miss_message(self, conn: sqlite3.Connection | None, parts: dict[str, Any]) -> str:

@@ -236,6 +236,7 @@ class ArenaOutputs:
                 generator=f"pytest-arena {__version__}",
                 baseline=baseline.as_data(self.compared) if self.baseline is not None else None,
                 spill=self.state.spill,
+                problems=self.state.problems,
             )
             self._write(session, "--arena-json", path, json_report.write_report, report)
             if html_path:

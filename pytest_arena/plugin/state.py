@@ -36,6 +36,8 @@ SPENT = "arena_spent"  # a worker's output: what its engine paid for answers
 class ArenaState:
     models: list[str] = field(default_factory=list)  # from --arena-models; empty: project defaults
     records: list[Record] = field(default_factory=list)
+    # input that could not be loaded, as the run's problem items said it: {item, message}
+    problems: list[dict[str, str]] = field(default_factory=list)
     repeat: tuple[int, int] | None = None  # from --arena-repeat; None: each case's own
     make_engine: Callable[[], Engine] | None = None
     _engine: Engine | None = None

@@ -14,6 +14,7 @@ from pytest_arena.reports.failures import message
 
 RERUN = "rerun"  # the outcome pytest-rerunfailures gives the reports of a try it runs again
 RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
+PROBLEM_ATTR = "arena_problem"  # and a problem item's message on its failed report
 _VERDICT = {True: "passed", False: "failed", None: "unscored"}
 
 
@@ -56,8 +57,11 @@ class ArenaReporter:
     @pytest.hookimpl(trylast=True)  # after every other reader of the report's whole record
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, RECORD_ATTR, None)
-        if record and report.outcome == RERUN:  # pytest-rerunfailures: a try it discards
+        if report.outcome == RERUN:  # pytest-rerunfailures: a try it discards
             return
+        problem = getattr(report, PROBLEM_ATTR, None)
+        if problem:
+            self.state.problems.append({"item": report.nodeid, "message": str(problem)})
         if record:
             board = record.get("board")
             if board:  # the same for every record of a project: kept once, not per record

@@ -113,10 +113,23 @@ def _check_schema(data: Mapping[str, Any], name: str, fix: str) -> None:
 
     from pytest_arena.reports.json_report import schema
 
-    error = best_match(Draft202012Validator(schema()).iter_errors(data))
+    error = best_match(Draft202012Validator(_open(schema())).iter_errors(data))
     if error is not None:
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
         raise NotAReport(f"{name}: {where.lstrip('.') or 'the report'}: {error.message}; {fix}")
+
+
+def _open(schema: Any) -> Any:
+    """`schema` that takes objects with more properties than it names: a report of this
+    version may have fields a later release added (its version goes up only when a field
+    changes meaning or goes)."""
+    if isinstance(schema, dict):
+        return {
+            k: _open(v) for k, v in schema.items() if k != "additionalProperties" or v is not False
+        }
+    if isinstance(schema, list):
+        return [_open(v) for v in schema]
+    return schema
 
 
 def _kind(before: str, after: str) -> str:
@@ -293,14 +306,34 @@ def regressed(items: list[ModelComparison]) -> bool:
     return any(item.regressions for item in items)
 
 
-def stopped_notes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
-    """A line for each report of a run that stopped early: it holds only some cases."""
-    return [
-        f"run {name} stopped early (-x, --maxfail or Ctrl-C): the cases it did not run are only"
-        " in the other run, not compared"
-        for name, report in (("A", a), ("B", b))
-        if report.get("stopped_early") is True
-    ]
+def run_notes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """A line for each report of a run that stopped early (it holds only some cases) or could
+    not load some of its input (its `problems`: cases it lost, not cases that went away)."""
+    notes = []
+    for name, report in (("A", a), ("B", b)):
+        if report.get("stopped_early") is True:
+            notes.append(
+                f"run {name} stopped early (-x, --maxfail or Ctrl-C): the cases it did not run"
+                " are only in the other run, not compared"
+            )
+        found = problems(report)
+        if found:
+            first = found[0]
+            more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+            said = " ".join(str(first.get("message", "")).split())
+            notes.append(
+                f"run {name} could not load {len(found)} input(s), so their cases are missing"
+                f" from it: {first.get('item')}: {_clip(said, 160)}{more}"
+            )
+    return notes
+
+
+def problems(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The report's `problems` (input its run could not load), well formed or not."""
+    found = report.get("problems")
+    if not isinstance(found, list):
+        return []
+    return [p for p in found if isinstance(p, Mapping)]
 
 
 def as_html(
@@ -321,7 +354,7 @@ def as_html(
         name_b=names[1],
         created_a=a.get("created") or "",
         created_b=b.get("created") or "",
-        notes=stopped_notes(a, b),
+        notes=run_notes(a, b),
         aggregates=aggregate_lines,
         interval=interval_text,
     )

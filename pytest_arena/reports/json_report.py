@@ -121,6 +121,7 @@ def build_report(
     created: datetime | None = None,
     baseline: list[dict[str, Any]] | None = None,
     spill: Spill | None = None,
+    problems: Iterable[Mapping[str, str]] = (),
 ) -> dict[str, Any]:
     """The report as plain JSON data (see docs/reports.md for every field). With `spill`,
     the records it holds stay there until `write_report` (or `html.write_html`) writes them:
@@ -137,6 +138,7 @@ def build_report(
         "leaderboards": [_board(b) for b in boards],
         "gates": [_gate(g) for g in gates],
         "baseline": json_safe(baseline),
+        "problems": [{"item": p["item"], "message": p["message"]} for p in problems],
     }
 
 
