@@ -116,6 +116,16 @@ def test_a_worse_sim_is_a_significant_regression_with_both_reasons(
     (compared,) = report["baseline"]
     assert compared["regressed"] and compared["p_value"] < 0.001
     assert compared["regressed"][0]["then"] and compared["regressed"][0]["now"]
+    # the JSON and the HTML page say the rule's verdict as the terminal does (they said
+    # "regression (limit ):")
+    from pytest_arena.reports.html import check_line
+
+    (gate,) = report["gates"]
+    said = [check_line(check) for check in gate["checks"]]
+    assert said[0].startswith(
+        "failed: candidate accuracy change against the baseline -0."
+    ) and said[0].endswith("a significant regression at level 0.05")
+    assert said[1] == "held: candidate no case tagged critical regressed"
 
 
 def test_a_baseline_replayed_from_the_cache_is_exact_and_free(

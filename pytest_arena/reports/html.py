@@ -252,6 +252,7 @@ def check_line(check: Mapping[str, Any]) -> str:
         value=number("value"),
         status=str(check.get("status")),
         note=str(check.get("note") or ""),
+        text=str(check.get("text") or ""),
     ).said()
     return f"{check.get('status')}: {said}"
 

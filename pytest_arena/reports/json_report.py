@@ -353,6 +353,7 @@ def _check(check: Check) -> dict[str, Any]:
         "margin": json_safe(check.margin),
         "status": check.status,
         "note": check.note,
+        "text": check.text,
     }
 
 
