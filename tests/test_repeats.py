@@ -420,3 +420,38 @@ def test_a_schema_version_2_report_still_opens_a_version_1_record_shape() -> Non
 
 def paths(root: Path) -> list[str]:
     return sorted(p.name for p in root.iterdir())
+
+
+def test_pass_at_k_is_over_the_repeated_cases_only(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A case drawn once that erred (an unknown scorer) was counted as a repeated case that
+    never passes: pass@3 said 0.5 for a run whose one repeated case passed 3 of 3. A repeated
+    case whose samples erred still counts as never passing."""
+    agent = (
+        "def run(prompt, request):\n"
+        "    if request.case.id == 'crash':\n"
+        "        raise RuntimeError('the agent fell over')\n"
+        "    return 'yes'\n"
+    )
+    tests = (
+        "tests:\n"
+        "  - {id: steady, input: 'a?', reference: 'yes', repeat: 3}\n"
+        "  - {id: once_ok, input: 'b?', reference: 'yes'}\n"
+        "  - {id: once_err, input: 'c?', reference: 'yes', eval_type: no_such_scorer}\n"
+    )
+    models = (
+        "models:\n  default: [agent]\n  define:\n    agent: {connector: python, callable:"
+        ' "agent:run"}\n'
+    )
+    make_project("pk", models + tests, files={"agent.py": agent})
+    pytester.runpytest("--arena-json=r.json")
+    (row,) = report(pytester, "r.json")["leaderboards"][0]["rows"]
+    assert (row["pass_at_k"], row["pass_hat_k"]) == (1.0, 1.0)
+    crash = "  - {id: crash, input: 'd?', reference: 'yes', repeat: 3}\n"
+    make_project("pk", models + tests + crash, files={"agent.py": agent})
+    pytester.runpytest("--arena-json=r.json")
+    data = report(pytester, "r.json")
+    assert records(data)["crash[agent]"]["status"] == ERROR
+    (row,) = data["leaderboards"][0]["rows"]
+    assert (row["pass_at_k"], row["pass_hat_k"]) == (0.5, 0.5)

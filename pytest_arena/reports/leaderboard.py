@@ -214,11 +214,12 @@ def _k(records: list[Record], asked: int | None) -> int | None:
 
 def _pass_k(records: list[Record], k: int) -> tuple[float | None, float | None]:
     """pass@k (Chen et al. 2021, unbiased) and pass^k (τ-bench), each the mean over the
-    cases with at least k graded samples; an error counts as a case that never passes."""
+    cases with at least k graded samples; a repeated case that ended in an error counts as
+    one that never passes (a case drawn once, or that erred before its samples, in none)."""
     at: list[float] = []
     hat: list[float] = []
     for r in records:
-        if r.status == ERROR:
+        if r.status == ERROR and r.sampling:
             at.append(0.0)
             hat.append(0.0)
             continue
