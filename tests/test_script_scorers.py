@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_arena.scorers.script import ScriptScorer
+from pytest_arena.scorers.script import ScriptFailed, ScriptScorer
 from pytest_arena.testing import scoring_context
 from tests.conftest import ROOT, MakeProject
 
@@ -174,6 +174,8 @@ def test_the_script_sees_the_case_output_and_params_in_its_context(
 def test_broken_scripts_fail_their_case_with_the_reason_and_the_rest_runs(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
+    """A broken script is an error of its case, as a Python scorer that raises is (it was a
+    failure of the model's, and an `errors: {max: 0}` gate held over two broken scorers)."""
     root = make_project(
         "broken",
         """
@@ -195,8 +197,14 @@ def test_broken_scripts_fail_their_case_with_the_reason_and_the_rest_runs(
     )
     executable(root / "scorers" / "chatty.sh", "#!/bin/bash\necho 'the score is'\necho 'great!'\n")
     executable(root / "scorers" / "generous.sh", "#!/bin/bash\necho 1.7\n")
-    result = pytester.runpytest("-rA")
+    result = pytester.runpytest("-rA", "--arena-json=r.json")
     result.assert_outcomes(passed=1, failed=4)
+    found = {r["case"]: r["status"] for r in json.loads(Path("r.json").read_text())["records"]}
+    assert found == {"slow": "error", "crash": "error", "garbage": "error"} | {
+        "too_high": "error",
+        "fine": "passed",
+    }
+    result.stdout.fnmatch_lines(["*sim_perfect*5*0*4*"])  # cases, failed, errors
     result.stdout.fnmatch_lines(
         ["script scorers/sleepy.sh timed out after 0.5 s; end of stderr: 'starting'"]
     )
@@ -336,9 +344,13 @@ def test_what_a_script_prints_is_read_as_a_score(
 ) -> None:
     script = tmp_path / "s.sh"
     executable(script, f"#!/bin/bash\necho 'noise first'\ncat <<'EOF'\n{printed}\nEOF\n")
-    result = ScriptScorer("s", [str(script)], "script s").score(
-        "out", None, scoring_context(project_root=tmp_path)
-    )
+    scorer = ScriptScorer("s", [str(script)], "script s")
+    if score == 0.0 and passed is False:  # no score it could print: the scorer failed
+        with pytest.raises(ScriptFailed) as failed:
+            scorer.score("out", None, scoring_context(project_root=tmp_path))
+        assert str(failed.value) == reason
+        return
+    result = scorer.score("out", None, scoring_context(project_root=tmp_path))
     assert (result.score, result.passed, result.reason) == (pytest.approx(score), passed, reason)
 
 

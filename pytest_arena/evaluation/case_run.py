@@ -20,6 +20,7 @@ from pytest_arena.evaluation.response_data import capped, response_data
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.contract import Part, combine
+from pytest_arena.scorers.script import ScriptFailed
 from pytest_arena.spec import Case
 from pytest_arena.spec.images import shortened
 from pytest_arena.spec.template import render_messages
@@ -262,7 +263,14 @@ def _grade(plan: Plan, output: str, case: Case, context: ScoringContext) -> Scor
 def _score(component: Component, output: str, case: Case, context: ScoringContext) -> ScoreResult:
     what = f"scorer '{component.name}'"
     score = component.grader.score
-    result = _call_user(what, score, output, case.reference, context, limit=component.time_limit)
+    try:
+        result = _call_user(
+            what, score, output, case.reference, context, limit=component.time_limit
+        )
+    except _Stop as stop:
+        if isinstance(stop.exc, ScriptFailed):  # its message says it all: no traceback
+            raise _Stop(str(stop.exc)) from None
+        raise
     if not isinstance(result, ScoreResult):
         raise _Stop(f"{what} returned {type(result).__name__}; it must return a ScoreResult")
     return result

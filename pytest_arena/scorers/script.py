@@ -32,6 +32,11 @@ _CUT_LAST = ("case", "output", "output_truncated", "response", "trajectory", "cu
 _STDERR_TAIL = 400
 
 
+class ScriptFailed(Exception):
+    """The script could not score the output (it timed out, exited with an error, printed no
+    score): its case is an error, as when a Python scorer raises, not the model's failure."""
+
+
 class ScriptScorer:
     """Runs `argv` for each output; `label` names it in reasons."""
 
@@ -83,18 +88,18 @@ class ScriptScorer:
             try:
                 done = processes.run(self.argv, cwd=context.project_root, env=env, timeout=timeout)
             except processes.TimedOut as exc:
-                return self._fail(str(exc), _text(exc.stderr))
+                raise self._failure(str(exc), _text(exc.stderr)) from None
             except OSError as exc:
-                return self._fail(f"could not be started: {exc.strerror or exc}", "")
+                raise self._failure(f"could not be started: {exc.strerror or exc}", "") from None
         stdout, stderr = _text(done.stdout), _text(done.stderr)
         if done.returncode != 0:
-            return self._fail(done.how(), stderr)
+            raise self._failure(done.how(), stderr)
         return self._read(stdout, stderr, pass_threshold)
 
     def _read(self, stdout: str, stderr: str, pass_threshold: float) -> ScoreResult:
         lines = [line.strip() for line in stdout.splitlines() if line.strip()]
         if not lines:
-            return self._fail("printed nothing; it must print a score as its last line", stderr)
+            raise self._failure("printed nothing; it must print a score as its last line", stderr)
         last = lines[-1]
         data: Any
         try:
@@ -106,13 +111,13 @@ class ScriptScorer:
         try:
             score = float(last)
         except ValueError:
-            return self._fail(
+            raise self._failure(
                 f"printed {excerpt(last)} as its last line, which is not a score"
                 " (a number from 0 to 1, or a JSON object with 'score')",
                 stderr,
-            )
+            ) from None
         if not math.isfinite(score) or not 0.0 <= score <= 1.0:
-            return self._fail(f"printed {last}, which is outside 0-1", stderr)
+            raise self._failure(f"printed {last}, which is outside 0-1", stderr)
         passed = at_least(score, pass_threshold)
         return ScoreResult(score, passed, f"{self.shown} scored {score:g}")
 
@@ -121,15 +126,15 @@ class ScriptScorer:
     ) -> ScoreResult:
         score = data.get("score")
         if isinstance(score, bool) or not isinstance(score, int | float):
-            return self._fail(f"printed {excerpt(last)}, whose 'score' is not a number", stderr)
+            raise self._failure(f"printed {excerpt(last)}, whose 'score' is not a number", stderr)
         if not math.isfinite(score) or not 0.0 <= score <= 1.0:
-            return self._fail(f"printed a score of {score}, which is outside 0-1", stderr)
+            raise self._failure(f"printed a score of {score}, which is outside 0-1", stderr)
         passed = data.get("passed", at_least(score, pass_threshold))
         if passed is not None and not isinstance(passed, bool):
-            return self._fail(f"printed 'passed': {passed!r}; use true, false or null", stderr)
+            raise self._failure(f"printed 'passed': {passed!r}; use true, false or null", stderr)
         metrics = data.get("metrics") or {}
         if not isinstance(metrics, dict):
-            return self._fail(
+            raise self._failure(
                 f"printed 'metrics': {excerpt(repr(metrics))}; it must be an object of"
                 ' numbers, such as {"words": 12}',
                 stderr,
@@ -140,18 +145,18 @@ class ScriptScorer:
             if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v)
         ]
         if bad:
-            return self._fail(f"printed metrics that are not all finite numbers: {bad}", stderr)
+            raise self._failure(f"printed metrics that are not all finite numbers: {bad}", stderr)
         given = data.get("detail")
         detail: dict[str, Any] = given if isinstance(given, dict) else {}
         reason = str(data.get("reason") or f"{self.shown} scored {score:g}")
         return ScoreResult(float(score), passed, reason, detail=detail, metrics=metrics)
 
-    def _fail(self, what: str, stderr: str) -> ScoreResult:
+    def _failure(self, what: str, stderr: str) -> ScriptFailed:
         reason = f"{self.shown} {what}"
         tail = stderr.strip()[-_STDERR_TAIL:]
         if tail:
             reason += f"; end of stderr: {excerpt(tail, _STDERR_TAIL)}"
-        return ScoreResult(0.0, False, reason, detail={"stderr": tail})
+        return ScriptFailed(reason)
 
 
 def script_context(

@@ -47,7 +47,7 @@ scripts(
 scripts(
     "script_missing_file",
     commanded(f"['{PY}', checks/absent.py]"),
-    "*failed: command '* checks/absent.py' exited with status 2; end of stderr: *can't open file*absent.py*",
+    "command '* checks/absent.py' exited with status 2; end of stderr: *can't open file*absent.py*",
 )
 scripts(
     "script_not_executable",
