@@ -156,7 +156,7 @@ def test_compare_names_the_cases_that_changed_with_both_reasons(
         [
             "== mine / sim_perfect ==",
             "accuracy*1.000*0.000*-1.000",
-            "mean score change -1.000 over 6 paired cases*McNemar p=0.0312*",
+            "mean score change -1.000 over 6 paired cases*p=0.0312 McNemar (exact)",
             "6 case(s) changed verdict: 6 regressed, 0 fixed",
             "  regression: q1: passed -> failed",
             "    A: *",
@@ -394,3 +394,28 @@ def test_init_in_the_current_folder_or_one_with_a_space(
     ran = subprocess.run([*ARENA, *argv[1:], "-q"], cwd=cwd, capture_output=True, text=True)
     assert ran.returncode == 0, ran.stdout
     assert f"# Run it:  {command.split(': ', 1)[1].strip()}" in (folder / "arena.yaml").read_text()
+
+
+def test_compare_weighs_cases_as_the_leaderboard_and_the_baseline_do(tmp_path: Path) -> None:
+    """`arena compare` paired unweighted scores: it said a change of -0.2 where accuracy (and
+    --arena-baseline) said -0.714 for a heavy case that regressed; and one case, however
+    heavy, is no significant change."""
+    from pytest_arena.reports.comparison import compare, interval_text
+
+    def rec(case: str, status: str, weight: float) -> dict:
+        score = float(status == "passed")
+        return {"project": "p", "case": case, "model": "m", "status": status, "score": score}
+
+    weights = {"light1": 1.0, "light2": 1.0, "light3": 1.0, "light4": 1.0, "heavy": 10.0}
+    a = {"records": [rec(c, "passed", w) | {"weight": w} for c, w in weights.items()]}
+    b = {
+        "records": [
+            rec(c, "failed" if c == "heavy" else "passed", w) | {"weight": w}
+            for c, w in weights.items()
+        ]
+    }
+    (item,) = compare(a, b)
+    assert item.score_change is not None
+    assert item.score_change.estimate == pytest.approx(-10 / 14)
+    assert (item.test, item.score_change.p_value) == ("sign-flip (exact)", 1.0)
+    assert interval_text(item).startswith("mean score change -0.714 over 5 paired cases")

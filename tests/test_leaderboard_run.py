@@ -33,7 +33,7 @@ def test_the_leaderboard_matches_numbers_computed_by_hand(
             "    =1       pricey  0.700 ± 0.400  0.875 ± 0.246  50.0% ± 40.5        3         1         0           1        21     $27.00      20 ms    0.875 ± 0.246",
             "    =1  sim_perfect  0.550 ± 0.400  0.625 ± 0.367  50.0% ± 40.5        3         1         0           1        21  $0.000000       0 ms    0.250 ± 0.492",
             "composite = 0.40·accuracy + 0.40·citation_rate + 0.20·cost",
-            "against the leader pricey, on the cases both answered (accuracy): sim_perfect -0.250 (95% CI -0.985 to +0.485), p=0.505 paired z, 2 cases: not told apart",
+            "against the leader pricey, on the cases both answered (accuracy): sim_perfect -0.250 (95% CI -0.985 to +0.485), p=1.000 sign-flip (exact), 2 cases: not told apart",
             "=N: ranks the data cannot tell apart*",
         ]
     )

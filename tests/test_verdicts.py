@@ -286,7 +286,7 @@ def test_cases_that_all_moved_alike_are_judged_by_an_exact_sign_test_not_p_zero(
     mine = [rec("echo", "capital", False, 1.0), rec("echo", "sum", False, 2.0)]
     theirs = [rec("perfect", "capital", True, 1.0), rec("perfect", "sum", True, 2.0)]
     result = compare("echo", mine, "perfect", theirs)
-    assert result.test == "sign test (exact)"
+    assert result.test == "sign-flip (exact)"
     assert result.difference.p_value == pytest.approx(0.5)  # 2 * (1/2)^2: was 0, "different"
     assert not result.significant
 
@@ -309,3 +309,28 @@ def test_a_clustered_pass_rate_interval_stays_within_0_and_1() -> None:
     interval = pass_rate_interval(records)
     assert interval.estimate == pytest.approx(0.9)
     assert 0.0 <= interval.low <= interval.high <= 1.0  # the high was 1.11
+
+
+def test_one_heavy_case_that_flipped_is_no_significant_difference() -> None:
+    """Two models apart on one case of weight 20 were "different" (p=0.004, paired z): the
+    normal tail is no guide to one case. The signs of the cases that differ are counted out:
+    one case, however heavy, gives p = 1; six that all went one way, 2 · (1/2)^6."""
+    from pytest_arena.reports.verdicts import compare
+
+    def rec(model: str, case: str, passed: bool, weight: float) -> Record:
+        status = "passed" if passed else "failed"
+        return Record("w", case, model, status, score=float(passed), passed=passed, weight=weight)
+
+    weights = {f"c{i}": 1.0 for i in range(10)} | {"big": 20.0}
+    leader = [rec("a", case, True, w) for case, w in weights.items()]
+    other = [rec("b", case, case != "big", w) for case, w in weights.items()]
+    result = compare("b", other, "a", leader)
+    assert (result.test, result.difference.p_value) == ("sign-flip (exact)", 1.0)
+    assert not result.significant
+    worse = [
+        rec("b", case, case not in {"big", "c0", "c1", "c2", "c3", "c4"}, w)
+        for case, w in weights.items()
+    ]
+    result = compare("b", worse, "a", leader)
+    assert result.difference.p_value == pytest.approx(2 / 64)
+    assert result.significant

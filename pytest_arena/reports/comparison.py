@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_arena.engine.money import dollars
-from pytest_arena.reports.statistics import Difference, mcnemar_exact, paired_difference
+from pytest_arena.record import Record
+from pytest_arena.reports import verdicts
+from pytest_arena.reports.statistics import Difference, mcnemar_exact
 from pytest_arena.scorers.text import printable
 
 UNKNOWN = "\u2013"  # an en dash: no value
@@ -51,6 +53,7 @@ class ModelComparison:
     only_before: int = 0
     only_after: int = 0
     score_change: Difference | None = None  # after - before, paired over the common cases
+    test: str = ""  # the paired test of score_change's p-value
     mcnemar_p: float | None = None  # on the pass/fail flips
 
     @property
@@ -160,11 +163,24 @@ def _records(report: Mapping[str, Any]) -> dict[tuple[str, str], dict[tuple[str,
     return out
 
 
-def _score(record: Mapping[str, Any]) -> float:
-    if record.get("status") == "error":
-        return 0.0  # as on the leaderboard: an error counts as 0
+def _as_record(record: Mapping[str, Any], case: tuple[str, int]) -> Record:
+    """What the paired test reads of a JSON record: its verdict, score, weight and group
+    (keyed by case and sample, so a sample pairs with the same sample)."""
     score = record.get("score")
-    return float(score) if isinstance(score, int | float) else float(bool(record.get("passed")))
+    if not isinstance(score, int | float) or isinstance(score, bool):
+        score = float(bool(record.get("passed")))
+    weight = record.get("weight", 1.0)
+    samples = record.get("samples")
+    return Record(
+        "",
+        f"{case[0]}#{case[1]}",
+        "",
+        str(record.get("status")),
+        float(score),
+        weight=float(weight) if isinstance(weight, int | float) else 1.0,
+        group=str(record["group"]) if record.get("group") else None,
+        samples=list(samples) if isinstance(samples, list) else [],
+    )
 
 
 def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[ModelComparison]:
@@ -196,14 +212,15 @@ def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[ModelComparison]
                     )
                 )
             if sx in GRADED and sy in GRADED:
-                pairs_a.append(_score(x))
-                pairs_b.append(_score(y))
+                pairs_a.append(_as_record(x, case))
+                pairs_b.append(_as_record(y, case))
                 flips[0] += sx == "passed" and sy != "passed"
                 flips[1] += sy == "passed" and sx != "passed"
         item.common = len(pairs_a)
         item.changes.sort(key=lambda c: (_ORDER[c.kind], c.case, c.sample))
-        if pairs_a:
-            item.score_change = paired_difference(pairs_b, pairs_a)
+        if pairs_a:  # weighted and tested as the leaderboard and --arena-baseline do
+            paired = verdicts.compare("B", pairs_b, "A", pairs_a)
+            item.score_change, item.test = paired.difference, paired.test
             item.mcnemar_p = mcnemar_exact(*flips)
         out.append(item)
     return out
@@ -251,8 +268,9 @@ def interval_text(item: ModelComparison) -> str:
     if d.low is not None and d.high is not None:
         text += f", 95% CI [{d.low:+.3f}, {d.high:+.3f}]"
     if d.p_value is not None:
-        text += f", p={d.p_value:.3g}"
-    if item.mcnemar_p is not None and (item.regressions or item.fixes):
+        text += f", p={d.p_value:.3g}" + (f" {item.test}" if item.test else "")
+    mcnemar = item.test.startswith("McNemar")  # said once
+    if item.mcnemar_p is not None and (item.regressions or item.fixes) and not mcnemar:
         text += f"; McNemar p={item.mcnemar_p:.3g} on the pass/fail flips"
     return text
 

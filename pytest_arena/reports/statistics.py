@@ -148,6 +148,25 @@ def mcnemar_exact(b: int, c: int) -> float:
     return min(1.0, tail / (1 << (n - 1)))
 
 
+SIGN_FLIP_MOST = 16  # cases that differ, at most, for which sign_flip_p enumerates (2**16)
+
+
+def sign_flip_p(differences: Sequence[float]) -> float:
+    """The exact two-sided p-value of a paired randomization test: under no difference each
+    case's difference is as likely negative as positive, so p is the share of the 2**m
+    choices of signs (m: the differences not 0) whose total is at least as far from 0 as the
+    one observed. Weighted differences are welcome: one case, however heavy, gives p = 1."""
+    moved = [abs(d) for d in differences if d != 0]
+    if len(moved) > SIGN_FLIP_MOST:
+        raise ValueError(f"{len(moved)} differences are more than {SIGN_FLIP_MOST} to enumerate")
+    observed = abs(math.fsum(differences))
+    totals = [0.0]
+    for d in moved:
+        totals = [t + d for t in totals] + [t - d for t in totals]
+    slack = 1e-9 * max(1.0, observed)  # sums equal to the observed one, up to rounding
+    return sum(abs(t) >= observed - slack for t in totals) / len(totals)
+
+
 def _power_z(alpha: float, power: float) -> float:
     if not 0.0 < alpha < 1.0 or not 0.0 < power < 1.0:
         raise ValueError(f"alpha and power are between 0 and 1, not {alpha} and {power}")
