@@ -62,7 +62,7 @@ def test_a_rerun_is_answered_from_the_cache_and_the_server_sees_no_request(
     assert (after["france"]["cached"], after["refused"]["cached"]) == (True, False)
     assert after["france"]["cost"] == before["france"]["cost"]
     second.stdout.fnmatch_lines(
-        ["arena: 3 answers graded, 2 from the response cache (* not spent again); *"]
+        ["arena: 2 answers graded, 2 from the response cache (* not spent again); *"]
     )
     cache = pytester.path / ".arena-cache" / "responses.sqlite3"
     assert cache.exists() and SECRET.encode() not in cache.read_bytes()

@@ -455,3 +455,23 @@ def test_pass_at_k_is_over_the_repeated_cases_only(
     assert records(data)["crash[agent]"]["status"] == ERROR
     (row,) = data["leaderboards"][0]["rows"]
     assert (row["pass_at_k"], row["pass_hat_k"]) == (0.5, 0.5)
+
+
+def test_the_spend_line_counts_the_answers_graded_not_the_records(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """3 samples and 1 answer were said as 5 answers graded: a case whose scorer is unknown
+    made no call and graded nothing."""
+    agent = "def run(prompt, request):\n    return 'yes'\n"
+    make_project(
+        "count",
+        "models:\n  default: [agent]\n  define:\n    agent: {connector: python, callable:"
+        ' "agent:run"}\n'
+        "tests:\n"
+        "  - {id: steady, input: 'a?', reference: 'yes', repeat: 3}\n"
+        "  - {id: once, input: 'b?', reference: 'yes'}\n"
+        "  - {id: broken, input: 'c?', reference: 'yes', eval_type: no_such_scorer}\n",
+        files={"agent.py": agent},
+    )
+    result = pytester.runpytest()
+    result.stdout.fnmatch_lines(["arena: 4 answers graded; $0.00 spent on models and judges*"])

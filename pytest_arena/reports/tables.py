@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pytest_arena.engine.money import dollars
-from pytest_arena.record import Record
+from pytest_arena.record import ERROR, Record
 from pytest_arena.reports.leaderboard import Board, Row
 from pytest_arena.reports.statistics import Interval
 from pytest_arena.reports.verdicts import Comparison, Power, half_width
@@ -96,7 +96,8 @@ def spending(
     unpriced = sum(cost is None for was_cached, cost, _ in answers if not was_cached)
     unjudged = sum(r.judge_cost is None for r in records)
     unrecorded = (spent_on_calls or 0.0) - spent
-    parts = [f"{len(answers)} answer{'' if len(answers) == 1 else 's'} graded"]
+    graded = sum(_graded(r) for r in records)
+    parts = [f"{graded} answer{'' if graded == 1 else 's'} graded"]
     if cached or judged_from_cache or partly:
         saved = sum(cached) + judged_from_cache + partly
         pieces = (("turns", partly), ("verdicts", judged_from_cache))
@@ -130,6 +131,14 @@ def _answers(record: Record) -> list[tuple[bool, float | None, float]]:
             for s in record.samples
         ]
     return [(record.cached, record.cost, record.cached_cost)]
+
+
+def _graded(record: Record) -> int:
+    """The answers a record graded: none for an error (no answer, or a scorer that broke on
+    it), each sample's that did not end in one for a repeated case."""
+    if record.samples:
+        return sum(s.get("status") != ERROR for s in record.samples)
+    return int(record.status != ERROR)
 
 
 def _cost(value: object) -> float | None:
