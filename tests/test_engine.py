@@ -189,7 +189,7 @@ def test_answers_paid_for_cases_the_run_stopped_before_are_counted(
     assert [e["case"] for e in events(pytester) if e["event"] == "done"] == ["c0", "c1", "c2"]
     result.stdout.fnmatch_lines(
         [
-            "arena: 1 answer graded; $0.00 spent on models and judges,"
+            "arena: 0 answers graded; $0.00 spent on models and judges,"
             " and $60.00 on answers no case was graded by (of cases the run stopped, cut short"
             " or ran again)"
         ]
