@@ -13,6 +13,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -365,7 +366,8 @@ def _pytest(args: list[str]) -> int:
 
 
 def _cache_command(args: argparse.Namespace) -> int:
-    path: Path = args.path or default_cache_path(find_rootdir(Path.cwd()))
+    major = int(metadata.version("pytest").split(".")[0])
+    path: Path = args.path or default_cache_path(find_rootdir(Path.cwd(), major))
     cache = ResponseCache(path)
     try:
         if args.action == "stats":

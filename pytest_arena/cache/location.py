@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 CACHE_DIR = ".arena-cache"
 CACHE_FILE = "responses.sqlite3"
 DEFAULT_CACHE_PATH = Path(CACHE_DIR) / CACHE_FILE  # relative to the pytest rootdir
@@ -28,12 +26,12 @@ def default_cache_path(rootdir: Path | str) -> Path:
     return Path(rootdir) / DEFAULT_CACHE_PATH
 
 
-def find_rootdir(start: Path | str) -> Path:
+def find_rootdir(start: Path | str, pytest_major: int = 9) -> Path:
     """The folder pytest takes as rootdir when run from `start`, in the common cases: the
-    nearest folder up holding pytest's configuration, else the nearest with a
-    pyproject.toml, else `start`."""
+    nearest folder up holding pytest's configuration (pytest.toml from `pytest_major` 9),
+    else the nearest with a pyproject.toml, else `start`."""
     start = Path(start).resolve()
-    known = _INI_FILES if int(pytest.version_tuple[0]) >= 9 else _INI_FILES[2:]
+    known = _INI_FILES if pytest_major >= 9 else _INI_FILES[2:]  # pytest.toml: from pytest 9
     for folder in (start, *start.parents):
         for name, section in known:
             ini = folder / name
