@@ -464,3 +464,29 @@ def test_an_unquoted_date_is_a_reference_like_any_text(
     result.assert_outcomes(passed=1)  # before: "Object of type date is not JSON serializable"
     record = json.loads((pytester.path / "r.json").read_text())["records"][0]
     assert (record["reference"], record["output"]) == ("1969-07-20", "1969-07-20")
+
+
+def test_inputs_that_could_not_be_loaded_are_said_under_the_boards(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A case whose template lacks a variable is on no board: the board's accuracy was of
+    the other cases, and nothing under it said so."""
+    make_project(
+        "tr",
+        """
+        models: [sim_perfect]
+        prompt: {template: "Say {text} in {language}"}
+        tests:
+          - {id: ok, input: {text: hi, language: French}, reference: "Say hi in French"}
+          - {id: no_language, input: {text: hi}, reference: x}
+        """,
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*arena leaderboard: tr*",
+            "arena: 1 input could not be loaded, so its cases are on no leaderboard (the errors"
+            " above say why)",
+        ]
+    )

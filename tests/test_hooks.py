@@ -376,3 +376,57 @@ def test_a_hook_may_put_an_assistants_turn_of_tool_calls_without_content_before_
         {"hooks.py": hooks},
     )
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_a_hook_adding_a_string_to_a_list_of_parts_is_told_how(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The docs' own hook, `content += "..."`, split its text into one-character parts on a
+    case with an image; the parts went to the model unchecked."""
+    hooks = (
+        "def pre_request(request, case, context):\n"
+        "    request.messages[-1]['content'] += '\\nReply in plain text.'\n"
+    )
+    parts = "[{type: text, text: 'Describe it.'}]"
+    yaml = f"models: [sim_echo]\ntests:\n  - {{id: a, input: [{{role: user, content: {parts}}}]}}\n"
+    make_project("p", yaml, {"hooks.py": hooks})
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "hooks.py pre_request left a content part that is a str ('\\n'); a message's content"
+            " is text, or a list of parts each {type: text, text: ...} or {type: image_url,"
+            " image_url: {url: ...}} (to add text to a list, append {type: text, text: ...};"
+            " `+=` a string adds its characters)"
+        ]
+    )
+
+
+def test_what_a_hook_changes_in_place_is_that_requests_own(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A part appended to a list of parts, or a tool described otherwise, was changed in the
+    case itself: each later model, sample and case got the change once more."""
+    hooks = (
+        "def pre_request(request, case, context):\n"
+        "    request.messages[-1]['content'].append({'type': 'text', 'text': 'Be brief.'})\n"
+        "    for tool in request.tools:\n"
+        "        tool['parameters']['description'] = tool['parameters'].get('description', '') + '!'\n"
+        "    print('TOOLS', [t['parameters']['description'] for t in request.tools])\n"
+    )
+    tools = 'def lookup(order_id: str) -> str:\n    """An order."""\n    return \'ok\'\n'
+    parts = "[{type: text, text: 'Say it.'}]"
+    yaml = (
+        "models: [sim_echo, sim_perfect]\ntests:\n"
+        f"  - {{id: a, input: [{{role: user, content: {parts}}}], repeat: 2}}\n"
+        f"  - {{id: b, input: [{{role: user, content: {parts}}}]}}\n"
+    )
+    make_project("p", yaml, {"hooks.py": hooks, "tools.py": tools})
+    result = pytester.runpytest("-p", "no:cacheprovider", "-s", "--arena-json=r.json")
+    said = {line for line in result.stdout.lines if line.startswith("TOOLS")}
+    assert said == {"TOOLS ['!']"}  # once, on each request
+    data = json.loads((pytester.path / "r.json").read_text())
+    outputs = [
+        s["output"] for r in data["records"] if r["model"] == "sim_echo" for s in r["samples"]
+    ] + [r["output"] for r in data["records"] if r["model"] == "sim_echo" and not r["samples"]]
+    assert outputs and all(o.count("Be brief.") == 1 for o in outputs), outputs

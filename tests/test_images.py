@@ -193,3 +193,27 @@ def test_a_content_part_of_no_known_shape_is_said_plainly(
     result.stdout.fnmatch_lines(
         ["*arena.yaml:7: *a content part is {type: text, text: ...}, {type: image_url,*"]
     )
+
+
+def test_an_image_over_the_limit_says_its_size_plainly(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A file of 20,972,528 bytes was "20 MiB; providers take up to 20 MiB"."""
+    root = make_project(
+        "pics",
+        """
+        models: [sim_perfect]
+        tests:
+          - id: big
+            input:
+              - role: user
+                content:
+                  - {type: text, text: "What is it?"}
+                  - {image: huge.png}
+        """,
+    )
+    (root / "huge.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(20 * 2**20 + 1000))
+    result = pytester.runpytest()
+    result.stdout.fnmatch_lines(
+        ["*image file 'huge.png' is 20.0 MiB (20,972,528 bytes); providers take up to 20 MiB*"]
+    )

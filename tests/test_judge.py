@@ -336,3 +336,19 @@ def test_llm_judge_grades_the_answers_of_sim_small_and_sim_large(
     # both models' answers cost something to judge, apart from their own cost
     result.stdout.re_match_lines([r"\s+=?\d\s+sim_large\s.*\$0\.\d+\s+\$0\.0*[1-9]\d*\s+0 ms$"])
     result.stdout.re_match_lines([r"\s+=?\d\s+sim_small\s.*\$0\.\d+\s+\$0\.0*[1-9]\d*\s+0 ms$"])
+
+
+def test_the_judge_reads_an_inline_image_as_its_alt_text_not_its_bytes() -> None:
+    """A 1 MB photo reached the judge as 1.3 million characters of base64 in its prompt
+    (333,495 tokens for one verdict)."""
+    data = "data:image/jpeg;base64," + "A" * 100_000
+    parts = [
+        {"type": "text", "text": "What is in the picture?"},
+        {"type": "image_url", "image_url": {"url": data}, "alt": "a lighthouse at dusk"},
+    ]
+    case = Case("pic", [{"role": "user", "content": parts}], reference="a lighthouse")
+    connector = Scripted(['{"score": 1, "passed": true, "reason": "right"}'])
+    Judge(case, direct(lambda key: connector), "scripted")("Be strict.", "A lighthouse.")
+    prompt = connector.prompts[0]
+    assert "[image: a lighthouse at dusk]" in prompt and "What is in the picture?" in prompt
+    assert "base64" not in prompt and len(prompt) < 2_000

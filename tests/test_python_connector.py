@@ -103,6 +103,24 @@ def test_an_async_function_is_awaited_and_may_ask_for_the_messages(tmp_path: Pat
     assert connector.complete(request()).text == "user: What is 2 + 2?"
 
 
+@pytest.mark.parametrize(
+    ("signature", "said"),
+    [
+        ("messages", "messages[-1]['content']"),
+        ("request", "request.messages[-1]['content']"),
+        ("messages, request", "str(request.case.id) + ' ' + messages[-1]['content']"),
+    ],
+)
+def test_an_agent_may_take_the_messages_or_the_request_alone(
+    tmp_path: Path, signature: str, said: str
+) -> None:
+    """`def run(messages)` raised "got multiple values for argument 'messages'": the
+    prompt went to its first parameter, and the messages by name too."""
+    agent = f"def run({signature}):\n    return {said}\n"
+    connector = build(tmp_path, "callable: agent:run", {"agent.py": agent})
+    assert call(connector, request()).text.endswith("What is 2 + 2?")
+
+
 def test_a_dict_gives_tokens_cost_and_meta(tmp_path: Path) -> None:
     connector = build(
         tmp_path,

@@ -443,6 +443,9 @@ def test_a_row_key_spelt_like_a_missing_case_field_is_an_error_and_others_are_me
         ("Q: {input:>10}", "'{input:>10}' is sent as written"),
         ("Q: {0}", "a variable is named, not numbered, as in '{input}'"),
         ("Q: {my-var} {input}", "is named with letters, digits and '_', as in '{my_var}'"),
+        ("Q: {user.name} {input}", "a variable is one name, with no field looked up in it"),
+        ("Q: {rows[0]} {input}", "'{rows[0]}' is sent as written"),
+        ("Bonjour {prénom}: {question}", None),  # letters of any script
         ("Answer in one word.", "the template fills in no variable, so every case would send"),
     ],
 )
@@ -634,3 +637,34 @@ def test_a_csv_file_separated_otherwise_says_which_delimiter_to_set(tmp_path: Pa
                 {"arena.yaml": "datasets:\n  - {path: d.csv, delimiter: ', '}\n", "d.csv": ""},
             )
         )
+
+
+def test_a_template_variable_may_be_named_in_any_script_and_a_null_field_is_not_given(
+    tmp_path: Path,
+) -> None:
+    """`{prénom}` was sent as written, with no error; a JSONL field of null filled its
+    variable with the text "null" (a null field is one not given, the docs say)."""
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": """
+                prompt: {template: "Bonjour {prénom}: {question}"}
+                datasets:
+                  - {path: rows.jsonl, fields: {input: [prénom, question]}}
+                """,
+                "rows.jsonl": '{"id": "a", "prénom": "Marie", "question": "ça va ?"}\n'
+                '{"id": "b", "prénom": null, "question": "et toi ?"}\n',
+            },
+        )
+    )
+    (case,) = project.cases
+    prompt = project.spec.prompt
+    assert render_messages(case, prompt.template, prompt.system) == [
+        {"role": "user", "content": "Bonjour Marie: ça va ?"}
+    ]
+    (problem,) = project.problems
+    assert (problem.problem.line, problem.problem.message) == (
+        2,
+        "row has no 'prénom' field for the case input",
+    )

@@ -59,7 +59,8 @@ class PythonConnector(Connector):
     """Calls a function with the prompt and returns what it returns.
 
     The function is called as `fn(prompt)`, or `fn(prompt, case)` when it takes a second
-    positional parameter; keyword parameters named `messages` and `request` receive the
+    positional parameter (none, when its only parameters are the named ones below);
+    parameters named `messages` and `request` receive the
     chat messages and the whole Request, and one named `workspace` the case's fresh folder
     (a Path; also `request.workspace`). A plain function runs in a worker thread, an
     `async def` one on the engine's loop. It returns the text, a dict with `text` and
@@ -145,8 +146,10 @@ class PythonConnector(Connector):
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
             and p.name not in ("messages", "request", "workspace")
         ]
-        args: list[Any] = [request.prompt]
-        if len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in params):
+        spread = any(p.kind is p.VAR_POSITIONAL for p in params)
+        # `def run(messages)` takes the messages by their name alone, not the prompt too
+        args: list[Any] = [request.prompt] if positional or spread else []
+        if len(positional) >= 2 or spread:
             args.append(request.case)
         named = {p.name for p in params if p.kind is not p.POSITIONAL_ONLY}
         kwargs: dict[str, Any] = {}

@@ -8,6 +8,7 @@ limits, budgets, retries); each step of the loop is kept as the case's trajector
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import json
 import time
@@ -38,7 +39,8 @@ class Tool:
 
     def spec(self) -> dict[str, Any]:
         """The tool as offered in a Request (connectors turn it into their provider's format)."""
-        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+        parameters = copy.deepcopy(self.parameters)  # a request's own: hooks may change it
+        return {"name": self.name, "description": self.description, "parameters": parameters}
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,15 @@ def _check_messages(messages: Any) -> None:
             )
         ]
         if not odd:
-            return
+            part = next((p for m in messages for p in _parts(m) if not _is_part(p)), None)
+            if part is None:
+                return
+            raise _Stop(
+                f"hooks.py pre_request left a content part that is {_described(part)}; a"
+                " message's content is text, or a list of parts each {type: text, text: ...}"
+                " or {type: image_url, image_url: {url: ...}} (to add text to a list, append"
+                " {type: text, text: ...}; `+=` a string adds its characters)"
+            )
         first = odd[0]
         what = (
             "a message without a text role and content"
@@ -146,6 +154,25 @@ def _check_messages(messages: Any) -> None:
         f"hooks.py pre_request left request.messages as {what}; give a list of messages, each"
         " {role, content}, as request.messages held them"
     )
+
+
+def _parts(message: dict[str, Any]) -> list[Any]:
+    content = message.get("content")
+    return content if isinstance(content, list) else []
+
+
+def _is_part(part: Any) -> bool:
+    if not isinstance(part, dict):
+        return False
+    if part.get("type") == "text":
+        return isinstance(part.get("text"), str)
+    return part.get("type") == "image_url" and isinstance(part.get("image_url"), dict)
+
+
+def _described(part: Any) -> str:
+    if isinstance(part, dict):
+        return f"a mapping of {sorted(map(str, part))}"
+    return f"a {type(part).__name__} ({part!r:.40})"
 
 
 def _check_tools(tools: Any) -> None:

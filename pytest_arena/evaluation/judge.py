@@ -13,6 +13,7 @@ from pytest_arena.engine.calls import CallResult
 from pytest_arena.numbers import at_least
 from pytest_arena.scorers.text import excerpt, extract_json
 from pytest_arena.spec.case import Case, as_text
+from pytest_arena.spec.images import content_text
 
 MARK = "<arena-judge>"
 _UNSET: Any = object()
@@ -143,10 +144,29 @@ def render_prompt(rubric: str, task: Any, reference: Any, answer: str) -> str:
     return PROMPT.format(
         mark=MARK,
         rubric=rubric.strip(),
-        task=as_text(task),
+        task=as_text(_without_images(task)),
         reference_block=reference_block,
         answer=answer,
     )
+
+
+def _without_images(task: Any) -> Any:
+    """A chat input's images as `[image: alt]`: the judge reads text, and an inline image's
+    base64 would be a million characters of it."""
+    if not isinstance(task, list):
+        return task
+    return [
+        {**m, "content": [_image_text(p) for p in m["content"]]}
+        if isinstance(m, dict) and isinstance(m.get("content"), list)
+        else m
+        for m in task
+    ]
+
+
+def _image_text(part: Any) -> Any:
+    if isinstance(part, dict) and part.get("type") == "image_url":
+        return content_text([part])
+    return part
 
 
 def _reduce(votes: list[dict[str, Any]], how: str, threshold: float, model: str) -> Verdict:

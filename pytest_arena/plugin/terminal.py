@@ -142,5 +142,13 @@ class ArenaReporter:
                 f" {len(self.state.records)} results it got, not the whole benchmark",
                 yellow=True,
             )
+        lost = len(self.state.problems)
+        if lost:  # their cases are on no board: its accuracy is of the cases that loaded
+            terminalreporter.write_line(
+                f"arena: {lost} input{'' if lost == 1 else 's'} could not be loaded, so"
+                f" {'its' if lost == 1 else 'their'} cases are on no leaderboard (the errors"
+                " above say why)",
+                yellow=True,
+            )
         line = spending(self.state.records, self.budget_skips, self.state.spent_on_calls())
         terminalreporter.write_line(f"arena: {line}")

@@ -49,8 +49,8 @@ def image_part(source: str, root: Path, alt: str | None, detail: str | None) -> 
         data = path.read_bytes()
         if len(data) > MAX_IMAGE_BYTES:
             raise ImageProblem(
-                f"image file '{source}' is {len(data) // 2**20} MiB; providers take up to"
-                f" {MAX_IMAGE_BYTES // 2**20} MiB",
+                f"image file '{source}' is {len(data) / 2**20:.1f} MiB ({len(data):,} bytes);"
+                f" providers take up to {MAX_IMAGE_BYTES // 2**20} MiB",
                 "make the image smaller",
             )
         url = f"data:{media};base64,{base64.b64encode(data).decode('ascii')}"

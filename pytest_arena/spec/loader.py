@@ -360,7 +360,8 @@ def _load_row(
     else:
         raw["id"] = name
     if isinstance(fields.input, list):
-        absent = [c for c in fields.input if c not in values and c not in row.blank]
+        # a field that is null is one not given, as anywhere (not the text "null")
+        absent = [c for c in fields.input if values.get(c) is None and c not in row.blank]
         if absent:
             raw_input: Any = None
             column_of["input"] = absent[0]

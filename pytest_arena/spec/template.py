@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Mapping
 from functools import lru_cache
@@ -9,24 +10,29 @@ from typing import Any
 
 from pytest_arena.spec.case import Case, as_text
 
-_PART = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_UNCLOSED = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?=\s|$)")  # "{input" then a space or the end
-_OPEN = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?=[^}A-Za-z0-9_])")  # "{input," and the like
-_JINJA = re.compile(r"\{\{\s+([A-Za-z_][A-Za-z0-9_]*)\s+\}\}")  # "{{ input }}", Jinja's way
+NAME = r"[^\W\d]\w*"  # a variable's name: letters (any script), digits and '_'; not a digit first
+_PART = re.compile(rf"\{{\{{|\}}\}}|\{{({NAME})\}}")
+_UNCLOSED = re.compile(rf"\{{{NAME}(?=\s|$)")  # "{input" then a space or the end
+_OPEN = re.compile(rf"\{{{NAME}(?=[^}}\w])")  # "{input," and the like
+_JINJA = re.compile(rf"\{{\{{\s+({NAME})\s+\}}\}}")  # "{{ input }}", Jinja's way
 # "{ input }", "{input!r}", "{input:>9}", "{0}", "{my-var}": sent as written, braces and all
 _ALMOST = (
     (
-        re.compile(r"\{\s+([A-Za-z_]\w*)\s*\}|\{([A-Za-z_]\w*)\s+\}"),
+        re.compile(rf"\{{\s+({NAME})\s*\}}|\{{({NAME})\s+\}}"),
         "has no spaces inside its braces",
     ),
     (
         re.compile(
-            r"\{([A-Za-z_]\w*)(?:![rsa](?::[^{}\s]*)?|:[<>^=+\-#0-9.,_]*[bcdeEfFgGnosxX%]?)\}"
+            rf"\{{({NAME})(?:![rsa](?::[^{{}}\s]*)?|:[<>^=+\-#0-9.,_]*[bcdeEfFgGnosxX%]?)\}}"
         ),
         "is a name alone in braces, without a conversion or format",
     ),
     (re.compile(r"\{()\d+\}"), "is named, not numbered"),
-    (re.compile(r"\{([A-Za-z_]\w*(?:-\w+)+)\}"), "is named with letters, digits and '_'"),
+    (re.compile(rf"\{{({NAME}(?:-\w+)+)\}}"), "is named with letters, digits and '_'"),
+    (
+        re.compile(rf"\{{({NAME})(?:\.\w+|\[[^\]{{}}]*\])+\}}"),
+        "is one name, with no field looked up in it",
+    ),
 )
 
 
@@ -98,8 +104,10 @@ def variables(case: Case) -> dict[str, Any]:
 
 def render_messages(case: Case, template: str | None, system: str | None) -> list[dict[str, str]]:
     """The chat messages sent to a model for this case."""
-    if isinstance(case.input, list):
-        messages = [dict(m) for m in case.input]
+    if isinstance(case.input, list):  # each request's own, parts too: hooks may change them
+        messages = [
+            copy.deepcopy(m) if isinstance(m.get("content"), list) else dict(m) for m in case.input
+        ]
         if system and not any(m["role"] == "system" for m in messages):
             messages.insert(0, {"role": "system", "content": system})
         return messages
