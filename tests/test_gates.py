@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pytest_arena.record import FAILED, PASSED, Record
@@ -272,3 +274,31 @@ def test_a_bad_gate_is_an_error_naming_file_line_and_fix(
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(expected)
+
+
+def test_a_run_whose_last_case_stopped_it_ran_every_case(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """-x on a failure of the last case said "the run stopped early ... not the whole
+    benchmark", and the gate that held was overruled (exit 1, stopped_early true)."""
+    make_project(
+        "quiz",
+        "models: [sim_echo]\ngate:\n  all: {accuracy: {min: 0.5}}\ntests:\n"
+        "  - {id: one, input: one, reference: one}\n"
+        "  - {id: two, input: two, reference: two}\n"
+        "  - {id: three, input: three, reference: '3'}\n",
+    )
+    result = pytester.runpytest("-x", "-p", "no:randomly", "--arena-json=r.json")
+    assert result.ret == 0
+    assert "stopped early" not in result.stdout.str()
+    data = json.loads((pytester.path / "r.json").read_text())
+    assert (data["stopped_early"], data["exit_status"]) == (False, 0)
+
+
+def test_stepwise_stops_at_a_failure_as_x_does(pytester: pytest.Pytester) -> None:
+    """--sw waited for every case's call to be answered (and paid) before its first."""
+    from pytest_arena.plugin.collect import stops_at_a_failure
+
+    for args, stops in (((), False), (("-x",), True), (("--sw",), True), (("--sw-skip",), True)):
+        config = pytester.parseconfigure(*args)
+        assert stops_at_a_failure(config) is stops, args

@@ -34,8 +34,8 @@ from pytest_arena.spec.loader import CaseProblem
 # once they are all answered). Calls answered at once (a local server, cache hits) cost the
 # engine's thread CPU time, and while pytest's thread runs items the two take turns at the
 # interpreter's lock, each slowing the other; waiting, pytest's thread lets them run alone.
-# Calls that take their time are answered while items run, as before. None under -x or
-# --maxfail, which mean to stop at the first failures.
+# Calls that take their time are answered while items run, as before. None under -x,
+# --maxfail or --sw, which mean to stop at the first failures.
 HEAD_START = 2.0
 
 
@@ -366,14 +366,19 @@ _SKIPPING = frozenset({"skip", "skipif"})
 
 def head_start(config: pytest.Config, calls: list[Call]) -> None:
     """Before the run's first item: wait for `calls` until they are all answered, or
-    HEAD_START seconds at most (not at all under -x or --maxfail)."""
-    if not calls or config.getoption("maxfail", 0):  # -x: stop soon, and pay for no more
+    HEAD_START seconds at most (not at all under -x, --maxfail or --sw)."""
+    if not calls or stops_at_a_failure(config):  # stop soon, and pay for no more
         return
     line = progress_line.of(config)
     if line is not None:
         line.wait_all(calls, HEAD_START)
     else:
         concurrent.futures.wait([call.future for call in calls], timeout=HEAD_START)
+
+
+def stops_at_a_failure(config: pytest.Config) -> bool:
+    """-x, --maxfail or --sw (pytest's stepwise plugin): the run ends at a failure."""
+    return bool(config.getoption("maxfail", 0) or config.getoption("stepwise", False))
 
 
 def case_items(

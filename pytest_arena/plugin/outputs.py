@@ -211,7 +211,7 @@ class ArenaOutputs:
                 self.unwritten.append(f"the --arena-save-baseline file was not written: {error}")
         before = int(session.exitstatus)
         enabled = bool(self.config.getoption("arena_gate"))
-        stopped_early = bool(session.shouldfail or session.shouldstop)
+        stopped_early = self.state.stopped_early(session)
         after = gates.exit_status(
             before,
             self.results,

@@ -51,6 +51,14 @@ class ArenaState:
     _boards: tuple[int, list[Board]] | None = None  # built from so many records
     spill: Spill | None = None  # whole records for --arena-json, when records are kept lean
     workers_spent: float | None = None  # on the xdist controller: what its workers paid
+    finished: int = 0  # items whose run ended (on the xdist controller too, as it is told)
+
+    def stopped_early(self, session: pytest.Session) -> bool:
+        """Whether -x, --maxfail or --sw ended the run before every selected item ran (one
+        that stops at the last item's failure ran them all)."""
+        if not (session.shouldfail or session.shouldstop):
+            return False
+        return not session.testscollected or self.finished < session.testscollected
 
     def boards(self) -> list[Board]:
         """The leaderboards of `records`, built once for the reports and the terminal (again

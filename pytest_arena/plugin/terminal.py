@@ -54,6 +54,9 @@ class ArenaReporter:
             )
         return None
 
+    def pytest_runtest_logfinish(self) -> None:
+        self.state.finished += 1  # (xdist tells the controller of each item its workers end)
+
     @pytest.hookimpl(trylast=True)  # after every other reader of the report's whole record
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, RECORD_ATTR, None)
@@ -135,8 +138,9 @@ class ArenaReporter:
         legend = ties_legend(boards)
         if legend is not None:
             terminalreporter.write_line(legend)
-        stopped = self.session is not None and (self.session.shouldfail or self.session.shouldstop)
-        if stopped:  # -x, --maxfail: a board of the cases that ran, not of the benchmark
+        session = self.session
+        if session is not None and self.state.stopped_early(session):  # a board of what ran
+            stopped = session.shouldfail or session.shouldstop
             terminalreporter.write_line(
                 f"arena: the run stopped early ({stopped}): the boards hold only the"
                 f" {len(self.state.records)} results it got, not the whole benchmark",
