@@ -490,3 +490,23 @@ def test_inputs_that_could_not_be_loaded_are_said_under_the_boards(
             " above say why)",
         ]
     )
+
+
+def test_collect_only_of_a_project_that_cannot_load_fails_and_says_why(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`pytest --co -q` as a check of the YAML in CI passed (exit 0) on a broken arena.yaml,
+    listing it as a test named `config`; a Python file that cannot be imported exits 2."""
+    make_project("good", "models: [sim_perfect]\ntests: [{id: a, input: x, reference: x}]\n")
+    make_project("bad", "models: [sim_perfect]\ntests: [{id: a, input: x, reference: x}\n")
+    result = pytester.runpytest("--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "arena: 1 input(s) could not be loaded (exit status 2, as a Python file that cannot"
+            " be imported):",
+            "  projects/bad/arena.yaml::config: projects/bad/arena.yaml:*: YAML syntax error*",
+        ]
+    )
+    fine = pytester.runpytest("--collect-only", "-q", "projects/good")
+    assert fine.ret == 0 and "could not be loaded" not in fine.stdout.str()

@@ -18,7 +18,7 @@ import pytest
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import failure_style, options, outputs, progress_line
-from pytest_arena.plugin.state import COLLECTED, LEDGERS, SPENT, ArenaState
+from pytest_arena.plugin.state import COLLECT, COLLECTED, LEDGERS, SPENT, ArenaState
 from pytest_arena.plugin.terminal import PROBLEM_ATTR, RECORD_ATTR, ArenaReporter
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
@@ -30,7 +30,6 @@ REPORTER = "arena-reporter"
 FAILURE_STYLE = "arena-failure-style"
 WORKER_LOOKAHEAD = "arena-worker-lookahead"
 WORKER_REPORTS = "arena-worker-reports"
-_COLLECT = "pytest_arena.plugin.collect"  # imported once an arena.yaml is collected in this process
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -154,7 +153,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
-    collect = sys.modules.get(_COLLECT)
+    collect = sys.modules.get(COLLECT)
     if collect is not None and isinstance(item, (collect.ArenaItem, collect.ProblemItem)):
         ArenaState.of(item.config).items += 1  # before -k and -m deselect any
 
@@ -166,7 +165,7 @@ def pytest_collection_modifyitems(
     """Input that could not be loaded stays an error under `-k` and `-m`, as a Python file
     that cannot be imported does: it has no case or model to match, so the expression
     would deselect it and the run pass without it."""
-    collect = sys.modules.get(_COLLECT)
+    collect = sys.modules.get(COLLECT)
     selecting = config.getoption("keyword", "") or config.getoption("markexpr", "")
     if collect is None or not selecting:
         return (yield)
@@ -182,7 +181,7 @@ def pytest_collection_modifyitems(
 @pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
     config = session.config
-    collect = sys.modules.get(_COLLECT)
+    collect = sys.modules.get(COLLECT)
     stopping = session.testsfailed and not config.getoption("continue_on_collection_errors", False)
     worker = hasattr(config, "workerinput")
     if collect is not None and not (config.getoption("collectonly", False) or stopping or worker):
@@ -197,7 +196,7 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    collect = sys.modules.get(_COLLECT)
+    collect = sys.modules.get(COLLECT)
     if collect is None or not isinstance(item, (collect.ArenaItem, collect.ProblemItem)):
         return (yield)
     record = getattr(item, "record", None)
@@ -252,7 +251,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)
-    if sys.modules.get(_COLLECT) is not None:
+    if sys.modules.get(COLLECT) is not None:
         from pytest_arena.spec.python_files import forget_projects
 
         forget_projects()

@@ -7,6 +7,7 @@ that a pytest run without arena projects does not load them."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ import pytest
 
 from pytest_arena import __version__
 from pytest_arena.plugin import options
-from pytest_arena.plugin.state import ArenaState
+from pytest_arena.plugin.state import COLLECT, ArenaState
 
 if TYPE_CHECKING:
     from pytest_arena.plugin.xdist_controller import ArenaXdist
@@ -127,6 +128,7 @@ class ArenaOutputs:
         self.final = 0  # the exit status once every output is written
         self.lost: list[Record] = []
         self.unwritten: list[str] = []  # outputs that could not be written, and why
+        self.unloaded: list[str] = []  # under --collect-only: what could not be loaded
         self.html: Path | None = None  # the HTML report, once written
         self.no_case: list[str] | None = None  # the run collected projects, but not one case
         self.mistakes: list[str] = []  # leaderboard settings that name what no record has
@@ -183,6 +185,7 @@ class ArenaOutputs:
             self.lost = self.xdist.lost_records()
             records.extend(self.lost)
         self._no_case(session)
+        self._unloaded(session)
         path = options.report_path(self.config)
         html_path = options.report_path(self.config, "arena_html")
         save_path = options.report_path(self.config, "arena_save_baseline")
@@ -286,11 +289,32 @@ class ArenaOutputs:
         if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
 
+    def _unloaded(self, session: pytest.Session) -> None:
+        """--collect-only of a project that cannot be loaded fails, as of a Python file that
+        cannot be imported (exit status 2), and says why: it runs nothing to say it."""
+        if not self.config.getoption("collectonly", False):
+            return
+        collect = sys.modules.get(COLLECT)
+        if collect is None:
+            return
+        found = [i for i in session.items if isinstance(i, collect.ProblemItem)]
+        self.unloaded = [f"{i.nodeid}: {i.message.splitlines()[0]}" for i in found]
+        if found and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         enabled = bool(self.config.getoption("arena_gate"))
         for problem in self.unwritten:
             terminalreporter.write_line(f"arena: {problem}", red=True)
+        if self.unloaded:
+            terminalreporter.write_line(
+                f"arena: {len(self.unloaded)} input(s) could not be loaded (exit status 2, as a"
+                " Python file that cannot be imported):",
+                red=True,
+            )
+            for line in self.unloaded:
+                terminalreporter.write_line(f"  {line}")
         if self.html is not None:
             terminalreporter.write_line(f"arena: HTML report: {self.html}")
         if self.no_case is not None:

@@ -30,6 +30,7 @@ _KEY = pytest.StashKey["ArenaState"]()
 LEDGERS = "arena_ledgers"  # the workers' input naming the folder of the run's budget ledgers
 COLLECTED = "arena_collected"  # a worker's output: its arena items, and files without cases
 SPENT = "arena_spent"  # a worker's output: what its engine paid for answers
+COLLECT = "pytest_arena.plugin.collect"  # imported once an arena.yaml is collected in a process
 
 
 @dataclass
