@@ -121,6 +121,38 @@ def test_lf_reruns_only_the_failed_dataset_cases(
     ]
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_lf_reruns_a_failure_of_a_dataset_that_arena_yaml_collects(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: int
+) -> None:
+    """A failure in a dataset file under build/ (which pytest's walk skips, so arena.yaml
+    collects it) never ran again under --lf once another file had a failure: pytest skipped
+    arena.yaml, which had none of its own."""
+    make_project(
+        "quiz",
+        "models: [sim_echo]\ntests:\n  - {id: same, input: 'echo me', reference: 'echo me'}\n"
+        "datasets: [data/rows.jsonl, build/generated.jsonl]\n",
+        files={
+            "data/rows.jsonl": '{"id": "d1", "input": "sky?", "reference": "blue"}\n',
+            "build/generated.jsonl": '{"id": "g1", "input": "grass?", "reference": "green"}\n',
+        },
+    )
+    spread = [*XDIST, "-n", str(workers)] if workers else []
+    pytester.runpytest(*spread).assert_outcomes(passed=1, failed=2)
+    again = pytester.runpytest("--lf", "-v", *spread)
+    again.assert_outcomes(failed=2)
+    said = {
+        w
+        for line in again.stdout.lines
+        for w in line.split()
+        if w.startswith("projects/") and "::" in w
+    }
+    assert said == {
+        "projects/quiz/build/generated.jsonl::g1[sim_echo]",
+        "projects/quiz/data/rows.jsonl::d1[sim_echo]",
+    }
+
+
 def test_xdist_workers_run_the_dataset_cases(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -152,6 +152,32 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """Under --lf, pytest skips a file without a failure of its own; but `arena.yaml` also
+    collects the dataset files pytest's walk does not reach (in `build/`, a hidden folder):
+    with a failure in one of those, it is collected after all (pytest's --lf then keeps
+    the failures alone)."""
+    report = yield
+    collect = sys.modules.get(COLLECT)
+    if (
+        collect is None
+        or not isinstance(collector, collect.ArenaFile)
+        or report.result
+        or not report.passed
+        or not collector.config.getoption("lf", False)
+        or not collect.failed_below(collector)
+    ):
+        return report
+    call = pytest.CallInfo.from_call(lambda: list(collector.collect()), "collect")
+    if call.excinfo is not None:
+        longrepr = collector.repr_failure(call.excinfo)
+        return pytest.CollectReport(collector.nodeid, "failed", longrepr, [])
+    return pytest.CollectReport(collector.nodeid, "passed", None, call.result)
+
+
 def pytest_itemcollected(item: pytest.Item) -> None:
     collect = sys.modules.get(COLLECT)
     if collect is not None and isinstance(item, (collect.ArenaItem, collect.ProblemItem)):

@@ -376,6 +376,19 @@ def head_start(config: pytest.Config, calls: list[Call]) -> None:
         concurrent.futures.wait([call.future for call in calls], timeout=HEAD_START)
 
 
+def failed_below(file: ArenaFile) -> bool:
+    """Whether the last run's failures (pytest's cache, as --lf reads it) hold one in a
+    file of the project beside or below `arena.yaml` (but not arena.yaml's own)."""
+    cache = getattr(file.config, "cache", None)  # None under -p no:cacheprovider
+    if cache is None:
+        return False
+    own = file.nodeid.split("::")[0]
+    folder = own.rpartition("/")[0]
+    below = f"{folder}/" if folder else ""  # "": the project is the rootdir
+    failed = cache.get("cache/lastfailed", {})
+    return any(str(key).startswith(below) and str(key).split("::")[0] != own for key in failed)
+
+
 def stops_at_a_failure(config: pytest.Config) -> bool:
     """-x, --maxfail or --sw (pytest's stepwise plugin): the run ends at a failure."""
     return bool(config.getoption("maxfail", 0) or config.getoption("stepwise", False))
