@@ -314,7 +314,9 @@ def _models_command(args: argparse.Namespace) -> int:
     for info in catalog(defined):
         price = UNKNOWN if info.price is None else _price(info.price)
         limits = "" if info.problem else _limits(info)
-        if info.key_env is None:
+        if info.key_env is None and info.base_url:  # a server of the user's: none is sent
+            key = "none sent (api_key_env names one)"
+        elif info.key_env is None:
             key = "none needed"
         else:
             key = f"{info.key_env} ({'set' if info.key_set else 'not set'})"

@@ -232,6 +232,7 @@ def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
               model: llama3
               api_key_env: LOCAL_KEY
               rpm: 30
+            router: {connector: openai, base_url: "http://127.0.0.1:8/v1", model: llama}
             openai:gpt-4o-mini: {price: {input_per_mtok: 1, output_per_mtok: 2}}
         tests:
           - {id: a, input: x, reference: x}
@@ -249,6 +250,7 @@ def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
             "*sim_small*builtin*sim*$0.15 / $0.6*16 at once, timeout 120s, 4 retries*none needed*",
             "*sim_perfect*builtin*free*",
             "*local*defined*openai*http://127.0.0.1:9/v1*llama3*–*30 rpm*LOCAL_KEY (set)*",
+            "*router*defined*openai*http://127.0.0.1:8/v1*none sent (api_key_env names one)*",
             "*openai:gpt-4o-mini*defined*openai*https://api.openai.com/v1*gpt-4o-mini*$1 / $2*"
             "OPENAI_API_KEY (not set)*",
             "*anthropic:claude-3-5-haiku-latest*provider*anthropic*$0.8 / $4*ANTHROPIC_API_KEY*",

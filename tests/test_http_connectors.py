@@ -456,3 +456,91 @@ def test_usage_a_server_did_not_give_or_gave_as_nonsense_is_estimated(usage: Any
     )
     assert response.tokens_in > 0 and response.tokens_out > 0
     assert response.meta == {"tokens_estimated": True}
+
+
+def test_a_refusal_says_which_key_was_sent_or_that_none_was(fake_llm: FakeLLMServer) -> None:
+    """A 401 from a hosted router said only "No auth credentials found": arena had sent no
+    key (another server than the provider's gets one only through api_key_env)."""
+    keyless = make("openai", base_url=fake_llm.base_url)
+    error = failure(keyless, request("[[fault=401]]"))
+    assert "HTTP 401" in str(error) and "(no API key was sent: arena sends one" in str(error)
+    assert "only if api_key_env names the variable that holds it)" in str(error)
+    keyed = failure(make("openai", fake_llm), request("[[fault=403]]"))
+    assert f"(the key sent is the one in {KEY_ENV}: check it is this server's)" in str(keyed)
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+def test_a_404_says_the_path_posted_and_how_base_url_makes_it(
+    fake_llm: FakeLLMServer, name: str
+) -> None:
+    """A base_url without /v1 (or with it, for Anthropic) said only "HTTP 404": the path
+    posted, which tells the mistake, was not shown."""
+    wrong = fake_llm.root_url if name == "openai" else fake_llm.base_url
+    error = failure(make(name, base_url=wrong, api_key_env=KEY_ENV), request("hi"))
+    posted = "/chat/completions" if name == "openai" else "/v1/v1/messages"
+    assert "HTTP 404: " in str(error) and f"(posted to {posted}: base_url is" in str(error)
+
+
+def test_a_base_url_with_a_query_keeps_it_after_the_path(fake_llm: FakeLLMServer) -> None:
+    """Azure's `?api-version=...` got "/chat/completions" appended to the query: the path
+    lost it, and the version was garbled."""
+    connector = make("openai", base_url=fake_llm.base_url + "?api-version=2024-06-01")
+    assert connector.url == f"{fake_llm.base_url}/chat/completions?api-version=2024-06-01"  # type: ignore[attr-defined]
+    assert call(connector, request("[[answer=fine]]")).text == "fine"
+
+
+def test_a_proxy_that_cannot_be_reached_is_named(
+    fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With HTTP_PROXY set and 127.0.0.1 not in NO_PROXY, the failure blamed the server."""
+    for name in ("http_proxy", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    with socket.socket() as spare:  # a port nothing listens on
+        spare.bind(("127.0.0.1", 0))
+        port = spare.getsockname()[1]
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("NO_PROXY", "localhost")
+    error = failure(make("openai", fake_llm), request("hi"))
+    assert f"cannot connect (through the proxy 127.0.0.1:{port} that HTTP(S)_PROXY" in str(error)
+    assert fake_llm.total == 0
+
+
+@pytest.mark.parametrize(
+    ("settings", "said"),
+    [
+        (
+            {"api_key_env": SECRET},
+            "api_key_env names the environment variable that holds the key",
+        ),
+        ({"params": {"temprature": 0}}, "params.temprature: unknown request parameter; did you"),
+        ({"params": {"stream": True}}, "params.stream: arena reads whole replies"),
+    ],
+)
+def test_settings_that_cannot_work_are_refused_at_their_line(
+    tmp_path: Path, settings: dict[str, Any], said: str
+) -> None:
+    """The key itself written as api_key_env was printed in every failure and report; a
+    misspelt parameter was sent and ignored; a streamed reply failed every call."""
+    import json
+
+    path = tmp_path / "arena.yaml"
+    written = json.dumps({"connector": "openai", "base_url": "http://127.0.0.1:9/v1", **settings})
+    path.write_text(f"models:\n  define:\n    mine: {written}\n")
+    file = load_project(path)
+    with pytest.raises(SpecError) as caught:
+        build_connector("mine", file.spec.models.define, file.path, file.lines)
+    text = caught.value.format(tmp_path)
+    assert text.startswith("arena.yaml:3: models.define.mine.") and said in text
+    assert SECRET not in text
+
+
+def test_a_bad_base_url_from_the_environment_names_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "127.0.0.1:18801/v1")
+    path = tmp_path / "arena.yaml"
+    path.write_text("models: [openai:gpt-4o-mini]\n")
+    file = load_project(path)
+    with pytest.raises(SpecError) as caught:
+        build_connector("openai:gpt-4o-mini", file.spec.models.define, file.path, file.lines)
+    assert "the environment variable OPENAI_BASE_URL is '127.0.0.1:18801/v1'" in str(caught.value)

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from pytest_arena.connectors.base import Request, Response
-from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, answer
+from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, answer, joined
 from pytest_arena.connectors.tool_format import (
     anthropic_calls,
     anthropic_messages,
@@ -34,6 +34,7 @@ class AnthropicConnector(HttpConnector):
     `max_tokens` defaults to 1024."""
 
     name: ClassVar[str] = "anthropic"
+    url_rule: ClassVar[str] = "which is posted to at {base_url}/v1/messages"
     settings_model: ClassVar[type[BaseModel]] = AnthropicSettings
     default_base_url: ClassVar[str] = "https://api.anthropic.com"
     default_key_env: ClassVar[str] = "ANTHROPIC_API_KEY"
@@ -42,7 +43,7 @@ class AnthropicConnector(HttpConnector):
 
     @property
     def url(self) -> str:
-        return self.settings.base_url.rstrip("/") + "/v1/messages"
+        return joined(self.settings.base_url, "/v1/messages")
 
     def body(self, request: Request) -> dict[str, Any]:
         system = [

@@ -27,6 +27,7 @@ from pytest_arena.connectors.base import (
     estimate_tokens,
     secret_safe_digest,
 )
+from pytest_arena.spec.errors import did_you_mean
 from pytest_arena.spec.images import content_text, image_count
 from pytest_arena.spec.schema import Price
 
@@ -54,6 +55,7 @@ REQUEST_PARAMS = frozenset(  # written beside the settings by mistake; they belo
     ]
 )
 SHOWN_BODY = 200  # characters of an unexpected body quoted in an error
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # an environment variable's name
 # No overall limit: the engine times each call out by cancelling it. These only end calls
 # that would otherwise wait forever when no engine timeout is set.
 SOCK_CONNECT, SOCK_READ = 60, 900
@@ -79,6 +81,32 @@ class HttpSettings(BaseModel):
                 f"base_url {value!r} is not an http(s) URL; write it as, e.g.,"
                 " 'http://127.0.0.1:8000/v1'"
             )
+        return value
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _variable_name(cls, value: str | None) -> str | None:
+        if value is not None and not ENV_NAME.match(value):
+            # never echoed: what is written here may be the key itself
+            raise ValueError(
+                "api_key_env names the environment variable that holds the key (such as"
+                " OPENAI_API_KEY), not the key: letters, digits and '_'; keep the key itself"
+                " out of arena.yaml"
+            )
+        return value
+
+    @field_validator("params")
+    @classmethod
+    def _whole_replies(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if value.get("stream"):
+            raise ValueError(
+                "params.stream: arena reads whole replies (a streamed one is no JSON it can"
+                " read, and its cost would go uncounted); take 'stream' out of params"
+            )
+        for name in value:
+            meant = did_you_mean(str(name), sorted(REQUEST_PARAMS | {"tools", "tool_choice"}))
+            if meant and name not in REQUEST_PARAMS:
+                raise ValueError(f"params.{name}: unknown request parameter; {meant}")
         return value
 
 
@@ -109,6 +137,15 @@ class HttpConnector(Connector):
         if not written:  # the provider's, or where its own client's variable points
             env = providers.BASE_URL_ENV.get(cls.name, "")
             data["base_url"] = os.environ.get(env, "").strip() or cls.default_base_url
+            parts = urlsplit(data["base_url"])
+            if parts.scheme not in ("http", "https") or not parts.hostname:  # from the variable
+                raise SettingProblem(
+                    f"the environment variable {env} is {data['base_url']!r}, which is not an"
+                    " http(s) URL",
+                    None,
+                    f"set {env} to, e.g., 'http://127.0.0.1:8000/v1', or unset it to reach"
+                    f" {cls.default_base_url}",
+                )
         if "api_key_env" not in data and (
             not written or _same_host(data["base_url"], cls.default_base_url)
         ):
@@ -135,6 +172,8 @@ class HttpConnector(Connector):
     def provider(self) -> Hashable:
         s = self.settings
         return (self.name, s.base_url.rstrip("/"), s.model, s.api_key_env)
+
+    url_rule: ClassVar[str] = ""  # how the posted URL is made of base_url, as the docs say
 
     @property
     @abstractmethod
@@ -215,8 +254,14 @@ class HttpConnector(Connector):
                 status, reply_headers = reply.status, reply.headers
                 raw = await _body(reply, where)
         except aiohttp.ClientConnectorError as exc:  # no connection made: refused, DNS, TLS
+            via = (
+                f" (through the proxy {_host(self._proxy)} that HTTP(S)_PROXY names; NO_PROXY"
+                f" lists the hosts reached directly)"
+                if self._proxy
+                else ""
+            )
             raise ConnectorError(
-                f"{where}: cannot connect: {_connect_problem(exc)}",
+                f"{where}: cannot connect{via}: {_connect_problem(exc)}",
                 retryable=True,
                 unreachable=True,
             ) from None
@@ -248,7 +293,7 @@ class HttpConnector(Connector):
                     " this case off this model with 'models:' on the case"
                 )
             raise ConnectorError(
-                f"{where}: HTTP {status}: {said}",
+                f"{where}: HTTP {status}: {said}{self._fix_for(status)}",
                 retryable=retryable,
                 retry_after=retry_after,
             )
@@ -259,6 +304,23 @@ class HttpConnector(Connector):
         except (KeyError, IndexError, TypeError, AttributeError):
             problem = "the reply lacks the expected fields"
         raise ConnectorError(f"{where}: {problem} (HTTP {status}): {_quote(text)}")
+
+    def _fix_for(self, status: int) -> str:
+        """What a refusal most likely asks of the settings: the key, or the address."""
+        env = self.settings.api_key_env
+        if status in (401, 403):
+            if not env:
+                return (
+                    " (no API key was sent: arena sends one to another server than the"
+                    " provider's only if api_key_env names the variable that holds it)"
+                )
+            return f" (the key sent is the one in {env}: check it is this server's)"
+        if status in (404, 405):
+            return (
+                f" (posted to {urlsplit(self.url).path}: base_url is the address the API's"
+                f" paths start from, {self.url_rule})"
+            )
+        return ""
 
     def _redact(self, text: str) -> str:
         env = self.settings.api_key_env
@@ -302,6 +364,12 @@ def proxy_for(url: str) -> str | None:
     if not proxy or bypass(parts.hostname or "", proxies):
         return None
     return proxy
+
+
+def joined(base_url: str, path: str) -> str:
+    """`base_url` with `path` added to its path, its query (Azure's api-version) kept last."""
+    parts = urlsplit(base_url)
+    return parts._replace(path=parts.path.rstrip("/") + path).geturl()
 
 
 def _host(url: str) -> str:

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from pytest_arena.connectors.base import Request, Response
-from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, answer
+from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, answer, joined
 from pytest_arena.connectors.tool_format import (
     openai_calls,
     openai_messages,
@@ -27,6 +27,7 @@ class OpenAIConnector(HttpConnector):
     """POST {base_url}/chat/completions with the rendered messages and `params`."""
 
     name: ClassVar[str] = "openai"
+    url_rule: ClassVar[str] = "which is posted to at {base_url}/chat/completions"
     settings_model: ClassVar[type[BaseModel]] = OpenAISettings
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"
     default_key_env: ClassVar[str] = "OPENAI_API_KEY"
@@ -34,7 +35,7 @@ class OpenAIConnector(HttpConnector):
 
     @property
     def url(self) -> str:
-        return self.settings.base_url.rstrip("/") + "/chat/completions"
+        return joined(self.settings.base_url, "/chat/completions")
 
     def body(self, request: Request) -> dict[str, Any]:
         body = {
