@@ -232,3 +232,30 @@ def test_a_file_that_is_no_baseline_says_where_and_how_to_fix() -> None:
         read_baseline("{oops", "base.json")
     with pytest.raises(ValueError, match=r"base.json: not a baseline of format 1"):
         read_baseline('{"cases": []}', "base.json")
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_cases_the_run_left_out_are_not_run_not_gone(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: int
+) -> None:
+    """`-k geo` against a committed baseline listed every other case as gone, as if the
+    benchmark had lost them; a case taken out of arena.yaml is gone."""
+    cases = "".join(
+        f"  - {{id: {c}, input: '{c}', reference: '{c}'}}\n" for c in ("geo", "sum", "pi")
+    )
+    make_project("quiz", f"models: [sim_perfect]\ntests:\n{cases}")
+    pytester.runpytest("--arena-save-baseline", "base.json")
+    make_project("quiz", f"models: [sim_perfect]\ntests:\n{cases.replace('  - {id: pi', '#')}")
+    spread = [*XDIST, "-n", str(workers)] if workers else []
+    result = pytester.runpytest(
+        "-k", "geo", "--arena-baseline", "base.json", "--arena-json", "out.json", *spread
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "quiz sim_perfect: *; 0 regressed, 0 fixed, 0 new, 1 gone, 1 not run (deselected or"
+            " stopped before)",
+            "  gone: pi",
+        ]
+    )
+    (compared,) = json.loads(Path(pytester.path, "out.json").read_text())["baseline"]
+    assert (compared["gone"], compared["not_run"]) == (["pi"], ["sum"])

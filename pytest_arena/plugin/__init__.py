@@ -264,6 +264,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if output is not None:  # an xdist worker: the controller collects nothing of its own
         state = ArenaState.of(session.config)
         output[COLLECTED] = {"items": state.items, "empty": state.empty}
+        if session.config.getoption("arena_baseline", None):  # what "gone" is measured by
+            output[COLLECTED]["cases"] = state.defined_cases()
         output[SPENT] = state.spent_on_calls() or 0.0
 
 

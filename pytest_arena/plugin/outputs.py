@@ -198,7 +198,12 @@ class ArenaOutputs:
         found_gates = gates.gates_of(records)
         self.results = gates.check_gates(boards, found_gates)
         if self.baseline is not None:
-            self.compared = baseline.compare_with(json_report.unique(records), self.baseline)
+            defined = self.state.defined_cases()
+            if self.xdist is not None:  # the workers loaded the projects
+                defined = self.xdist.collected.get("cases") or {}
+            self.compared = baseline.compare_with(
+                json_report.unique(records), self.baseline, defined
+            )
         self.results = gates.check_baseline(self.results, self.compared, found_gates)
         if save_path is not None and not records:  # --collect-only, or -k that matched none
             if not self.config.getoption("collectonly", False):

@@ -54,6 +54,15 @@ class ArenaState:
     workers_spent: float | None = None  # on the xdist controller: what its workers paid
     finished: int = 0  # items whose run ended (on the xdist controller too, as it is told)
 
+    def defined_cases(self) -> dict[str, list[str]]:
+        """The case ids each project loaded in this process defines, by project name: what
+        the benchmark holds, whether or not -k, --lf or -x let a case run."""
+        return {
+            run.project.name: sorted({case.id for case in run.project.file.cases})
+            for run in self.projects.values()
+            if run.project is not None
+        }
+
     def stopped_early(self, session: pytest.Session) -> bool:
         """Whether -x, --maxfail or --sw ended the run before every selected item ran (one
         that stops at the last item's failure ran them all)."""

@@ -111,7 +111,8 @@ class BaselineComparison:
     regressed: list[Change] = field(default_factory=list)  # passed then, not now
     fixed: list[Change] = field(default_factory=list)  # not then, passed now
     new: list[str] = field(default_factory=list)
-    gone: list[str] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)  # no longer in the project
+    not_run: list[str] = field(default_factory=list)  # in it still: -k, --lf or -x left them
 
     def significant(self, alpha: float = verdicts.ALPHA) -> bool:
         """Whether the run is worse than the baseline, at `alpha`."""
@@ -139,6 +140,8 @@ class BaselineComparison:
             f"{len(self.regressed)} regressed, {len(self.fixed)} fixed,"
             f" {len(self.new)} new, {len(self.gone)} gone"
         )
+        if self.not_run:
+            counts += f", {len(self.not_run)} not run (deselected or stopped before)"
         out = [f"{head} {change}; {counts}"]
         for word, changes in (("regressed", self.regressed), ("fixed", self.fixed)):
             for c in changes:
@@ -151,8 +154,14 @@ class BaselineComparison:
         return out
 
 
-def compare_with(records: Sequence[Record], baseline: Sequence[Record]) -> list[BaselineComparison]:
-    """Each project and model of the run against the same in the baseline."""
+def compare_with(
+    records: Sequence[Record],
+    baseline: Sequence[Record],
+    defined: Mapping[str, Sequence[str]] | None = None,
+) -> list[BaselineComparison]:
+    """Each project and model of the run against the same in the baseline; `defined`, the
+    case ids each project holds, tells a case gone from one the run left out (-k, --lf,
+    -x): a project it does not name counts every case it did not run as gone."""
     now = _by_key(records)
     then = _by_key(baseline)
     found: list[BaselineComparison] = []
@@ -177,7 +186,9 @@ def compare_with(records: Sequence[Record], baseline: Sequence[Record]) -> list[
                 result.regressed.append(Change(case, b.reason, a.reason, critical))
             elif b.status != PASSED and a.status == PASSED:
                 result.fixed.append(Change(case, b.reason, a.reason, critical))
-        result.gone = sorted(set(theirs) - set(mine))
+        held = set((defined or {}).get(project, ()))
+        for case in sorted(set(theirs) - set(mine)):
+            (result.not_run if case in held else result.gone).append(case)
         found.append(result)
     return found
 
@@ -226,6 +237,7 @@ def as_data(results: Sequence[BaselineComparison]) -> list[dict[str, Any]]:
                 "fixed": [_change(c) for c in r.fixed],
                 "new": list(r.new),
                 "gone": list(r.gone),
+                "not_run": list(r.not_run),
             }
         )
     return out
