@@ -599,10 +599,18 @@ def test_arena_cache_clear_one_model_then_all(
     assert capsys.readouterr().out == f"removed 4 cached responses from {path}\n"
 
 
+@pytest.mark.parametrize("name", ["pytest.ini", "pytest.toml", ".pytest.toml"])
 def test_arena_cache_uses_the_rootdir_cache_by_default(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
 ) -> None:
-    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    """From a project's folder, the cache under pytest's rootdir (under pytest 9's
+    pytest.toml, `arena cache` looked in that folder, and said there was nothing there)."""
+    if name.endswith(".toml") and int(pytest.version_tuple[0]) < 9:
+        pytest.skip("pytest.toml is pytest 9's")
+    (tmp_path / name).write_text("[pytest]\n")
     (tmp_path / "projects" / "quiz").mkdir(parents=True)
     fill(default_cache_path(tmp_path))
     monkeypatch.chdir(tmp_path / "projects" / "quiz")
@@ -661,27 +669,6 @@ def test_arena_cache_never_deletes_another_programs_database(
     with sqlite3.connect(app) as conn:
         assert conn.execute("SELECT name FROM users").fetchall() == [("ada",)]
     conn.close()
-
-
-@pytest.mark.skipif(int(pytest.version_tuple[0]) < 9, reason="pytest.toml is pytest 9's")
-@pytest.mark.parametrize("name", ["pytest.toml", ".pytest.toml"])
-def test_arena_cache_finds_the_rootdir_of_a_pytest_toml(
-    tmp_path: Path,
-    name: str,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """Under pytest 9's pytest.toml, `arena cache` from a project's folder looked for the
-    cache in that folder, and said there was nothing to remove."""
-    (tmp_path / name).write_text("[pytest]\n")
-    (tmp_path / "projects" / "quiz").mkdir(parents=True)
-    fill(default_cache_path(tmp_path))
-    monkeypatch.chdir(tmp_path / "projects" / "quiz")
-    assert find_rootdir(Path.cwd()) == tmp_path
-    assert main(["cache", "clear"]) == 0
-    assert capsys.readouterr().out == (
-        f"removed 4 cached responses from {default_cache_path(tmp_path)}\n"
-    )
 
 
 def test_the_arena_command_shows_the_cache(pytester: pytest.Pytester) -> None:
