@@ -478,7 +478,7 @@ def test_a_404_says_the_path_posted_and_how_base_url_makes_it(
     wrong = fake_llm.root_url if name == "openai" else fake_llm.base_url
     error = failure(make(name, base_url=wrong, api_key_env=KEY_ENV), request("hi"))
     posted = "/chat/completions" if name == "openai" else "/v1/v1/messages"
-    assert "HTTP 404: " in str(error) and f"(posted to {posted}: base_url is" in str(error)
+    assert "HTTP 404: " in str(error) and f"(posted to {posted}, as requests go to" in str(error)
 
 
 def test_a_base_url_with_a_query_keeps_it_after_the_path(fake_llm: FakeLLMServer) -> None:

@@ -34,7 +34,7 @@ class AnthropicConnector(HttpConnector):
     `max_tokens` defaults to 1024."""
 
     name: ClassVar[str] = "anthropic"
-    url_rule: ClassVar[str] = "which is posted to at {base_url}/v1/messages"
+    url_rule: ClassVar[str] = "{base_url}/v1/messages"
     settings_model: ClassVar[type[BaseModel]] = AnthropicSettings
     default_base_url: ClassVar[str] = "https://api.anthropic.com"
     default_key_env: ClassVar[str] = "ANTHROPIC_API_KEY"

@@ -317,8 +317,8 @@ class HttpConnector(Connector):
             return f" (the key sent is the one in {env}: check it is this server's)"
         if status in (404, 405):
             return (
-                f" (posted to {urlsplit(self.url).path}: base_url is the address the API's"
-                f" paths start from, {self.url_rule})"
+                f" (posted to {urlsplit(self.url).path}, as requests go to {self.url_rule}:"
+                " check base_url)"
             )
         return ""
 

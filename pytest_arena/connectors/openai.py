@@ -27,7 +27,7 @@ class OpenAIConnector(HttpConnector):
     """POST {base_url}/chat/completions with the rendered messages and `params`."""
 
     name: ClassVar[str] = "openai"
-    url_rule: ClassVar[str] = "which is posted to at {base_url}/chat/completions"
+    url_rule: ClassVar[str] = "{base_url}/chat/completions"
     settings_model: ClassVar[type[BaseModel]] = OpenAISettings
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"
     default_key_env: ClassVar[str] = "OPENAI_API_KEY"

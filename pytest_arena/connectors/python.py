@@ -60,9 +60,9 @@ class PythonConnector(Connector):
 
     The function is called as `fn(prompt)`, or `fn(prompt, case)` when it takes a second
     positional parameter (none, when its only parameters are the named ones below);
-    parameters named `messages` and `request` receive the
-    chat messages and the whole Request, and one named `workspace` the case's fresh folder
-    (a Path; also `request.workspace`). A plain function runs in a worker thread, an
+    parameters named `messages` and `request` receive the chat messages and the whole
+    Request, and one named `workspace` the case's fresh folder (a Path; also
+    `request.workspace`). A plain function runs in a worker thread, an
     `async def` one on the engine's loop. It returns the text, a dict with `text` and
     optionally `tokens_in`, `tokens_out`, `cost`, `meta`, or a Response; its `meta` reaches
     the scorers in `context.response["meta"]`.
