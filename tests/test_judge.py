@@ -352,3 +352,18 @@ def test_the_judge_reads_an_inline_image_as_its_alt_text_not_its_bytes() -> None
     prompt = connector.prompts[0]
     assert "[image: a lighthouse at dusk]" in prompt and "What is in the picture?" in prompt
     assert "base64" not in prompt and len(prompt) < 2_000
+
+
+@pytest.mark.parametrize("samples", [1, 3])
+def test_the_mean_of_one_judgement_is_held_to_the_threshold_too(samples: int) -> None:
+    """With `reduce: mean, threshold: 0.8`, one judgement of 0.6 "passed" (the judge's own
+    word) where three of 0.6 failed; a reply without `passed` passed at 0.5, not at the
+    threshold."""
+    said = '{"score": 0.6, "passed": true, "reason": "close"}'
+    connector = Scripted([said] * samples)
+    judge = Judge(CASE, direct(lambda key: connector), "scripted", samples=samples, reduce="mean")
+    assert judge("rubric", "Paris", threshold=0.8).passed is False
+    bare = Scripted(['{"score": 0.7}'])
+    majority = Judge(CASE, direct(lambda key: bare), "scripted")  # one sample, majority
+    assert majority("rubric", "Paris", threshold=0.8).passed is False
+    assert parse_verdict('{"score": 0.7}') == (pytest.approx(0.7), True, "no reason given")

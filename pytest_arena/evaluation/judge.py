@@ -132,7 +132,7 @@ class Judge:
                 self.usage.cost = None if result.cost is None else self.usage.cost + result.cost
             if result.cached:
                 self.usage.cached_cost += result.cost or 0.0
-            score, passed, reason = parse_verdict(response.text)
+            score, passed, reason = parse_verdict(response.text, threshold)
             votes.append({"score": score, "passed": passed, "reason": reason})
         return _reduce(votes, reduce, threshold, model)
 
@@ -171,9 +171,10 @@ def _image_text(part: Any) -> Any:
 
 def _reduce(votes: list[dict[str, Any]], how: str, threshold: float, model: str) -> Verdict:
     mean = sum(v["score"] for v in votes) / len(votes)
-    if len(votes) == 1:
+    if len(votes) == 1:  # `mean` of one: its score against the threshold, as of several
         only = votes[0]
-        return Verdict(only["score"], only["passed"], only["reason"], model, votes)
+        passed = at_least(only["score"], threshold) if how == "mean" else only["passed"]
+        return Verdict(only["score"], passed, only["reason"], model, votes)
     if how == "mean":
         passed = at_least(mean, threshold)
         reason = f"mean of {len(votes)} judgements {mean:.2f}: {votes[0]['reason']}"
@@ -194,8 +195,9 @@ _WORD = re.compile(r"\b(PASS(?:ED)?|FAIL(?:ED)?|CORRECT|INCORRECT)\b")  # shoute
 _SHORT_WORD = re.compile(r"^\W*(pass(?:ed)?|fail(?:ed)?|correct|incorrect)\W*$", re.I)
 
 
-def parse_verdict(text: str) -> tuple[float, bool, str]:
-    """Read `{score, passed, reason}` from a judge's reply, repairing what models break.
+def parse_verdict(text: str, threshold: float = 0.5) -> tuple[float, bool, str]:
+    """Read `{score, passed, reason}` from a judge's reply, repairing what models break; a
+    reply that gives a score and no verdict passes at `threshold`.
 
     Tries strict JSON, then JSON inside a fence or prose, then JSON with single quotes,
     Python literals or trailing commas, then a plain grade ("Score: 8/10", "PASS").
@@ -206,8 +208,8 @@ def parse_verdict(text: str) -> tuple[float, bool, str]:
         except json.JSONDecodeError:
             continue
         if isinstance(data, dict) and "score" in data:
-            return _from_mapping(data, text)
-    return _plain_grade(text)
+            return _from_mapping(data, text, threshold)
+    return _plain_grade(text, threshold)
 
 
 def _json_candidates(text: str) -> list[str]:
@@ -230,7 +232,7 @@ def _braces(text: str) -> str | None:
     return text[start : end + 1] if 0 <= start < end else None
 
 
-def _from_mapping(data: dict[str, Any], text: str) -> tuple[float, bool, str]:
+def _from_mapping(data: dict[str, Any], text: str, threshold: float) -> tuple[float, bool, str]:
     score = data.get("score")
     if isinstance(score, str):
         try:
@@ -250,12 +252,12 @@ def _from_mapping(data: dict[str, Any], text: str) -> tuple[float, bool, str]:
     if isinstance(passed, str):
         passed = passed.strip().lower() in ("true", "yes", "pass", "passed")
     if not isinstance(passed, bool):
-        passed = score >= 0.5
+        passed = at_least(score, threshold)
     reason = str(data.get("reason") or "no reason given")
     return score, passed, reason
 
 
-def _plain_grade(text: str) -> tuple[float, bool, str]:
+def _plain_grade(text: str, threshold: float) -> tuple[float, bool, str]:
     said = f"plain grade: {excerpt(text.strip(), 80)}"
     words = {w.upper().startswith(("PASS", "CORRECT")) for w in _WORD.findall(text)}
     if not words and (short := _SHORT_WORD.match(text.strip())):
@@ -273,7 +275,8 @@ def _plain_grade(text: str) -> tuple[float, bool, str]:
         if not 0 <= value <= scale:
             raise JudgeReplyError(f"the judge's score {match.group(0)!r} is out of range: {said}")
         score = value / scale
-        passed = words.pop() if len(words) == 1 else score >= 0.5  # both words: the score says
+        # both words, or none: the score says
+        passed = words.pop() if len(words) == 1 else at_least(score, threshold)
         return score, passed, said
     if len(words) == 1:
         passed = words.pop()
