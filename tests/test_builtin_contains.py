@@ -161,3 +161,21 @@ def test_contains_refuses_bad_options(options: dict[str, Any], option: str) -> N
     with pytest.raises(pydantic.ValidationError) as caught:
         contains("text", "text", **options)
     assert caught.value.errors()[0]["loc"] == (option,)
+
+
+@pytest.mark.parametrize("reference", ["", "  ", ["", " "]])
+def test_an_empty_reference_is_unscored_not_found_in_every_output(reference: Any) -> None:
+    """An empty reference cell (SQuAD v2's unanswerable questions) passed every output:
+    "" is in any text."""
+    result = contains("I don't know.", reference)
+    assert (result.passed, result.reason) == (
+        None,
+        "the reference is empty: nothing to look for: unscored",
+    )
+
+
+def test_text_written_in_either_unicode_form_is_found() -> None:
+    """ "café" with a combining accent was not found in "café" written as one character;
+    the reason showed two texts that looked the same."""
+    assert contains("It is caf\u00e9 au lait.", "cafe\u0301").passed is True
+    assert contains("It is cafe\u0301 au lait.", "CAF\u00c9").passed is True

@@ -85,3 +85,8 @@ def test_edit_similarity_refuses_bad_options(options: dict[str, Any], option: st
     with pytest.raises(pydantic.ValidationError) as caught:
         similarity("Paris", "Paris", **options)
     assert caught.value.errors()[0]["loc"] == (option,)
+
+
+def test_edit_similarity_reads_unicode_forms_alike() -> None:
+    """ "café" composed against decomposed was 0.60 similar, below the default threshold."""
+    assert similarity("caf\u00e9", "cafe\u0301").score == 1.0

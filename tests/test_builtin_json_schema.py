@@ -249,13 +249,17 @@ def test_an_invalid_schema_option_is_refused_by_the_options_model() -> None:
     assert "the option schema is not a valid JSON Schema: $.type: 'objec'" in error["msg"]
 
 
-def test_json_schema_without_a_schema_or_reference_is_unscored() -> None:
+def test_json_schema_without_a_schema_or_reference_checks_for_valid_json() -> None:
+    """It said every output unscored, so a "valid JSON?" check never failed (the docs: "without
+    one, valid JSON")."""
     result = json_schema("{}")
     assert (result.score, result.passed, result.reason) == (
-        0.0,
-        None,
-        "no schema and no reference to check against: unscored",
+        1.0,
+        True,
+        "valid JSON; no schema and no reference given, so nothing else is checked",
     )
+    prose = json_schema("Sure! Ann is 30 years old.")
+    assert (prose.score, prose.passed) == (0.0, False)
 
 
 def test_json_schema_refuses_a_misspelt_option() -> None:

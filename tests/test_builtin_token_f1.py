@@ -165,3 +165,8 @@ def test_token_f1_squad_v2_drops_references_that_normalise_to_nothing() -> None:
     assert token_f1("", ["the", "Paris"], normalize="squad_v2").score == 0.0
     assert token_f1("", ["the", "Paris"], normalize="squad_v1").score == 0.0
     assert token_f1("", ["the", "Paris"]).score == 1.0
+
+
+def test_token_f1_reads_unicode_forms_alike() -> None:
+    """ "café" composed and decomposed scored F1 0 against each other (normalize: unicode)."""
+    assert token_f1("caf\u00e9 au lait", "cafe\u0301 au lait").score == 1.0

@@ -252,3 +252,10 @@ def test_the_metric_names_a_scorer_may_not_use_are_the_boards_own_columns() -> N
     from pytest_arena.scorers.base import TAKEN_METRIC_NAMES
 
     assert set(BUILTIN_DIMENSIONS) <= set(TAKEN_METRIC_NAMES)
+
+
+def test_exact_match_takes_either_unicode_form_of_a_text_as_the_same() -> None:
+    """It said "expected 'café au lait', got 'café au lait'": one written with a combining
+    accent, one with the composed letter."""
+    assert exact("caf\u00e9 au lait", "cafe\u0301 au lait").passed is True
+    assert exact("cafe au lait", "caf\u00e9 au lait").passed is False

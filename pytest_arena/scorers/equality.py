@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_arena.numbers import at_least
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
-from pytest_arena.scorers.text import excerpt, read_json, surface_hint
+from pytest_arena.scorers.text import canonical, excerpt, read_json, surface_hint
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
 
@@ -36,7 +36,7 @@ class ExactMatch(TypedScorer[ExactMatchOptions]):
         self, output: str, reference: Any, opts: ExactMatchOptions, context: ScoringContext
     ) -> ScoreResult:
         expected = as_text(reference)
-        got, want = output.strip(), expected.strip()
+        got, want = canonical(output).strip(), canonical(expected).strip()
         if opts.normalize_whitespace:
             got, want = " ".join(got.split()), " ".join(want.split())
         if opts.ignore_case:

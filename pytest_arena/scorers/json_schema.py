@@ -58,18 +58,16 @@ class JsonSchema(TypedScorer[JsonSchemaOptions]):
         self, output: str, reference: Any, opts: JsonSchemaOptions, context: ScoringContext
     ) -> ScoreResult:
         schema, source = _schema(opts, reference, context.project_root)
-        if schema is None and reference is None:
-            return ScoreResult(0.0, None, "no schema and no reference to check against: unscored")
         document, problem = read_json(output, opts.extract)
         if problem is not None:
             return ScoreResult(0.0, False, problem, detail={"parse_error": problem})
-        if schema is None:
-            return ScoreResult(
-                1.0,
-                True,
-                "valid JSON; the reference is not a schema (it has no type, properties"
-                " or $schema), so nothing else is checked",
+        if schema is None:  # the docs' "without one, valid JSON"
+            why = (
+                "no schema and no reference given"
+                if reference is None
+                else "the reference is not a schema (it has no type, properties or $schema)"
             )
+            return ScoreResult(1.0, True, f"valid JSON; {why}, so nothing else is checked")
         errors = iter_errors(_validator(schema), schema, document)
         if not errors:
             return ScoreResult(1.0, True, f"valid against {source}")

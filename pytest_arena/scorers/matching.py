@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.patterns import compile_pattern, search
-from pytest_arena.scorers.text import excerpt, strip_fence
+from pytest_arena.scorers.text import canonical, excerpt, strip_fence
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
 
@@ -50,9 +49,15 @@ class Contains(TypedScorer[ContainsOptions]):
         self, output: str, reference: Any, opts: ContainsOptions, context: ScoringContext
     ) -> ScoreResult:
         wanted = opts.values if opts.values is not None else _strings(reference)
+        if opts.values is None and wanted and not any(w.strip() for w in wanted):
+            # an empty cell of a dataset: "" is in every output, which would pass them all
+            return ScoreResult(0.0, None, "the reference is empty: nothing to look for: unscored")
         if not wanted:
             return ScoreResult(0.0, None, "no reference or values to look for: unscored")
-        fold: Callable[[str], str] = str.casefold if opts.ignore_case else str
+
+        def fold(text: str) -> str:
+            return canonical(text).casefold() if opts.ignore_case else canonical(text)
+
         text = fold(output)
         present = [item for item in wanted if fold(item) in text]
         absent = [item for item in wanted if fold(item) not in text]

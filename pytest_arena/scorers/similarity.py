@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_arena.numbers import at_least
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
-from pytest_arena.scorers.text import excerpt
+from pytest_arena.scorers.text import canonical, excerpt
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
 
@@ -93,6 +93,8 @@ _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 def squad_tokens(text: str, ascii_only: bool = False) -> list[str]:
     """`text` lowercased, without punctuation (ASCII only, as SQuAD's scripts, or
     Unicode's too) and articles, split into words."""
+    if not ascii_only:  # SQuAD's own scripts compare the text as it is
+        text = unicodedata.normalize("NFKC", text)
     text = "".join(
         ch
         for ch in text.lower()
@@ -152,5 +154,6 @@ class EditSimilarity(_Closeness[EditSimilarityOptions]):
 
 
 def _prepare(text: str, opts: EditSimilarityOptions) -> str:
+    text = canonical(text)
     text = " ".join(text.split()) if opts.normalize_whitespace else text.strip()
     return text.casefold() if opts.ignore_case else text

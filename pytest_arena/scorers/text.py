@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any
 
 _FENCE = re.compile(r"^\s*```[\w+-]*[ \t]*\n(.*?)\n?```\s*$", re.S)
@@ -14,6 +15,12 @@ _UNPRINTABLE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
 )
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def canonical(text: str) -> str:
+    """`text` in Unicode's composed form (NFC): an "é" typed as one character and as "e" and
+    an accent are one text, as a reader sees them."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def printable(text: str, *, lines: bool = False) -> str:
