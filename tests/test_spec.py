@@ -668,3 +668,27 @@ def test_a_template_variable_may_be_named_in_any_script_and_a_null_field_is_not_
         2,
         "row has no 'prénom' field for the case input",
     )
+
+
+def test_references_read_as_the_text_written_not_as_yaml_1_1_read_them(tmp_path: Path) -> None:
+    """`reference: yes` was true (so "expected 'true'"), and `reference: 02116`, a ZIP code,
+    the octal 1102; settings that take a boolean still read yes/no."""
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": """
+                models:
+                  define:
+                    m: {connector: sim, cache: yes}
+                tests:
+                  - {id: yes_no, input: "Is it?", reference: yes}
+                  - {id: zip, input: "ZIP?", reference: 02116}
+                  - {id: flag, input: "On?", reference: on, metadata: {n: 010, t: true}}
+                """
+            },
+        )
+    )
+    assert [case.reference for case in project.cases] == ["yes", "02116", "on"]
+    assert project.cases[2].metadata == {"n": "010", "t": True}
+    assert project.spec.models.define["m"].cache is True

@@ -15,20 +15,27 @@ from pytest_arena.spec.text_files import read_text
 Loc = tuple[str | int, ...]
 
 _NUMBERS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+_BOOL = "tag:yaml.org,2002:bool"
 
 
 def arena_loader(base: type[yaml.SafeLoader]) -> type[yaml.SafeLoader]:
-    """`base` without YAML 1.1's base-60 numbers: `reference: 12:30` is the text written,
-    not 750 (`!!int 12:30` still asks for one)."""
+    """`base` without YAML 1.1's surprises, each the text written: base-60 numbers
+    (`reference: 12:30`, not 750), numbers led by a zero (`reference: 02116`, a ZIP code,
+    not the octal 1102) and yes/no/on/off (`reference: yes`, not true). A tag still asks
+    for them (`!!int 12:30`); settings that take a boolean read "yes" as true."""
     resolvers = {
-        first: [(tag, _no_colon(rx) if tag in _NUMBERS else rx) for tag, rx in pairs]
+        first: [(tag, _plain(tag, rx)) for tag, rx in pairs]
         for first, pairs in base.yaml_implicit_resolvers.items()
     }
     return type(f"Arena{base.__name__}", (base,), {"yaml_implicit_resolvers": resolvers})
 
 
-def _no_colon(rx: re.Pattern[str]) -> re.Pattern[str]:
-    return re.compile(r"(?!.*:)" + rx.pattern, rx.flags)
+def _plain(tag: str, rx: re.Pattern[str]) -> re.Pattern[str]:
+    if tag in _NUMBERS:  # no ':' (base 60), nor a 0 before digits (octal, or a code)
+        return re.compile(r"(?!.*:)(?![-+]?0[0-9_])" + rx.pattern, rx.flags)
+    if tag == _BOOL:  # YAML 1.2's: true and false alone
+        return re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+    return rx
 
 
 _Loader = arena_loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader))

@@ -41,7 +41,7 @@ cases(
 )
 cases(
     "case_id_bool",
-    one_bad("{id: yes, input: y, reference: y}"),
+    one_bad("{id: true, input: y, reference: y}"),
     "projects/case_id_bool/arena.yaml:4: tests[[]1].id: Input should be a valid string (got bool True)",
     "  fix: write a string; quote it*",
 )
