@@ -158,3 +158,18 @@ def test_choice_reads_the_final_marked_answer(output: str, reason: str) -> None:
 def test_choice_grades_as_inspect_ai(output: str, passed: bool, reason: str) -> None:
     result = choice(output, "A", choices=CITIES, convention="inspect")
     assert (result.passed, result.reason) == (passed, reason)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "**Answer**: B\n\nWhy not (A)? London is not in France.",
+        "## Answer\nB\n\nOption A is London",
+        "**Final Answer**: B",
+    ],
+)
+def test_an_answer_marked_in_markdown_is_the_choice(output: str) -> None:
+    """A bold or heading "Answer" was not taken for a mark: a letter from the explanation
+    was chosen instead, or none."""
+    result = choice(output, "B", choices=CITIES)
+    assert (result.passed, result.reason) == (True, "chose B (Paris)")

@@ -217,3 +217,24 @@ def test_a_benchmark_convention_refuses_tolerances() -> None:
     assert "convention gsm8k compares the answer as its benchmark's grader does" in str(
         caught.value
     )
+
+
+@pytest.mark.parametrize(
+    ("output", "reference"),
+    [
+        ("**Answer**: 42\n\nI multiplied the 7 boxes by 6 eggs, in 1 step.", 42),
+        ("## Answer\n42\n\nbecause 7 times 6", 42),
+        ("Answer: 10\u202f000", 10000),
+        ("Answer: 10\u00a0000 m", 10000),
+        ("It is 6.02 \u00d7 10^23.", 6.02e23),
+        ("\\boxed{6.02 \\times 10^{23}}", 6.02e23),
+        ("Answer: 7", [7, 11]),
+        ("Answer: 11", [7, 11]),
+    ],
+)
+def test_numbers_as_models_write_them(output: str, reference: Any) -> None:
+    """A bold "Answer" was missed (the last number of the explanation won); thousands
+    parted by a no-break space read as 10; "times 10^23" as 23; a list reference as its last
+    number, so its first could never pass."""
+    result = numeric(output, reference)
+    assert result.passed is True, result.reason

@@ -201,8 +201,14 @@ def test_json_match_does_not_take_true_for_1() -> None:
     assert result.passed is False
 
 
-def test_extract_json_finds_the_first_object_or_array() -> None:
-    assert extract_json('noise [1, 2] more {"a": 1}') == "[1, 2]"
+def test_extract_json_finds_the_record_not_a_citation_before_it() -> None:
+    """A citation "[1]" before the record was taken for the JSON; a fence followed by
+    another code block was read as one fence to the last backticks."""
+    cited = 'According to the CRM [1], the record is {"name": "Ann", "age": 30}.'
+    assert extract_json(cited) == '{"name": "Ann", "age": 30}'
+    two = '```json\n{"a": 1}\n```\nIn Python:\n```python\nprint(1)\n```'
+    assert extract_json(two) == '{"a": 1}'
+    assert as_json(two, {"a": 1}, extract=True).passed is True
     assert extract_json("no json here") is None
 
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.patterns import compile_pattern, search
-from pytest_arena.scorers.text import canonical, excerpt, strip_fence
+from pytest_arena.scorers.text import canonical, excerpt, plain_marks, strip_fence
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
 
@@ -236,8 +236,8 @@ class Choice(TypedScorer[ChoiceOptions]):
         expected = _expected_letter(reference, choices)
         if opts.convention == "inspect":
             letters = inspect_answer(output, len(choices) if choices else len(_LETTERS))
-        else:
-            letters = _chosen(output, choices)
+        else:  # "**Answer**: B" and a "## Answer" heading are answer marks too
+            letters = _chosen(plain_marks(output), choices)
         if not letters:
             found_no = (
                 "no 'ANSWER: X' line found" if opts.convention == "inspect" else "no choice found"

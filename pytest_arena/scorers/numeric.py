@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from pytest_arena.scorers import graders
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
-from pytest_arena.scorers.text import excerpt
+from pytest_arena.scorers.text import excerpt, plain_marks
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
 
@@ -77,6 +77,11 @@ class NumericMatch(TypedScorer[NumericMatchOptions]):
     ) -> ScoreResult:
         if opts.convention != "auto":
             return _by_convention(output, reference, opts.convention)
+        if isinstance(reference, list):  # any of them, as token_f1 takes a list
+            results = [self.grade(output, one, opts, context) for one in reference]
+            if not results:
+                raise ValueError("reference [] holds no number")
+            return max(results, key=lambda r: (bool(r.passed), r.score))
         expected = _reference_number(reference)
         found = read_number(output, opts.pick)
         if found is None:
@@ -133,7 +138,12 @@ _MINUS = str.maketrans({"\u2212": "-"})
 _FRACTION_TEX = re.compile(r"\\[dt]?frac\s*(?:\{\s*(-?\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))")
 _TEX_NOISE = re.compile(r"\\!|\\left\b|\\right\b|\\[,;:]\s*(?=\d{3}(?!\d))|\{,\}")
 _CURRENCY = re.compile(r"([-+])?(?:\\?[$€£]|\b(?:USD|EUR|GBP)(?![A-Za-z]))\s*")
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+# a comma, or a space a typesetter puts between thousands (no-break, narrow, thin)
+_THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009](?=\d{3}(?!\d))")
+# "6.02 \u00d7 10^23", "6.02 \times 10^{23}", "6.02·10^23": scientific notation as written
+_TIMES_TEN = re.compile(
+    r"(\d(?:\.\d+)?)\s*(?:\u00d7|\\times|\\cdot|·|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
+)
 _NUMBER = re.compile(
     r"(?<![\w.])(?P<value>[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?)"
     r"(?:\s*/\s*(?P<denominator>\d+)(?![\d.]))?"
@@ -179,7 +189,9 @@ def _fraction(match: re.Match[str]) -> str:
 
 
 def _normalise(text: str) -> str:
-    text = _TEX_NOISE.sub("", text.translate(_MINUS))
+    text = plain_marks(text.translate(_MINUS))
+    text = _TIMES_TEN.sub(r"\1e\2", text)
+    text = _TEX_NOISE.sub("", text)
     text = _FRACTION_TEX.sub(_fraction, text)
     text = _CURRENCY.sub(lambda m: " " + (m[1] or ""), text)
     return _THOUSANDS.sub("", text)

@@ -23,6 +23,18 @@ def canonical(text: str) -> str:
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
+_EMPHASISED = re.compile(r"(\*\*|__|\*)((?:final\s+)?answer)\1", re.I)  # **Answer**: B
+_HEADING = re.compile(r"^#{1,6}[ \t]*((?:final\s+)?answer)[ \t]*:?[ \t]*\n+", re.I | re.M)
+
+
+def plain_marks(text: str) -> str:
+    """`text` with an answer's markdown marks written plainly: "**Answer**: B" and a
+    "## Answer" heading over its line are "Answer: B", as the readers of marks expect."""
+    if "answer" not in text.lower():
+        return text
+    return _HEADING.sub(r"\1: ", _EMPHASISED.sub(r"\2", text))
+
+
 def printable(text: str, *, lines: bool = False) -> str:
     """`text` with what a terminal or an XML file must not be given written as its escape
     (`\\x1b`, `\\u202e`), so that a model's output cannot move the cursor, retitle the
@@ -58,19 +70,35 @@ def strip_fence(text: str) -> str | None:
 _JSON_START = re.compile(r"[\[{]")
 
 
+_FENCES = re.compile(r"```[\w+-]*[ \t]*\n(.*?)\n?```", re.S)
+
+
 def extract_json(text: str) -> str | None:
-    """The first JSON object or array in free text or a markdown fence, or None."""
+    """The JSON in free text: the first markdown fence that holds JSON (the only fence's
+    inside, JSON or not, for the error to show), else the longest JSON object or array in
+    the prose (a record, not the citation "[1]" before it); None when there is none."""
+    for fence in _FENCES.finditer(text):
+        try:
+            json.loads(fence.group(1))
+        except ValueError:
+            continue
+        return fence.group(1)
     inner = strip_fence(text)
     if inner is not None:
         return inner
     decoder = json.JSONDecoder()
-    for match in _JSON_START.finditer(text):
+    found: str | None = None
+    match = _JSON_START.search(text)
+    while match is not None:
         try:
             _, end = decoder.raw_decode(text, match.start())
         except json.JSONDecodeError:
+            match = _JSON_START.search(text, match.start() + 1)
             continue
-        return text[match.start() : end]
-    return None
+        if found is None or end - match.start() > len(found):
+            found = text[match.start() : end]
+        match = _JSON_START.search(text, end)  # what lies inside it is no other candidate
+    return found
 
 
 def read_json(output: str, extract: bool = False) -> tuple[Any, str | None]:
