@@ -7,10 +7,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from pytest_arena.scorers import Scorer, ScoreResult, ScoringContext
 from pytest_arena.scorers.builtins import BUILTINS, builtin_classes
 from pytest_arena.scorers.discovery import discover
 from pytest_arena.spec.python_files import project_package
+from tests.conftest import MakeProject
 
 
 def scorers_in(root: Path, files: dict[str, str]):  # type: ignore[no-untyped-def]
@@ -146,6 +149,8 @@ def test_a_builtin_is_imported_when_a_project_first_uses_it(tmp_path: Path) -> N
     script = """
 import sys
 from pathlib import Path
+
+import pytest
 from pytest_arena.scorers.builtins import BUILTINS
 from pytest_arena.scorers.discovery import discover
 FAMILIES = {"equality", "matching", "numeric", "similarity", "json_schema", "llm_judge", "tool_use"}
@@ -163,3 +168,70 @@ print(loaded())
         [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True
     )
     assert done.stdout.splitlines() == ["[]", "['equality']", "['equality', 'numeric']"]
+
+
+def test_a_scorer_file_shared_by_symlink_is_the_projects_own(tmp_path: Path) -> None:
+    """A scorer file linked into scorers/ from a folder shared by projects failed to import:
+    "... is not in the subpath of" the project."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "polite.py").write_text(
+        "from pytest_arena.scorers import Scorer, ScoreResult\n\n"
+        "class PoliteScorer(Scorer):\n"
+        "    name = 'polite'\n"
+        "    def score(self, output, reference, context):\n"
+        "        return ScoreResult(1.0, True, 'polite')\n"
+    )
+    for name in ("one", "two"):
+        scorers = tmp_path / name / "scorers"
+        scorers.mkdir(parents=True)
+        (scorers / "polite.py").symlink_to(shared / "polite.py")
+        found = discover(tmp_path / name, project_package(tmp_path / name), BUILTINS)
+        assert found.problems == []
+        assert "polite" in found.entries
+
+
+def test_a_skip_at_a_scorer_files_import_skips_nothing_of_the_benchmark(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A unit test kept beside its scorer (scorers/test_tone.py) that called
+    pytest.importorskip at import skipped the whole project: the run went green over a
+    failing case. pytest's files there are not scorer files; a skip in a scorer file is its
+    import problem."""
+    make_project(
+        "billing",
+        "models: [sim_echo]\ntests:\n  - {id: a, input: x?, reference: x}\n",
+        files={
+            "scorers/test_tone.py": "import pytest\npytest.importorskip('no_such_dep_xyz')\n",
+            "scorers/tone.py": "import pytest\npytest.skip('not here', allow_module_level=True)\n",
+        },
+    )
+    result = pytester.runpytest("projects", "-p", "no:randomly")
+    result.assert_outcomes(failed=1, errors=1, skipped=1)  # the unit test's own skip
+    result.stdout.fnmatch_lines(["*scorer file scorers/tone.py failed to import: *not here*"])
+
+
+def test_a_scorer_class_imported_into_a_scorer_file_is_said_where_its_name_is_missing(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    pytester.syspathinsert()  # `shared` importable, as a team's own package is
+    shared = pytester.mkpydir("shared")
+    (shared / "scorers.py").write_text(
+        "from pytest_arena.scorers import Scorer, ScoreResult\n\n"
+        "class PoliteScorer(Scorer):\n"
+        "    name = 'polite'\n"
+        "    def score(self, output, reference, context):\n"
+        "        return ScoreResult(1.0, True, 'polite')\n"
+    )
+    make_project(
+        "reuse",
+        "models: [sim_echo]\nscorers: {default: polite}\ntests:\n  - {id: a, input: x}\n",
+        files={"scorers/common.py": "from shared.scorers import PoliteScorer\n"},
+    )
+    result = pytester.runpytest("projects", "-p", "no:randomly")
+    result.stdout.fnmatch_lines(
+        [
+            "*no scorer is named 'polite'*; scorers/common.py imports PoliteScorer from"
+            " shared.scorers, and a class is found only where it is defined: subclass it there*"
+        ]
+    )

@@ -42,6 +42,8 @@ class ScorerSet:
     entries: dict[str, ScorerEntry] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     builtins: frozenset[str] = frozenset()  # builtins' names: each made on first use
+    # scorer classes a file imports (not found there): name -> "file imports Class from module"
+    imported: dict[str, str] = field(default_factory=dict)
 
     def get(self, name: str) -> ScorerEntry | None:
         entry = self.entries.get(name)
@@ -63,6 +65,11 @@ class ScorerSet:
         broken = [p.path.name for p in self.problems]
         if broken:
             text += f"; these scorer files failed to load and may define it: {', '.join(broken)}"
+        if name in self.imported:
+            text += (
+                f"; {self.imported[name]}, and a class is found only where it is defined:"
+                " subclass it there (class Mine(TheirScorer): pass)"
+            )
         return text
 
 
@@ -85,7 +92,7 @@ def discover(
     if not folder.is_dir():
         return found
     for path in sorted(folder.iterdir()):
-        if path.name.startswith(("_", ".")) or not path.is_file():
+        if path.name.startswith(("_", ".")) or not path.is_file() or _pytests(path):
             continue
         if path.suffix == ".py":
             _load_module(found, path, package, importer, create)
@@ -112,9 +119,17 @@ def _load_module(
 ) -> None:
     try:
         module = importer(path, package)
-    except (Exception, SystemExit, GeneratorExit) as exc:  # sys.exit() at import is a mistake too
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # sys.exit(), or pytest.importorskip: this file's mistake
         found.problems.append(import_problem(path, exc, f"scorer file {SCORERS_DIR}/{path.name}"))
         return
+    for value in module.__dict__.values():  # said when a name is missing: not registered
+        if inspect.isclass(value) and issubclass(value, Scorer) and not _ours(value, package):
+            found.imported.setdefault(
+                str(getattr(value, "name", "")),
+                f"{SCORERS_DIR}/{path.name} imports {value.__name__} from {value.__module__}",
+            )
     for cls in _scorer_classes(module.__dict__.values(), module.__name__):
         if not inspect.isabstract(cls):
             _register(found, cls, path, create)
@@ -183,6 +198,18 @@ def _where(entry: ScorerEntry) -> str:
     if entry.source is not None and entry.line is not None:
         return f"{entry.source.name}:{entry.line}"
     return entry.origin
+
+
+def _pytests(path: Path) -> bool:
+    """pytest's own files beside the scorers (a scorer's unit tests, a conftest.py)."""
+    name = path.name
+    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py")
+
+
+def _ours(cls: type, package: str) -> bool:
+    """Defined by pytest-arena or by a file of this project."""
+    module = cls.__module__
+    return module.startswith(("pytest_arena.", f"{package}.")) or module == "pytest_arena"
 
 
 def _scorer_classes(values: Iterable[object], module: str) -> list[type[Scorer]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -33,7 +34,11 @@ def project_package(root: Path) -> str:
 
 def import_file(path: Path, package: str) -> ModuleType:
     """Import `path` as a submodule of `package` (a folder package made here), afresh."""
-    parts = path.resolve().relative_to(Path(sys.modules[package].__path__[0])).with_suffix("").parts
+    root = Path(sys.modules[package].__path__[0])
+    # the folder resolved, not the file: a symlink to a file shared by projects is the
+    # project's own module, where it is linked
+    inside = (Path(os.path.realpath(path.parent)) / path.name).relative_to(root)
+    parts = inside.with_suffix("").parts
     parent = package
     for part in parts[:-1]:
         folder = Path(sys.modules[parent].__path__[0]) / part
