@@ -365,11 +365,17 @@ def test_a_broken_arena_yaml_is_shown_when_only_a_dataset_file_is_selected(
     for args in (
         ["projects/quiz/data/more.jsonl"],
         ["projects/quiz/data/more.jsonl::r1[sim_perfect]"],
-        ["projects/quiz/data"],
     ):
         result = pytester.runpytest(*args)
         assert result.ret != pytest.ExitCode.OK, args
         result.stdout.fnmatch_lines(["*ERROR collecting projects/quiz/data/more.jsonl*", message])
+    # reached by a folder's walk (a file there may be no dataset: a test's fixture), an
+    # error item says it, and the run's other tests run
+    pytester.makepyfile(test_unit="def test_fine():\n    pass\n")
+    walked = pytester.runpytest("-rE", "projects/quiz/data", "test_unit.py")
+    walked.assert_outcomes(passed=1, errors=1)
+    walked.stdout.fnmatch_lines([message])
+    walked.stdout.no_fnmatch_line("*ERROR collecting*")
     # with arena.yaml in the run, its error item says it, once
     whole = pytester.runpytest("-rE", "projects/quiz")
     whole.assert_outcomes(errors=1)

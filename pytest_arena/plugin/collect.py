@@ -294,9 +294,17 @@ class DatasetFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         run, project = self.run, self.run.project
         mark_collected(self.config, run)
-        if project is None:
-            raise self.CollectError(run.problems[0][1])
         folder = run.arena.parent.name
+        if project is None:  # arena.yaml is not in the run: this file says why
+            if self.session.isinitpath(self.path):  # named: a dataset file, for the user
+                raise self.CollectError(run.problems[0][1])
+            # reached by a folder's walk, it may be no dataset at all (tests/data/table.csv):
+            # an error item, once, not a collection error that stops the run's other tests
+            if not run.shown:
+                run.shown = True
+                for name, message in run.problems:
+                    yield ProblemItem.from_parent(self, name=name, message=message, folder=folder)
+            return
         if not run.shown and not reached(self.session, run.arena):
             run.shown = True  # the run does not collect arena.yaml: its problems show here
             for name, message in run.problems:
