@@ -211,6 +211,19 @@ def test_each_project_imports_its_own_module_of_a_shared_name(tmp_path: Path) ->
     assert (one.complete(request()).text, two.complete(request()).text) == ("one", "two")
 
 
+def test_each_projects_agent_imports_its_own_helper_module(tmp_path: Path) -> None:
+    """Two agents each doing `from prompts import NAME` from their own folder: the second
+    got the first's `prompts` (run in one session, the result depended on order)."""
+    agent = "from prompts import NAME\n\ndef run(prompt):\n    return NAME\n"
+    one = build(
+        tmp_path / "a", "callable: agent:run", {"agent.py": agent, "prompts.py": "NAME = 'a'\n"}
+    )
+    two = build(
+        tmp_path / "b", "callable: agent:run", {"agent.py": agent, "prompts.py": "NAME = 'b'\n"}
+    )
+    assert (one.complete(request()).text, two.complete(request()).text) == ("a", "b")
+
+
 @pytest.mark.parametrize(
     ("settings", "files", "expected"),
     [

@@ -250,6 +250,8 @@ def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
         if folder not in sys.path:
             sys.path.insert(0, folder)
         _forget_if_elsewhere(module_name, root.resolve())
+        _forget_neighbours(root.resolve())
+        _PROJECT_FOLDERS.add(root.resolve())
     fix = "check the spelling, and that the file sits in the project folder or is installed"
     try:
         module = _imported_within(module_name, IMPORT_LIMIT)
@@ -332,6 +334,24 @@ def _import_failed(spec: str, module: str, exc: BaseException) -> SettingProblem
         "callable",
         f"fix the error in {module}",
     )
+
+
+_PROJECT_FOLDERS: set[Path] = set()  # the project folders whose agents were imported
+
+
+def _forget_neighbours(root: Path) -> None:
+    """Drop the modules another project's agent imported from its folder (its `prompts.py`)
+    that this project has a file of the same name for: its agent imports its own."""
+    others = [folder for folder in _PROJECT_FOLDERS if folder != root]
+    if not others:
+        return
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        top = name.split(".")[0]
+        if file is None or not any(Path(file).is_relative_to(f) for f in others):
+            continue
+        if (root / f"{top}.py").exists() or (root / top / "__init__.py").exists():
+            del sys.modules[name]
 
 
 def _forget_if_elsewhere(module_name: str, root: Path) -> None:
