@@ -242,3 +242,18 @@ def test_thousands_of_failing_cases_leave_the_users_own_tests_their_blocks(
         ]
     )
     assert result.stdout.str().count("FAILED ") == 2001
+
+
+def test_compact_lines_name_the_case_from_where_pytest_runs(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from a project's folder, the compact lines said rootdir-relative node ids
+    (`projects/echo/arena.yaml::a[sim_echo]`), which pytest could not find when pasted back;
+    pytest's own lines say `arena.yaml::a[sim_echo]` there."""
+    pytester.makeini("[pytest]\n")
+    make_project("echo", "models: [sim_echo]\ntests:\n  - {id: a, input: 'x?', reference: x}\n")
+    monkeypatch.chdir(pytester.path / "projects" / "echo")
+    result = pytester.runpytest("--arena-failures=compact", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["FAILED arena.yaml::a[[]sim_echo] - expected 'x', got 'x?'"])
+    again = pytester.runpytest("arena.yaml::a[sim_echo]", "-p", "no:cacheprovider")
+    again.assert_outcomes(failed=1)

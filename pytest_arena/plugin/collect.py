@@ -20,7 +20,7 @@ from pytest_arena.evaluation.case_run import Outcome, Prepared, finish, prepare
 from pytest_arena.evaluation.judge import JudgeRefused
 from pytest_arena.evaluation.project import Plan, PlanError, Project, load
 from pytest_arena.plugin import progress_line
-from pytest_arena.plugin.outputs import where_whole
+from pytest_arena.plugin.outputs import shown_nodeid, where_whole
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import ERROR, FAILED, FLAKY, Record
 from pytest_arena.reports import failures
@@ -146,8 +146,9 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
 
 
 def _shown(config: pytest.Config, path: Path) -> str:
+    """`path` from where pytest was run, as the file:line of messages says it."""
     try:
-        return Path(os.path.relpath(path, config.rootpath)).as_posix()
+        return Path(os.path.relpath(path, config.invocation_params.dir)).as_posix()
     except ValueError:  # on another drive than the rootdir
         return str(path)
 
@@ -559,7 +560,8 @@ class ArenaItem(pytest.Item):
         if isinstance(excinfo.value, CaseError) and record is not None:
             first = ArenaState.of(self.config).first_with(record.reason, self.nodeid)
             if first != self.nodeid and not self.user_traceback:  # a model down, a key unset
-                return f"{failures.message(record.reason)} (as for {first}, said there in full)"
+                shown = shown_nodeid(self.config, first)
+                return f"{failures.message(record.reason)} (as for {shown}, said there in full)"
             return error_text(record, self.user_traceback, where_whole(self.config))
         return super().repr_failure(excinfo)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from pytest_arena.plugin.outputs import shown_nodeid
 from pytest_arena.reports.failures import message
 
 OPTION = "arena_failures"
@@ -62,6 +63,7 @@ class FailureStyle:
     """Holds failed arena cases' reports out of pytest's failure sections when compact."""
 
     def __init__(self, config: pytest.Config, record_attr: str) -> None:
+        self.config = config
         self.style = chosen(config)
         self.record_attr = record_attr
         self.held: list[tuple[str, Any]] = []  # (stats key, report), in the run's order
@@ -114,8 +116,9 @@ class FailureStyle:
             said = reason
             if reason in first and len(f"the same reason as {first[reason]}") < len(reason):
                 said = f"the same reason as {first[reason]}"
-            first.setdefault(reason, report.nodeid)
-            lines.append(f"{_WORD[key]} {report.nodeid} - {said}")
+            shown = shown_nodeid(self.config, report.nodeid)
+            first.setdefault(reason, shown)
+            lines.append(f"{_WORD[key]} {shown} - {said}")
         why = f"more than {AUTO_LIMIT} failed, so compact: " if self.auto else ""
         lines.append(f"({why}--arena-failures=full prints each case in full;")
         lines.append(" --arena-html PATH writes a page to read every case in)")

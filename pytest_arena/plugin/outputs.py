@@ -82,6 +82,20 @@ def where_whole(config: pytest.Config) -> str:
     return f"whole in {raw} (--arena-json)" if raw else "--arena-json PATH keeps the whole text"
 
 
+def shown_nodeid(config: pytest.Config, nodeid: str) -> str:
+    """`nodeid` from where pytest was run, as its own summary lines say it (so the line can
+    be pasted back as an argument), not from the rootdir."""
+    here = config.invocation_params.dir
+    if here == config.rootpath:
+        return nodeid
+    path, sep, rest = nodeid.partition("::")
+    try:
+        moved = os.path.relpath(config.rootpath / path, here)
+    except ValueError:  # another drive than the rootdir's
+        return nodeid
+    return Path(moved).as_posix() + sep + rest
+
+
 def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None:
     """Register the end-of-run plugins; nothing on an xdist worker."""
     if hasattr(config, "workerinput"):
