@@ -224,7 +224,7 @@ def test_a_case_id_is_the_text_written(loader: type[Any]) -> None:
         "8",
         "capital",
     ]
-    assert data["tests"][0]["n"] == 8  # other numbers stay YAML's
+    assert data["tests"][0]["n"] == "010"  # led by a zero: the text written, not octal 8
     assert outcome(yamlfile._from_nodes, text) == outcome(yamlfile.load_yaml, text)
 
 
