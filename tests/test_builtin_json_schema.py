@@ -407,3 +407,11 @@ def test_a_run_with_a_schema_pattern_that_backtracks_without_end_ends_with_that_
             "scorer 'json_schema' raised ValueError: pattern '^(a|aa)+$' took more than 2 s*",
         ],
     )
+
+
+def test_nan_and_infinity_are_not_json() -> None:
+    """`{"a": NaN}` passed as valid JSON: Python's json reads it, JSON has no such value."""
+    result = json_schema('{"a": NaN}')
+    assert result.passed is False
+    assert result.reason.startswith("output is not valid JSON (NaN is no JSON value)")
+    assert json_schema('{"a": 1.5}').passed is True

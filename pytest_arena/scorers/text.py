@@ -105,7 +105,9 @@ def read_json(output: str, extract: bool = False) -> tuple[Any, str | None]:
     """The JSON document in `output` (the first one in it, with `extract`), or why not."""
     text = (extract_json(output) or output) if extract else output
     try:
-        return json.loads(text), None
+        return json.loads(text, parse_constant=_not_json), None
+    except _NotJson as exc:
+        return None, f"output is not valid JSON ({exc} is no JSON value): {excerpt(output)}"
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
         reason = f"output is not valid JSON ({exc.msg} at {where}): {excerpt(output)}"
@@ -115,6 +117,15 @@ def read_json(output: str, extract: bool = False) -> tuple[Any, str | None]:
                 " strip it in hooks.py post_process or set extract: true"
             )
         return None, reason
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _not_json(constant: str) -> Any:
+    """NaN and Infinity, which Python's json reads and JSON has not."""
+    raise _NotJson(constant)
 
 
 def surface_hint(output: str, expected: str) -> str:
