@@ -20,7 +20,7 @@ from pytest_arena.evaluation.case_run import Outcome, Prepared, finish, prepare
 from pytest_arena.evaluation.judge import JudgeRefused
 from pytest_arena.evaluation.project import Plan, PlanError, Project, load
 from pytest_arena.plugin import progress_line
-from pytest_arena.plugin.outputs import shown_nodeid, where_whole
+from pytest_arena.plugin.outputs import shown_nodeid, shown_path, where_whole
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import ERROR, FAILED, FLAKY, Record
 from pytest_arena.reports import failures
@@ -105,7 +105,7 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
     )
     if namesake is not None:  # records are keyed by project name: the two would merge
         where = location(arena, project.file.lines.line(("name",)) or 1)
-        other = _shown(config, namesake.arena)
+        other = shown_path(config, namesake.arena)
         message = (
             f"{where}: the project name '{project.name}' is also {other}'s; two projects of"
             " one name would mix their records, leaderboards and gates: set 'name:' in one"
@@ -145,14 +145,6 @@ def run_project(config: pytest.Config, arena: Path) -> RunProject:
     return run
 
 
-def _shown(config: pytest.Config, path: Path) -> str:
-    """`path` from where pytest was run, as the file:line of messages says it."""
-    try:
-        return Path(os.path.relpath(path, config.invocation_params.dir)).as_posix()
-    except ValueError:  # on another drive than the rootdir
-        return str(path)
-
-
 def mark_collected(config: pytest.Config, run: RunProject) -> None:
     """The first time a file of `run` is collected, warn of its files that hold no case
     (with their file and line, in pytest's warnings summary)."""
@@ -161,7 +153,7 @@ def mark_collected(config: pytest.Config, run: RunProject) -> None:
     run.collected = True
     state = ArenaState.of(config)
     for path, line, message in _without_cases(run):
-        shown = _shown(config, path)
+        shown = shown_path(config, path)
         state.empty.append(f"{shown}:{line}: {message}")
         warnings.warn_explicit(ArenaWarning(message), ArenaWarning, str(path), line)
 

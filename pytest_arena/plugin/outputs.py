@@ -82,18 +82,21 @@ def where_whole(config: pytest.Config) -> str:
     return f"whole in {raw} (--arena-json)" if raw else "--arena-json PATH keeps the whole text"
 
 
+def shown_path(config: pytest.Config, path: Path) -> str:
+    """`path` from where pytest was run, as the file:line of messages says it."""
+    try:
+        return Path(os.path.relpath(path, config.invocation_params.dir)).as_posix()
+    except ValueError:  # on another drive
+        return str(path)
+
+
 def shown_nodeid(config: pytest.Config, nodeid: str) -> str:
     """`nodeid` from where pytest was run, as its own summary lines say it (so the line can
     be pasted back as an argument), not from the rootdir."""
-    here = config.invocation_params.dir
-    if here == config.rootpath:
+    if config.invocation_params.dir == config.rootpath:
         return nodeid
     path, sep, rest = nodeid.partition("::")
-    try:
-        moved = os.path.relpath(config.rootpath / path, here)
-    except ValueError:  # another drive than the rootdir's
-        return nodeid
-    return Path(moved).as_posix() + sep + rest
+    return shown_path(config, config.rootpath / path) + sep + rest
 
 
 def register(config: pytest.Config, state: ArenaState, record_attr: str) -> None:

@@ -6,8 +6,8 @@ import contextlib
 import csv
 import io
 import json
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +25,7 @@ class Row:
     lines: LineMap | None = None  # per-key lines, for YAML rows
     loc: tuple[str | int, ...] = ()
     blank: frozenset[str] = frozenset()  # a CSV row's columns whose cell is empty
-    # a JSONL row's top-level numbers with a fraction or an exponent, as written ("1.10")
-    written: Mapping[str, str] = field(default_factory=dict)
+    text: str = ""  # a JSONL row's line, kept when it holds a float (an id of 1.10 reads as 1.1)
 
 
 def dataset_format(path: Path, declared: str | None) -> str:
@@ -92,16 +91,17 @@ def _jsonl(path: Path) -> Iterator[Row | Problem]:
         if not isinstance(value, dict):
             yield Problem(path, lineno, "a JSONL row must be a JSON object {...}")
             continue
-        yield Row(number, lineno, value, written=_written_numbers(text, value))
+        floats = any(type(v) is float for v in value.values())
+        yield Row(number, lineno, value, text=text if floats else "")
 
 
-def _written_numbers(text: str, value: dict[str, Any]) -> dict[str, str]:
-    """The text of `value`'s top-level numbers that JSON reads as floats (`1.10`, `2e3`):
-    an id written so is its text, not the float's (`1.1`, `2000.0`)."""
-    if not any(type(v) is float for v in value.values()):
-        return {}
-    as_written = json.loads(text, parse_float=str, parse_constant=str)
-    return {k: as_written[k] for k, v in value.items() if type(v) is float}
+def as_written(row: Row, key: str) -> str | None:
+    """The text of `row`'s top-level number `key` that JSON reads as a float (`1.10`, `2e3`),
+    as written, not as the float says it (`1.1`, `2000.0`); None for any other value."""
+    if not row.text or type(row.values.get(key)) is not float:
+        return None
+    written = json.loads(row.text, parse_float=str, parse_constant=str).get(key)
+    return written if isinstance(written, str) else None
 
 
 class _Twice(ValueError):

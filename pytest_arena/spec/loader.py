@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_arena.spec.case import Case
-from pytest_arena.spec.datasets import DELIMITERS, Row, dataset_format, read_rows
+from pytest_arena.spec.datasets import DELIMITERS, Row, as_written, dataset_format, read_rows
 from pytest_arena.spec.errors import Problem, SpecError
 from pytest_arena.spec.images import ImageProblem, image_part
 from pytest_arena.spec.schema import (
@@ -353,8 +353,9 @@ def _load_row(
                 column_of[field_name] = column
 
     take("id", fields.id if fields.id is not None else "id")
-    if column_of.get("id") in row.written:  # `1.10` is the id 1.10, not the float's 1.1
-        raw["id"] = row.written[column_of["id"]]
+    written = as_written(row, column_of["id"]) if "id" in column_of else None
+    if written is not None:  # `1.10` is the id 1.10, not the float's 1.1
+        raw["id"] = written
     if "id" in raw:
         name = _name_of(raw, name)
     else:
