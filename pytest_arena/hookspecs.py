@@ -1,7 +1,8 @@
 """Hooks through which installed packages extend pytest-arena.
 
 Implement them in a pytest plugin (a `pytest11` entry point, or a conftest.py);
-pytest-arena calls them once per run.
+pytest-arena calls them once for each project, with the hooks of the project's folder: a
+conftest.py offers its own to the projects in its folder and below.
 """
 
 from __future__ import annotations

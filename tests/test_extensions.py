@@ -139,3 +139,46 @@ def test_a_connector_that_can_answer_in_neither_way_is_refused_where_it_is_writt
         class Mute(Connector):
             name = "mute"
             settings_model = BaseModel
+
+
+CONFTEST_SCORER = """
+from pytest_arena.scorers import Scorer, ScoreResult
+
+
+class ShoutScorer(Scorer):
+    name = "shouted"
+
+    def score(self, output, reference, context):
+        loud = output.isupper()
+        return ScoreResult(float(loud), loud, "all capitals" if loud else "not shouted")
+
+
+def pytest_arena_scorers():
+    return [ShoutScorer]
+"""
+
+
+def test_a_conftest_offers_its_scorers_to_the_projects_below_it_whichever_is_collected_first(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    uses_it = """
+        models: [sim_echo]
+        scorers: {default: shouted}
+        tests:
+          - {id: loud, input: "HELLO THERE"}
+        """
+    make_project(
+        "a_plain", "models: [sim_echo]\ntests:\n  - {id: same, input: hi, reference: hi}\n"
+    )
+    make_project("b_loud", uses_it)
+    make_project("c_outside", uses_it)
+    pytester.path.joinpath("projects", "b_loud", "conftest.py").write_text(CONFTEST_SCORER)
+    result = pytester.runpytest("-rA")
+    # a_plain is collected first: b_loud's conftest, loaded after it, still offers its scorer
+    result.stdout.fnmatch_lines(["PASSED projects/a_plain/arena.yaml::same[[]sim_echo]"])
+    result.stdout.fnmatch_lines(["PASSED projects/b_loud/arena.yaml::loud[[]sim_echo]"])
+    # and only to the projects below it
+    result.stdout.fnmatch_lines(
+        ["projects/c_outside/arena.yaml:2: scorers.default: no scorer is named 'shouted'*"]
+    )
+    result.assert_outcomes(passed=2, errors=1)

@@ -86,13 +86,14 @@ class RunProject:
         return self._by_file.get(source, ([], []))
 
 
-def run_project(config: pytest.Config, arena: Path) -> RunProject:
+def run_project(session: pytest.Session, arena: Path) -> RunProject:
     """The project whose `arena.yaml` is `arena`, loaded on first use in this run."""
+    config = session.config
     state = ArenaState.of(config)
     key = arena.resolve()
     if key in state.projects:
         return state.projects[key]
-    scorers, connectors = state.extensions(config)
+    scorers, connectors = state.extensions(session.gethookproxy(arena))
     run = state.projects[key] = RunProject(arena)
     try:
         project = load(arena, scorers, connectors)
@@ -219,7 +220,7 @@ def _ignored(session: pytest.Session, path: Path, folder: bool) -> bool:
 def dataset_file(parent: pytest.Collector, path: Path, arena: Path) -> DatasetFile | None:
     """The collector of `path` if it is a dataset file of the project at `arena` that no
     other collector of this run has taken."""
-    run = run_project(parent.config, arena)
+    run = run_project(parent.session, arena)
     if run.project is None:
         if reached(parent.session, run.arena):
             return None  # its arena.yaml reports the problem
@@ -240,7 +241,7 @@ class ArenaFile(pytest.File):
     does not reach (so `pytest projects/x/arena.yaml` runs the whole project)."""
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
-        run = run_project(self.config, self.path)
+        run = run_project(self.session, self.path)
         mark_collected(self.config, run)
         for name, message in run.problems:
             yield ProblemItem.from_parent(self, name=name, message=message)

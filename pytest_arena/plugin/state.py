@@ -1,7 +1,7 @@
 """The plugin's per-run state, kept in `config.stash`.
 
-Light to create: the engine, the cache and the extensions are made when a project is
-first collected, so a pytest run without `arena.yaml` files pays nothing for them.
+Light to create: the engine and the cache are made when a project is first collected, so
+a pytest run without `arena.yaml` files pays nothing for them.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+import pluggy
 import pytest
 
 from pytest_arena.spec.files import PROJECT_FILE
@@ -42,7 +43,6 @@ class ArenaState:
     repeat: tuple[int, int] | None = None  # from --arena-repeat; None: each case's own
     make_engine: Callable[[], Engine] | None = None
     _engine: Engine | None = None
-    _extensions: tuple[list[tuple[str, type[Scorer]]], Mapping[str, type[Connector]]] | None = None
     projects: dict[Path, RunProject] = field(default_factory=dict)  # by resolved arena.yaml
     _errors: dict[str, str] = field(default_factory=dict)  # an error's reason -> its first item
     _project_files: dict[Path, Path | None] = field(default_factory=dict)
@@ -110,22 +110,19 @@ class ArenaState:
             self._engine.close()
 
     def extensions(
-        self, config: pytest.Config
+        self, hook: pluggy.HookRelay
     ) -> tuple[list[tuple[str, type[Scorer]]], Mapping[str, type[Connector]]]:
-        """Scorers and connectors that plugins offer, asked for once (conftests are loaded
-        by the first collection)."""
-        if self._extensions is None:
-            from pytest_arena.connectors import CONNECTORS
+        """Scorers and connectors that plugins offer through `hook`: the hook relay of a
+        project's path, so a `conftest.py` offers its own to the projects below it alone,
+        whichever project is collected first."""
+        from pytest_arena.connectors import CONNECTORS
 
-            scorers: list[tuple[str, type[Scorer]]] = []
-            for impl in config.hook.pytest_arena_scorers.get_hookimpls():
-                offered = cast("list[type[Scorer]]", impl.function() or [])
-                scorers += [(impl.plugin_name, cls) for cls in offered]
-            offered_connectors = [
-                cls for found in config.hook.pytest_arena_connectors() for cls in found or ()
-            ]
-            self._extensions = (scorers, CONNECTORS.plus(offered_connectors))
-        return self._extensions
+        scorers: list[tuple[str, type[Scorer]]] = []
+        for impl in hook.pytest_arena_scorers.get_hookimpls():
+            offered = cast("list[type[Scorer]]", impl.function() or [])
+            scorers += [(impl.plugin_name, cls) for cls in offered]
+        connectors = [cls for found in hook.pytest_arena_connectors() for cls in found or ()]
+        return scorers, CONNECTORS.plus(connectors)
 
     def project_file(self, folder: Path) -> Path | None:
         """The `arena.yaml` of the nearest folder, from `folder` up, that holds one."""
