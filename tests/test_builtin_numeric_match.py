@@ -88,6 +88,9 @@ def test_numeric_match(
         ("1.5E-3 mol", 0.0015),
         ("£12 or €13", 13.0),
         ("Final answer: \\boxed{7}. Earlier I wrote 6", 7.0),
+        ("[42]", 42.0),  # a number in brackets alone is no citation
+        ("x = [3]", 3.0),
+        ("see [1]", 1.0),  # nor is the only number
     ],
 )
 def test_read_number(text: str, number: float | None) -> None:
@@ -230,11 +233,16 @@ def test_a_benchmark_convention_refuses_tolerances() -> None:
         ("\\boxed{6.02 \\times 10^{23}}", 6.02e23),
         ("Answer: 7", [7, 11]),
         ("Answer: 11", [7, 11]),
+        ("Paris has about 2.1 million people [1].", 2.1),
+        ("Paris has about 2.1 million people.[1][2]", 2.1),
+        ("It boils at 100 degrees[^3]", 100),
+        ("The sum is 12 [1, 2]", 12),
+        ("The sum is 12 [3\u20135]", 12),
     ],
 )
 def test_numbers_as_models_write_them(output: str, reference: Any) -> None:
     """A bold "Answer" was missed (the last number of the explanation won); thousands
     parted by a no-break space read as 10; "times 10^23" as 23; a list reference as its last
-    number, so its first could never pass."""
+    number, so its first could never pass; a citation mark ("[1]") as the answer."""
     result = numeric(output, reference)
     assert result.passed is True, result.reason

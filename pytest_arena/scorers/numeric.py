@@ -156,9 +156,23 @@ _SENTENCE_END = re.compile(r"\.(?=\s|$)")
 _MARKED = ((_BOXED, True), (_HASHES, False), (_ANSWER, True))
 
 
+# a citation after a word or a sentence: "8.3 million [1].", "as shown.[2][3]", "[^4]"
+_CITATION = re.compile(r"(?<=[^\s\[(])[ \t]?\[\^?\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
+
+
 def read_number(text: str, pick: Literal["last", "first"] = "last") -> float | None:
-    """The answer's number in `text`: a marked answer's, else its last (or first) number."""
+    """The answer's number in `text`: a marked answer's, else its last (or first) number.
+    Citation marks ("[1]") are not numbers of the answer, unless there is no other."""
     text = _normalise(text)
+    uncited = _CITATION.sub("", text)
+    if uncited != text:
+        number = _read(uncited, pick)
+        if number is not None:
+            return number
+    return _read(text, pick)
+
+
+def _read(text: str, pick: Literal["last", "first"]) -> float | None:
     for marker, last in _MARKED:
         matches = list(marker.finditer(text))
         for match in reversed(matches) if last else matches:
