@@ -53,6 +53,12 @@ def choice(
         ("London or Paris", False, "ambiguous: A (London) or B (Paris) in 'London or Paris'"),
         ("I don't know", False, "no choice found in 'I don't know'"),
         ("Answer: I think B", False, "no choice found in 'Answer: I think B'"),
+        ("It's B, not C", True, "chose B (Paris)"),
+        ("It\u2019s (B).", True, "chose B (Paris)"),
+        ("It is B.", True, "chose B (Paris)"),
+        ("It's not C, it's B", True, "chose B (Paris)"),
+        ("B, not C", True, "chose B (Paris)"),
+        ("C - not B!", False, "expected B (Paris), chose C (Rome)"),
     ],
 )
 def test_choice(output: str, passed: bool, reason: str) -> None:

@@ -266,6 +266,7 @@ _SINGLE = re.compile(r"\b[A-Za-z]\b")
 _MARKER = re.compile(
     r"\b(?:answer|choice|option)\s*(?:is\s*:?|:|=)"
     r"|\b(?:go(?:ing)?\s+with|choose|chose|pick(?:ed)?|select(?:ed)?)\b"
+    r"|\bit(?:['\u2019]s|\s+is)\b"
     r"|(?=\\boxed\s*\{)",
     re.I,
 )
@@ -276,6 +277,10 @@ _ONE = re.compile(
 _JOIN = re.compile(r"\s*(?:,|/|or\b|and\b)\s*", re.I)
 _PRONOUN = re.compile(r"\s+(?!(?:or|and)\b)[a-z]")
 _SENTENCE_END = re.compile(r"\s*(?:$|[.,;:!?)])")
+# "B, not C": the first letter, the second named only to be ruled out
+_RULED_OUT = re.compile(
+    r"[(\[]?([A-Za-z])[)\]]?\s*[,;\u2013\u2014-]?\s*not\s+[(\[]?[A-Za-z][)\]]?[.!]?", re.I
+)
 _LEAD = re.compile(r"[(\[]?([A-Za-z])[)\].:]\s+\S[^\n]*")
 _MENTION = re.compile(r"[(\[]([A-Z])[)\]]|\b(?i:option|choice)\s+([A-Z])(?![\w'\u2019])")
 
@@ -330,6 +335,9 @@ def _chosen(output: str, choices: list[str] | None) -> list[str]:
     text = (output if inner is None else inner).strip().strip("*_$").strip()
     if _ALONE.fullmatch(text):
         return _unique(_SINGLE.findall(text))
+    ruled_out = _RULED_OUT.fullmatch(text)
+    if ruled_out:
+        return [ruled_out[1].upper()]
     for finder in (_marked, _led, _mentioned):
         letters = finder(text)
         if letters:
