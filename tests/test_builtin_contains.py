@@ -179,3 +179,8 @@ def test_text_written_in_either_unicode_form_is_found() -> None:
     the reason showed two texts that looked the same."""
     assert contains("It is caf\u00e9 au lait.", "cafe\u0301").passed is True
     assert contains("It is cafe\u0301 au lait.", "CAF\u00c9").passed is True
+
+
+def test_a_typographic_apostrophe_is_the_one_a_keyboard_types() -> None:
+    assert contains("I don\u2019t know", "don't").passed is True
+    assert contains("I don't know", "don\u2019t").passed is True

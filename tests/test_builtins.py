@@ -265,3 +265,10 @@ def test_exact_match_takes_either_unicode_form_of_a_text_as_the_same() -> None:
     accent, one with the composed letter."""
     assert exact("caf\u00e9 au lait", "cafe\u0301 au lait").passed is True
     assert exact("cafe au lait", "caf\u00e9 au lait").passed is False
+
+
+def test_typographic_quotes_are_the_quotes_a_keyboard_types() -> None:
+    """It said "expected 'It's fine', got 'It\u2019s fine'": the same words to a reader, one with
+    the apostrophe a model or a word processor writes."""
+    assert exact("It\u2019s \u201cfine\u201d", 'It\'s "fine"').passed is True
+    assert exact("It`s fine", "It's fine").passed is False

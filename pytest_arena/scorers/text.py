@@ -17,10 +17,20 @@ _UNPRINTABLE = re.compile(
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
+# typographic quotes and apostrophes (U+2018-U+201F) as typed on a keyboard
+_QUOTES = str.maketrans(
+    {
+        **dict.fromkeys("\u2018\u2019\u201a\u201b", "'"),
+        **dict.fromkeys("\u201c\u201d\u201e\u201f", '"'),
+    }
+)
+
+
 def canonical(text: str) -> str:
-    """`text` in Unicode's composed form (NFC): an "é" typed as one character and as "e" and
-    an accent are one text, as a reader sees them."""
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
+    """`text` as a reader sees it: in Unicode's composed form (NFC), so an "é" typed as one
+    character and as "e" and an accent are one text, and with typographic quotes written
+    as a keyboard's (U+2019 as ', U+201C and U+201D as ")."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text).translate(_QUOTES)
 
 
 _EMPHASISED = re.compile(r"(\*\*|__|\*)((?:final\s+)?answer)\1", re.I)  # **Answer**: B
