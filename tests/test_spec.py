@@ -692,3 +692,14 @@ def test_references_read_as_the_text_written_not_as_yaml_1_1_read_them(tmp_path:
     assert [case.reference for case in project.cases] == ["yes", "02116", "on"]
     assert project.cases[2].metadata == {"n": "010", "t": True}
     assert project.spec.models.define["m"].cache is True
+
+
+def test_an_empty_dataset_path_is_refused_at_its_line(tmp_path: Path) -> None:
+    """Two datasets written as '' crashed the loader (ValueError: PosixPath('.') has an empty
+    name), a case hypothesis found."""
+    with pytest.raises(SpecError) as caught:
+        load_project(write(tmp_path, {"arena.yaml": "datasets:\n  - ''\n  - {path: ' '}\n"}))
+    said = caught.value.format()
+    assert "arena.yaml:2: datasets[0].path: a dataset's path is empty" in said
+    assert "arena.yaml:3: datasets[1].path: a dataset's path is empty" in said
+    assert "such as data/cases.jsonl" in said

@@ -316,6 +316,16 @@ class DatasetSpec(SamplingSettings):
 
     _scoring = field_validator("scoring")(_some_weight)
 
+    @field_validator("path")
+    @classmethod
+    def _a_file(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError(
+                "a dataset's path is empty: give the file's path from arena.yaml's folder,"
+                " such as data/cases.jsonl"
+            )
+        return value
+
     @field_validator("delimiter")
     @classmethod
     def _one_character(cls, value: str | None) -> str | None:
