@@ -259,3 +259,61 @@ def test_cases_the_run_left_out_are_not_run_not_gone(
     )
     (compared,) = json.loads(Path(pytester.path, "out.json").read_text())["baseline"]
     assert (compared["gone"], compared["not_run"]) == (["pi"], ["sum"])
+
+
+def test_a_rerun_of_fractional_scores_is_no_change_against_its_own_baseline() -> None:
+    """Six cases scored 2/3 were saved as 0.666667 and compared with 0.6666666…: "change
+    -0.000, p=0.031", a significant regression of a run against itself."""
+    now = [
+        Record("p", f"c{i}", "m", PASSED, 2 / 3, True, "two of three", weight=1.0) for i in range(6)
+    ]
+    (c,) = compare_with(now, read_baseline(baseline_text(now), "base.json"))
+    assert c.comparison.difference.estimate == 0
+    assert not c.significant(0.5)
+
+
+def test_a_baseline_whose_cases_were_all_renamed_fails_the_gate_that_compares_with_it(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Ids saved as 1, 2… (read as numbers by an older release) matched none of the cases:
+    "0 case(s) in common", yet both baseline rules held and the run exited 0."""
+    cases = "".join(f"  - {{id: q{i}, input: 'q{i}', reference: 'q{i}'}}\n" for i in range(4))
+    make_project("quiz", f"models: [sim_perfect]\ntests:\n{cases}")
+    pytester.runpytest("--arena-save-baseline", "base.json")
+    renamed = cases.replace("id: q", "id: case")
+    gate = "gate:\n  regression: significant\n  critical: no_regression\n"
+    make_project("quiz", f"models: [sim_perfect]\n{gate}tests:\n{renamed}")
+    result = pytester.runpytest("--arena-baseline", "base.json")
+    result.stdout.fnmatch_lines(
+        [
+            "quiz sim_perfect: no case in common with the baseline, whose cases are all gone"
+            " from the project: were they renamed? *; 0 regressed, 0 fixed, 4 new, 4 gone",
+            "  failed  sim_perfect compared nothing: no case is in both runs*",
+            "  failed  sim_perfect compared nothing: no case is in both runs*",
+        ]
+    )
+    assert result.ret == 1
+    # cases left out by -k are not run, not renamed: nothing is said against them
+    make_project("quiz", f"models: [sim_perfect]\n{gate}tests:\n{cases}{renamed}")
+    result = pytester.runpytest("--arena-baseline", "base.json", "-k", "case")
+    result.stdout.fnmatch_lines(["  held    sim_perfect no case tagged critical regressed"])
+    assert result.ret == 0
+
+
+def test_a_baseline_project_that_graded_nothing_in_this_run_is_said(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A baseline whose project no longer loads showed its header and nothing under it."""
+    make_project("quiz", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
+    make_project("maths", "models: [sim_perfect]\ntests:\n  - {id: b, input: y, reference: y}\n")
+    pytester.runpytest("--arena-save-baseline", "base.json")
+    make_project("maths", "models: [sim_perfect]\ntests: oops\n")
+    result = pytester.runpytest("--arena-baseline", "base.json")
+    result.stdout.fnmatch_lines(
+        [
+            "*arena baseline: *base.json*",
+            "quiz sim_perfect: *",
+            "not compared, as no case of theirs was graded in this run (a project that did not"
+            " load, a model not asked for): maths sim_perfect",
+        ]
+    )

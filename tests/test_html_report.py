@@ -894,3 +894,14 @@ def test_names_of_models_at_one_cost_and_accuracy_do_not_overprint(
     )
     lone = next(b for b in boxes if b[0] == "lone")
     assert abs(lone[2] + lone[4] / 2 - max(points)) < 8  # beside its own point, low
+
+
+def test_a_baseline_check_of_an_older_report_without_its_text_is_said_plainly() -> None:
+    """Reports written before checks kept their text showed "regression (limit ):"."""
+    from pytest_arena.reports import html
+
+    old = {"scope": "baseline", "model": "sim_large", "metric": "regression", "status": "failed"}
+    assert html.check_line({**old, "value": 0.0}) == "failed: sim_large regression 0"
+    assert html.check_line({**old, "metric": "critical", "status": "held", "value": None}) == (
+        "held: sim_large critical"
+    )

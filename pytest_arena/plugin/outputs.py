@@ -152,6 +152,7 @@ class ArenaOutputs:
         self.baseline: list[Record] | None = None
         self.baseline_path = options.report_path(config, "arena_baseline")
         self.compared: list[baseline.BaselineComparison] = []
+        self.uncompared: list[str] = []  # the baseline's "project model"s this run did not grade
         if self.baseline_path is not None:
             from pytest_arena.reports import baseline
 
@@ -221,6 +222,7 @@ class ArenaOutputs:
             self.compared = baseline.compare_with(
                 json_report.unique(records), self.baseline, defined
             )
+            self.uncompared = baseline.uncompared(records, self.baseline)
         self.results = gates.check_baseline(self.results, self.compared, found_gates)
         if save_path is not None and not records:  # --collect-only, or -k that matched none
             if not self.config.getoption("collectonly", False):
@@ -366,6 +368,11 @@ class ArenaOutputs:
             for compared in self.compared:
                 for line in compared.lines():
                     terminalreporter.write_line(line)
+            if self.uncompared:
+                terminalreporter.write_line(
+                    "not compared, as no case of theirs was graded in this run (a project that"
+                    f" did not load, a model not asked for): {', '.join(self.uncompared)}"
+                )
         for result in self.results:
             terminalreporter.write_sep("-", f"arena gate: {result.project}")
             for line in result.lines():

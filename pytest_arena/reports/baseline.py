@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_arena.record import PASSED, Record
@@ -17,6 +17,7 @@ from pytest_arena.reports import verdicts
 from pytest_arena.scorers.text import printable
 
 FORMAT = 1
+DIGITS = 6  # a score's decimals in the file; a run is compared with it at the same
 CRITICAL = "critical"  # the tag of cases whose regression a gate may fail the run on
 _KEYS = ("project", "model", "case", "status", "score", "reason", "tags", "weight")
 
@@ -30,7 +31,7 @@ def baseline_text(records: Iterable[Record]) -> str:
                 "model": r.model,
                 "case": r.case_id,
                 "status": r.status,
-                "score": None if r.score is None else round(float(r.score), 6),
+                "score": _rounded(r.score),
                 "reason": r.reason,
                 "tags": sorted(r.tags),
                 "weight": r.weight,
@@ -114,6 +115,12 @@ class BaselineComparison:
     gone: list[str] = field(default_factory=list)  # no longer in the project
     not_run: list[str] = field(default_factory=list)  # in it still: -k, --lf or -x left them
 
+    @property
+    def renamed(self) -> bool:
+        """Whether no case is in both, and the baseline's are gone from the project: its
+        cases were renamed (or their ids read otherwise), so nothing can be compared."""
+        return self.comparison.difference.n == 0 and bool(self.gone)
+
     def significant(self, alpha: float = verdicts.ALPHA) -> bool:
         """Whether the run is worse than the baseline, at `alpha`."""
         d = self.comparison.difference
@@ -127,7 +134,13 @@ class BaselineComparison:
     def lines(self) -> list[str]:
         d = self.comparison.difference
         head = f"{self.project} {self.model}:"
-        if d.estimate is None or d.low is None or d.high is None or d.p_value is None:
+        if self.renamed:
+            change = (
+                "no case in common with the baseline, whose cases are all gone from the"
+                " project: were they renamed? save a new baseline with --arena-save-baseline"
+                " PATH"
+            )
+        elif d.estimate is None or d.low is None or d.high is None or d.p_value is None:
             change = f"{d.n} case(s) in common, too few to compare"
         else:
             p = "<0.001" if d.p_value < 0.001 else f"={d.p_value:.3f}"
@@ -193,12 +206,27 @@ def compare_with(
     return found
 
 
+def uncompared(records: Sequence[Record], baseline: Sequence[Record]) -> list[str]:
+    """The baseline's projects and models ("project model") of which no case was graded in
+    this run (a project that did not load, a model not asked for): nothing compared them."""
+    now = {(r.project, r.model) for r in records if r.status in verdicts.GRADED}
+    then = {(r.project, r.model) for r in baseline if r.status in verdicts.GRADED}
+    return [f"{project} {model}" for project, model in sorted(then - now)]
+
+
 def _by_key(records: Iterable[Record]) -> dict[tuple[str, str], dict[str, Record]]:
+    """Graded records by project and model, then case, their scores as the file keeps them
+    (2/3 is 0.666667 there: compared unrounded, every such case would have dropped a bit)."""
     found: dict[tuple[str, str], dict[str, Record]] = {}
     for r in records:
         if r.status in verdicts.GRADED:
-            found.setdefault((r.project, r.model), {}).setdefault(r.case_id, r)
+            kept = r if r.score is None else replace(r, score=_rounded(r.score))
+            found.setdefault((r.project, r.model), {}).setdefault(r.case_id, kept)
     return found
+
+
+def _rounded(score: float | None) -> float | None:
+    return None if score is None else round(float(score), DIGITS)
 
 
 def _accuracy(records: Iterable[Record]) -> float | None:

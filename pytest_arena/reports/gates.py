@@ -68,6 +68,9 @@ class Check:
             if limit is not None
         )
         head = f"{self.model} {self.metric}"
+        if not limits:  # a rule against the baseline, from a report without its text
+            value = "" if self.value is None else f" {_num(self.value)}"
+            return f"{head}{value}{': ' + self.note if self.note else ''}"
         if self.value is None or self.margin is None:
             return f"{head} (limit {limits}): {self.note}"
         if self.status == HELD:
@@ -205,7 +208,9 @@ def check_baseline(
                 f" {'a significant regression' if worse else 'not a significant regression'}"
                 f" at level {level:g}"
             )
-            status = FAILED if worse else HELD
+            if c.renamed:
+                text = _RENAMED
+            status = FAILED if worse or c.renamed else HELD
             checks.append(
                 Check(
                     c.project,
@@ -224,6 +229,8 @@ def check_baseline(
             text = (
                 f"critical cases regressed: {', '.join(hit)}"
                 if hit
+                else _RENAMED
+                if c.renamed
                 else "no case tagged critical regressed"
             )
             checks.append(
@@ -235,7 +242,7 @@ def check_baseline(
                     None,
                     None,
                     float(len(hit)),
-                    FAILED if hit else HELD,
+                    FAILED if hit or c.renamed else HELD,
                     text=text,
                 )
             )
@@ -244,6 +251,12 @@ def check_baseline(
         old = by_project.get(c.project)
         by_project[c.project] = GateResult(c.project, (*(old.checks if old else ()), *checks))
     return [by_project[p] for p in sorted(by_project)]
+
+
+_RENAMED = (
+    "compared nothing: no case is in both runs, and the baseline's are gone from the project"
+    " (renamed?): save a new baseline with --arena-save-baseline PATH"
+)
 
 
 def value_of(row: Row, metric: str) -> float | None:
