@@ -282,6 +282,9 @@ def _compare_command(args: argparse.Namespace) -> int:
     for note in comparison.run_notes(a, b):
         print(note)
     print(comparison.as_text(items, limit=max(args.limit, 0)))
+    nothing = comparison.compared_nothing(items)
+    if nothing:
+        print(comparison.NOTHING_COMPARED)
     if args.html:
         from pytest_arena.reports.json_report import written_whole
 
@@ -292,7 +295,7 @@ def _compare_command(args: argparse.Namespace) -> int:
         except OSError as exc:
             return _fail("compare", f"{args.html} was not written: {exc}", USAGE_ERROR)
         print(f"wrote {args.html}")
-    return 1 if comparison.regressed(items) or comparison.problems(b) else 0
+    return 1 if comparison.regressed(items) or comparison.problems(b) or nothing else 0
 
 
 def _models_command(args: argparse.Namespace) -> int:

@@ -421,3 +421,18 @@ def test_compare_weighs_cases_as_the_leaderboard_and_the_baseline_do(tmp_path: P
     assert item.score_change.estimate == pytest.approx(-10 / 14)
     assert (item.test, item.score_change.p_value) == ("sign-flip (exact)", 1.0)
     assert interval_text(item).startswith("mean score change -0.714 over 5 paired cases")
+
+
+def test_compare_of_runs_with_no_case_in_common_says_nothing_was_compared(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Cases renamed between two runs: "no case graded in both runs", and exit 0, as if the
+    second run were no worse."""
+    make_project("mine", PROJECT)
+    run_json(pytester, "a.json")
+    make_project("mine", PROJECT.replace("id: ", "id: new_"))
+    run_json(pytester, "b.json")
+    result = pytester.run(*ARENA, "compare", "a.json", "b.json")
+    result.stdout.fnmatch_lines(["nothing compared: no case was graded in both runs*"])
+    assert result.ret == 1
+    assert pytester.run(*ARENA, "compare", "a.json", "a.json").ret == 0

@@ -324,6 +324,18 @@ def regressed(items: list[ModelComparison]) -> bool:
     return any(item.regressions for item in items)
 
 
+NOTHING_COMPARED = (
+    "nothing compared: no case was graded in both runs (were the cases renamed, or the runs"
+    " of different projects?)"
+)
+
+
+def compared_nothing(items: list[ModelComparison]) -> bool:
+    """Whether the two runs have models, and no case graded in both: no verdict can say the
+    second is no worse."""
+    return bool(items) and all(item.common == 0 for item in items)
+
+
 def run_notes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
     """A line for each report of a run that stopped early (it holds only some cases) or could
     not load some of its input (its `problems`: cases it lost, not cases that went away)."""
