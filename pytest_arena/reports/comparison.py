@@ -331,9 +331,13 @@ NOTHING_COMPARED = (
 
 
 def compared_nothing(items: list[ModelComparison]) -> bool:
-    """Whether the two runs have models, and no case graded in both: no verdict can say the
-    second is no worse."""
-    return bool(items) and all(item.common == 0 for item in items)
+    """Whether each run graded cases, and none of them in both: no verdict can say the
+    second is no worse. (A run that graded nothing says so by its own problems.)"""
+    return (
+        all(item.common == 0 for item in items)
+        and any(item.only_before for item in items)
+        and any(item.only_after for item in items)
+    )
 
 
 def run_notes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
