@@ -286,7 +286,7 @@ def _compare_command(args: argparse.Namespace) -> int:
     if nothing:
         print(comparison.NOTHING_COMPARED)
     if args.html:
-        from pytest_arena.reports.json_report import written_whole
+        from pytest_arena.reports.report_files import written_whole
 
         page = comparison.as_html(items, a, b, names=(str(args.a), str(args.b)))
         try:

@@ -312,3 +312,60 @@ def test_the_reports_exit_status_is_the_runs_when_a_boards_mistake_fails_it(
     result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json", "out.json")
     assert result.ret == 1  # every case passed, but the board names what no record has
     assert json.loads((pytester.path / "out.json").read_text())["exit_status"] == 1  # was 0
+
+
+def test_a_report_is_written_where_its_path_leads_keeping_a_link_and_the_file_s_mode(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The report replaced whatever was at its path: a symlink to the kept report became a
+    file of its own (the target left stale), a private file became world-readable, and a
+    named pipe that a reader waited on was swapped for a file."""
+    import os
+    import stat
+    import threading
+
+    make_project("mine", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
+    store = pytester.path / "store"
+    store.mkdir()
+    (store / "real.json").write_text("{}")
+    (pytester.path / "latest.json").symlink_to(store / "real.json")
+    private = pytester.path / "private.json"
+    private.write_text("")
+    private.chmod(0o600)
+    pipe = pytester.path / "pipe"
+    os.mkfifo(pipe)
+    heard: list[str] = []
+    reader = threading.Thread(target=lambda: heard.append(pipe.read_text()), daemon=True)
+    reader.start()
+    for target in ("latest.json", "private.json", "pipe"):
+        assert pytester.runpytest("--arena-json", target).ret == 0
+    reader.join(10)
+    assert (pytester.path / "latest.json").is_symlink()
+    assert json.loads((store / "real.json").read_text())["records"][0]["case"] == "a"
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    assert json.loads(private.read_text())["records"][0]["case"] == "a"
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+    assert json.loads(heard[0])["records"][0]["case"] == "a"
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (("--arena-json", "r.json"), ("--arena-html", "r.json")),
+        (("--arena-save-baseline", "out/b.json"), ("--junitxml", "out/../out/b.json")),
+    ],
+)
+def test_two_reports_given_one_file_is_a_usage_error(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    first: tuple[str, str],
+    second: tuple[str, str],
+) -> None:
+    """`--arena-json r.json --arena-html r.json` left the page in r.json: the JSON report
+    was lost without a word."""
+    make_project("mine", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
+    result = pytester.runpytest(*first, *second)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"*{first[0]} and {second[0]} both name {second[1]}: one report would overwrite*"]
+    )

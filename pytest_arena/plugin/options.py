@@ -12,6 +12,7 @@ import pytest
 
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import failure_style
+from pytest_arena.reports.report_files import written_at
 
 MAX_REPEAT = 1000  # the most samples of a case, as spec.schema's (not imported: pydantic is slow)
 
@@ -33,6 +34,7 @@ def check(config: pytest.Config) -> None:
         if raw is not None:
             option = "--" + name.replace("_", "-")
             problems.append(_file(option, raw, report_path(config, name), example))
+    problems.append(_one_file_each(config))
     raw_cache = config.getoption("arena_cache_path", None)
     if raw_cache is not None and config.getoption("arena_cache", None) != CacheMode.OFF.value:
         cache = Path(config.invocation_params.dir, raw_cache) if raw_cache else None
@@ -40,6 +42,26 @@ def check(config: pytest.Config) -> None:
     found = [p for p in problems if p]
     if found:
         raise pytest.UsageError(found[0])
+
+
+def _one_file_each(config: pytest.Config) -> str:
+    """Two reports given one file: the last written would be the only one left."""
+    seen: dict[Path, str] = {}
+    for name in ("arena_json", "arena_html", "arena_save_baseline", "xmlpath"):
+        path = report_path(config, name)
+        if path is None:
+            continue
+        option = "--junitxml" if name == "xmlpath" else "--" + name.replace("_", "-")
+        where = written_at(path).resolve()
+        if where.exists() and not where.is_file():
+            continue  # /dev/null takes any number of reports
+        if where in seen:
+            return (
+                f"{seen[where]} and {option} both name {config.getoption(name)}: one report"
+                " would overwrite the other; give each its own file"
+            )
+        seen[where] = option
+    return ""
 
 
 def model_keys(config: pytest.Config) -> list[str]:
@@ -120,6 +142,9 @@ def _file(option: str, raw: str, path: Path | None, example: str) -> str:
             f"{option} {raw} is a folder: give the path of a file,"
             f" such as {option} {Path(raw, example).as_posix()}"
         )
+    path = written_at(path)
+    if path.exists() and not path.is_file():  # a device or a pipe: written into
+        return "" if os.access(path, os.W_OK) else f"{option} {raw}: it cannot be written"
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent

@@ -209,7 +209,7 @@ class ArenaOutputs:
         save_path = options.report_path(self.config, "arena_save_baseline")
         if not records and not path and not html_path:
             return
-        from pytest_arena.reports import baseline, gates, github_summary, json_report
+        from pytest_arena.reports import baseline, gates, github_summary, json_report, report_files
 
         _fill_crashed(records)
         boards = self.state.boards()
@@ -232,7 +232,7 @@ class ArenaOutputs:
         elif save_path is not None:
             text = baseline.baseline_text(json_report.unique(records))
             try:
-                with json_report.written_whole(save_path) as out:  # or the last one is kept
+                with report_files.written_whole(save_path) as out:  # or the last one is kept
                     out.write(text)
             except OSError as error:
                 self.unwritten.append(f"the --arena-save-baseline file was not written: {error}")

@@ -24,7 +24,8 @@ from typing import Any, TextIO
 from pytest_arena.engine.money import dollars
 from pytest_arena.record import json_safe
 from pytest_arena.reports import plots
-from pytest_arena.reports.json_report import Spilled, written_whole
+from pytest_arena.reports.json_report import Spilled
+from pytest_arena.reports.report_files import written_whole
 from pytest_arena.reports.statistics import Difference
 from pytest_arena.reports.tables import verdicts_said
 from pytest_arena.reports.verdicts import Comparison, Power

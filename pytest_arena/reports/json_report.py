@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, Any
 
 from pytest_arena.record import Record, as_json, json_safe
 from pytest_arena.reports.gates import Check, GateResult
 from pytest_arena.reports.leaderboard import Board, Row
+from pytest_arena.reports.report_files import LONE_SURROGATES, written_whole
 from pytest_arena.reports.statistics import Interval
 from pytest_arena.reports.verdicts import Comparison, Power
 
@@ -23,7 +23,6 @@ SCHEMA_FILE = "arena-report.schema.json"
 Key = tuple[str, str, str, int]  # a record's (project, case, model, sample)
 # a lone surrogate (half of a UTF-16 pair, as a model's JSON may hold) is written as its
 # JSON escape, "\ud800": the file stays UTF-8, and reads back as the same string
-_LONE_SURROGATES = "backslashreplace"
 
 
 class Spill:
@@ -50,7 +49,7 @@ class Spill:
         try:
             if self._file is None:
                 self._file = tempfile.TemporaryFile()  # noqa: SIM115  (closed by close)
-            data = _dumps(_record(record), "    ").encode("utf-8", _LONE_SURROGATES)
+            data = _dumps(_record(record), "    ").encode("utf-8", LONE_SURROGATES)
             offset = self._file.seek(0, 2)
             self._file.write(data)
         except OSError:
@@ -157,21 +156,6 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
             else:
                 out.write(_dumps(value, "  "))
         out.write("\n}\n" if report else "{}\n")
-
-
-@contextlib.contextmanager
-def written_whole(path: Path) -> Iterator[TextIO]:
-    """A text file that becomes `path` once written whole (through a temporary file beside
-    it, removed if the writing fails: `path` is then as it was)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with tmp.open("w", encoding="utf-8", errors=_LONE_SURROGATES) as out:
-            yield out
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _dumps(value: Any, indent: str = "") -> str:
