@@ -126,7 +126,7 @@ class Record(Mapping[str, Any]):
 
 _FIELDS = tuple(f.name for f in fields(Record))
 _FIELD_SET = frozenset(_FIELDS)
-_TERMINAL_DETAIL = ("override", "crash")
+_TERMINAL_DETAIL = ("override", "crash", "warning")  # what the terminal says of a record
 _NO_ITEMS: list[Any] = []  # shared by lean records only
 _NO_FIELDS: dict[str, Any] = {}
 _FREE_FORM = (

@@ -110,3 +110,76 @@ def test_a_cache_path_can_be_chosen(project: FakeLLMServer, pytester: pytest.Pyt
     path: Path = pytester.path / "elsewhere" / "answers.sqlite3"
     run(pytester, f"--arena-cache-path={path}")
     assert path.exists() and not (pytester.path / ".arena-cache").exists()
+
+
+AGENT_PROJECT = """
+models:
+  default: [mine]
+  define:
+    mine: {connector: python, callable: "agent:answer", cache: true}
+tests:
+  - {id: a, input: "2+2", reference: "4"}
+"""
+AGENT = "def answer(prompt):\n    with open({log!r}, 'a') as log:\n        log.write('called\\n')\n    return '4'\n"
+
+
+def denied_writes() -> list[str]:
+    """A command prefix under which this process's user cannot write where the file modes
+    say so: root writes anywhere, so it runs without the capabilities that let it."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.fail("setpriv (util-linux) is needed to deny root a write")
+    return [
+        setpriv,
+        "--bounding-set",
+        "-dac_override,-dac_read_search,-fowner",
+        "--inh-caps",
+        "-all",
+    ]
+
+
+def test_a_cache_that_cannot_be_written_keeps_the_answer_and_one_that_is_read_only_replays(
+    pytester: pytest.Pytester,
+) -> None:
+    """A read-only project: the call was made (and paid for), then the case failed with
+    "internal error in the arena engine: PermissionError". And a cache shared read-only
+    could not even be replayed: "attempt to write a readonly database"."""
+    import sys
+
+    root = pytester.path / "repo"
+    (root / "bench").mkdir(parents=True)
+    (root / "bench" / "arena.yaml").write_text(AGENT_PROJECT)
+    calls = pytester.path / "calls.log"  # outside the read-only folder
+    (root / "bench" / "agent.py").write_text(AGENT.format(log=str(calls)))
+    (root / "pytest.ini").write_text("[pytest]\n")
+    pytest_cmd = [*denied_writes(), sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
+    try:
+        (root / "bench").chmod(0o555)
+        root.chmod(0o555)
+        result = pytester.run(*pytest_cmd, str(root / "bench"))
+        assert result.ret == 0, result.stdout.str()
+        result.stdout.fnmatch_lines(
+            [
+                "arena: 1 answer not cached: the response cache's folder *.arena-cache cannot"
+                " be written (Permission denied); give the cache a place that can be with"
+                " --arena-cache-path PATH*"
+            ]
+        )
+        root.chmod(0o755)
+        assert pytester.run(*pytest_cmd, str(root / "bench")).ret == 0  # fills the cache
+        cache = root / ".arena-cache"
+        for path in (cache / "responses.sqlite3", cache):
+            path.chmod(0o555)
+        root.chmod(0o555)
+        replayed = pytester.run(*pytest_cmd, str(root / "bench"), "--arena-cache", "replay")
+        assert replayed.ret == 0, replayed.stdout.str()
+        assert calls.read_text().count("called") == 2  # the replay made none
+    finally:
+        for path in root.rglob("*"):
+            path.chmod(0o755)
+        root.chmod(0o755)

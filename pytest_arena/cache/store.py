@@ -7,6 +7,7 @@ import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -247,7 +248,11 @@ class ResponseCache:
             self._make_folder()
         try:
             conn = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+                self._address(create),
+                timeout=BUSY_TIMEOUT_S,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=True,
             )
         except sqlite3.Error as exc:
             raise CacheError(f"cannot open the response cache {self.path}: {exc}") from None
@@ -296,12 +301,27 @@ class ResponseCache:
         conn.execute("PRAGMA synchronous = NORMAL")  # WAL stays consistent; fsync at checkpoints
         return True
 
+    def _address(self, create: bool) -> str:
+        """The file's SQLite URI. Read where nothing can be written (a cache shared
+        read-only), it is opened as immutable: the write-ahead log's index file could not
+        be made beside it, and no writer can change it."""
+        uri = "file:" + urllib.parse.quote(str(self.path.absolute()))
+        writable = os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
+        return uri if create or writable else uri + "?mode=ro&immutable=1"
+
     def _make_folder(self) -> None:
         folder = self.path.parent
-        folder.mkdir(parents=True, exist_ok=True)
-        ignore = folder / ".gitignore"
-        if folder.name == CACHE_DIR and not ignore.exists():
-            ignore.write_text("# written by pytest-arena: never commit the response cache\n*\n")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            ignore = folder / ".gitignore"
+            if folder.name == CACHE_DIR and not ignore.exists():
+                ignore.write_text("# written by pytest-arena: never commit the response cache\n*\n")
+        except OSError as exc:  # a read-only project: the answer is kept, not cached
+            raise CacheError(
+                f"the response cache's folder {folder} cannot be written"
+                f" ({exc.strerror or exc}); give the cache a place that can be with"
+                " --arena-cache-path PATH, or turn it off with --arena-cache off"
+            ) from None
 
     def _execute(
         self, conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()

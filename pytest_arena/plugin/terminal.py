@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -156,3 +157,11 @@ class ArenaReporter:
             )
         line = spending(self.state.records, self.budget_skips, self.state.spent_on_calls())
         terminalreporter.write_line(f"arena: {line}")
+        warned = Counter(
+            str(r.detail["warning"]) for r in self.state.records if r.detail.get("warning")
+        )
+        for warning, count in warned.items():  # an answer kept, but not cached: said once
+            terminalreporter.write_line(
+                f"arena: {count} answer{'' if count == 1 else 's'} not cached: {warning}",
+                yellow=True,
+            )
