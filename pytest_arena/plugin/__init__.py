@@ -95,7 +95,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # an xdist worker: its reports go to the controller
         from pytest_arena.plugin.xdist_worker import SendableReports, WorkerLookahead
 
-        config.pluginmanager.register(WorkerLookahead(config), WORKER_LOOKAHEAD)
+        if options.runs_cases(config):
+            config.pluginmanager.register(WorkerLookahead(config), WORKER_LOOKAHEAD)
         config.pluginmanager.register(SendableReports(RECORD_ATTR), WORKER_REPORTS)
     else:
         style = failure_style.FailureStyle(config, RECORD_ATTR)
@@ -210,7 +211,7 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
     collect = sys.modules.get(COLLECT)
     stopping = session.testsfailed and not config.getoption("continue_on_collection_errors", False)
     worker = hasattr(config, "workerinput")
-    if collect is not None and not (config.getoption("collectonly", False) or stopping or worker):
+    if collect is not None and options.runs_cases(config) and not (stopping or worker):
         collect.head_start(config, collect.start_ahead(session.items))
     try:
         return (yield)

@@ -459,6 +459,7 @@ class ArenaItem(pytest.Item):
         self.user_traceback: str | None = None
         self.sampling = samples.ONCE
         self.pending: list[tuple[Prepared, Call | None]] | None = None  # started, not graded
+        self.tried = False  # runtest ran before: this is a rerun (pytest-rerunfailures)
         self.add_marker(_model_mark(project.name, model))
         for tag in case.tags:
             self.add_marker(_tag_mark(tag))
@@ -505,6 +506,9 @@ class ArenaItem(pytest.Item):
 
     def runtest(self) -> None:
         assert not isinstance(self.plan, str)
+        if self.tried:  # a new try counts alone: not the last one's samples or traceback
+            self.pending, self.user_traceback = None, None
+        self.tried = True
         self.start()
         assert self.pending is not None
         sampling = self.sampling

@@ -64,6 +64,14 @@ def _one_file_each(config: pytest.Config) -> str:
     return ""
 
 
+def runs_cases(config: pytest.Config) -> bool:
+    """Whether this run calls the models: --collect-only, --setup-only and --setup-plan run
+    no test, so they ask no model ahead of one."""
+    return not any(
+        config.getoption(name, False) for name in ("collectonly", "setuponly", "setupplan")
+    )
+
+
 def model_keys(config: pytest.Config) -> list[str]:
     """The keys `--arena-models` names, each once, in their order; empty when not given."""
     raw: str = config.getoption("arena_models", None) or ""

@@ -140,6 +140,7 @@ class ArenaOutputs:
         self.record_attr = record_attr
         self.xdist = xdist
         self.failures_outside_gates = 0
+        self.gated_failures = 0  # failed cases that a gate covers
         self.results: list[gates.GateResult] = []
         self.changed: tuple[int, int] | None = None  # exit status before and after the gates
         self.final = 0  # the exit status once every output is written
@@ -183,6 +184,8 @@ class ArenaOutputs:
         gated = bool(record and (record.get("board") or {}).get("gate"))
         if not gated or report.when != "call":  # setup: the case itself is broken
             self.failures_outside_gates += 1
+        elif not hasattr(report, "wasxfail"):  # as pytest counts it in testsfailed
+            self.gated_failures += 1
         if record:
             from pytest_arena.reports.junit import with_reason
 
@@ -236,6 +239,10 @@ class ArenaOutputs:
                     out.write(text)
             except OSError as error:
                 self.unwritten.append(f"the --arena-save-baseline file was not written: {error}")
+        # failures pytest counted that no report of a case was: a collection error, or a
+        # plugin's own (pytest-cov's --cov-fail-under); no gate covers them
+        unseen = session.testsfailed - self.gated_failures - self.failures_outside_gates
+        self.failures_outside_gates += max(0, unseen)
         before = int(session.exitstatus)
         enabled = bool(self.config.getoption("arena_gate"))
         stopped_early = self.state.stopped_early(session)

@@ -52,7 +52,7 @@ class ArenaState:
     _boards: tuple[int, list[Board]] | None = None  # built from so many records
     spill: Spill | None = None  # whole records for --arena-json, when records are kept lean
     workers_spent: float | None = None  # on the xdist controller: what its workers paid
-    finished: int = 0  # items whose run ended (on the xdist controller too, as it is told)
+    finished: set[str] = field(default_factory=set)  # items whose run ended (as xdist tells)
 
     def defined_cases(self) -> dict[str, list[str]]:
         """The case ids each project loaded in this process defines, by project name: what
@@ -68,7 +68,7 @@ class ArenaState:
         that stops at the last item's failure ran them all)."""
         if not (session.shouldfail or session.shouldstop):
             return False
-        return not session.testscollected or self.finished < session.testscollected
+        return not session.testscollected or len(self.finished) < session.testscollected
 
     def boards(self) -> list[Board]:
         """The leaderboards of `records`, built once for the reports and the terminal (again

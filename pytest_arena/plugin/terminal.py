@@ -55,8 +55,9 @@ class ArenaReporter:
             )
         return None
 
-    def pytest_runtest_logfinish(self) -> None:
-        self.state.finished += 1  # (xdist tells the controller of each item its workers end)
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        # once an item (pytest-rerunfailures ends each try); xdist tells the controller too
+        self.state.finished.add(nodeid)
 
     @pytest.hookimpl(trylast=True)  # after every other reader of the report's whole record
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

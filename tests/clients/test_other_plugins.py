@@ -180,3 +180,155 @@ tests:
     result.assert_outcomes(passed=1, skipped=2, xfailed=1)
     result.stdout.fnmatch_lines(["arena: 1 answer graded; $11.00 spent on models and judges"])
     result.stdout.no_fnmatch_line("*no case was graded by*")
+
+
+STOPPED = """
+models: [sim_perfect, sim_echo]
+gate:
+  models:
+    sim_perfect: {accuracy: {min: 0.9}}
+tests:
+  - {id: capital, input: "Capital of France?", reference: Paris}
+  - {id: sum, input: "2+2?", reference: "4"}
+"""
+
+
+def test_a_run_stopped_by_x_with_reruns_keeps_pytests_status(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Each try's end was counted as an item's: the tries made up the items -x left out, so
+    the run was "not stopped early" and the gate turned exit 1 into 0."""
+    make_project("quiz", STOPPED)
+    result = pytester.runpytest(
+        "-x", "-p", "pytest_rerunfailures", "--reruns", "2", "-p", "no:cacheprovider",
+        "--arena-json", "run.json",
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert json.loads((pytester.path / "run.json").read_text())["stopped_early"] is True
+    result.stdout.fnmatch_lines(["arena: the run stopped early*"])
+
+
+FAILS_ON_ITS_OWN = """
+import pytest
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session):
+    result = yield
+    session.testsfailed += 1  # as pytest-cov's --cov-fail-under fails a run
+    return result
+"""
+
+
+@pytest.mark.parametrize("cause", ["a plugin's own failure", "a collection error"])
+def test_a_failure_no_case_reported_is_not_turned_green_by_a_gate(
+    pytester: pytest.Pytester, make_project: MakeProject, cause: str
+) -> None:
+    """pytest-cov's `--cov-fail-under` and a Python file that failed to import (with
+    --continue-on-collection-errors) failed the run; the gate that held made it exit 0."""
+    make_project("quiz", GATED.replace("SCORER", "exact_match"))
+    args = ["-p", "no:cacheprovider"]
+    if cause == "a collection error":
+        pytester.makepyfile(test_broken="import no_such_module_xyz\n")
+        args.append("--continue-on-collection-errors")
+    else:
+        pytester.makeconftest(FAILS_ON_ITS_OWN)
+    result = pytester.runpytest(*args)
+    result.stdout.fnmatch_lines(["the gates held, but 1 failure(s) outside any gate*"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+PAID = """
+models:
+  default: [mine]
+  define:
+    mine: {connector: python, callable: "agent:answer"}
+tests:
+  - {id: a, input: "a", reference: ok}
+  - {id: b, input: "b", reference: ok}
+"""
+LOGGED = (
+    "def answer(prompt):\n"
+    "    with open({log!r}, 'a') as log:\n"
+    "        log.write(prompt + '\\n')\n"
+    "    return 'ok'\n"
+)
+
+
+@pytest.mark.parametrize("option", ["--setup-plan", "--setup-only"])
+@pytest.mark.parametrize("workers", [0, 2])
+def test_setup_plan_and_setup_only_call_no_model(
+    pytester: pytest.Pytester, make_project: MakeProject, option: str, workers: int
+) -> None:
+    """pytest's dry runs made every case's (paid) call ahead of a test they never run."""
+    calls = pytester.path / "calls.log"
+    make_project("paid", PAID, files={"agent.py": LOGGED.format(log=str(calls))})
+    spread = ["-p", "xdist", "-n", str(workers)] if workers else []
+    result = pytester.runpytest(option, "-p", "no:cacheprovider", *spread)
+    assert result.ret == pytest.ExitCode.OK
+    assert not calls.exists()
+
+
+SLOW_FIRST_CALLS = """
+import time
+from pathlib import Path
+
+
+def answer(prompt):
+    log = Path({log!r})
+    with log.open("a") as f:
+        f.write("call\\n")
+    if len(log.read_text().splitlines()) <= 3:
+        time.sleep(4)
+    return "ok"
+"""
+
+
+def test_a_rerun_of_a_repeated_case_stopped_by_a_timeout_draws_its_own_samples(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The rerun graded the stopped try's calls: samples [1, 2, 2], sample 0 lost."""
+    calls = pytester.path / "calls.log"
+    make_project(
+        "rp",
+        PAID.replace("tests:", "repeat: 3\ntests:").split("  - {id: b")[0],
+        files={"agent.py": SLOW_FIRST_CALLS.format(log=str(calls))},
+    )
+    result = pytester.runpytest(
+        "-p", "pytest_timeout", "-o", "timeout=1", "-p", "pytest_rerunfailures",
+        "--reruns", "1", "-p", "no:cacheprovider", "--arena-json", "run.json",
+    )  # fmt: skip
+    assert result.parseoutcomes() == {"passed": 1, "rerun": 1}
+    assert [s["sample"] for s in records(pytester)["a"]["samples"]] == [0, 1, 2]
+
+
+TWO_FACED = """
+from pytest_arena.scorers import Scorer
+
+
+class TwoFaced(Scorer):
+    name = "twofaced"
+    calls = 0
+
+    def score(self, output, reference, context):
+        TwoFaced.calls += 1
+        if TwoFaced.calls == 1:
+            raise KeyError("first_try_problem")
+        raise ValueError("second_try_problem")
+"""
+
+
+def test_a_rerun_shows_its_own_traceback(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The last try's error came with the first try's traceback."""
+    make_project(
+        "tb",
+        "models: [sim_perfect]\nscorers: {default: twofaced}\ntests:\n  - {id: a, input: a}\n",
+        files={"scorers/twofaced.py": TWO_FACED},
+    )
+    result = pytester.runpytest(
+        "-p", "pytest_rerunfailures", "--reruns", "1", "-p", "no:cacheprovider"
+    )
+    result.stdout.fnmatch_lines(["*ValueError: second_try_problem*"])
+    assert "first_try_problem" not in result.stdout.str()
