@@ -213,3 +213,40 @@ def test_a_named_scorer_class_without_score_is_an_error_naming_its_file_and_line
     result.stdout.fnmatch_lines(
         ["projects/probe/scorers/probe.py:4: scorer class Probe (name 'probe') lacks score()*"]
     )
+
+
+def test_a_project_folder_named_in_bytes_that_are_no_utf8_runs_beside_the_others(
+    pytester: pytest.Pytester,
+) -> None:
+    """A folder named "café" in Latin-1 stopped the whole run: UnicodeEncodeError
+    (surrogates not allowed) while naming its package, and the other project ran neither."""
+    import os
+
+    project = "models: [sim_perfect]\ntests:\n  - {id: a, input: hi, reference: hi}\n"
+    for name in (b"caf\xe9", b"other"):
+        folder = os.path.join(os.fsencode(pytester.path), name)
+        os.mkdir(folder)
+        with open(os.path.join(folder, b"arena.yaml"), "w") as out:
+            out.write(project)
+        with open(os.path.join(folder, b"hooks.py"), "w") as out:  # a module of its own
+            out.write("def post_process(output, case, context):\n    return output\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+
+
+def test_a_long_case_id_fits_its_agents_workspace_name(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A 240-character id made the workspace's folder name too long: "internal error in the
+    arena engine: OSError: [Errno 36] File name too long"."""
+    long_id = "x" * 240
+    make_project(
+        "desk",
+        f"models: [sim_large]\ntests:\n  - {{id: {long_id}, input: hi, reference: hi}}\n",
+        files={
+            "tools.py": 'def lookup(order_id: str) -> str:\n    """Look it up."""\n    return "ok"\n'
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rA")
+    assert "internal error" not in result.stdout.str()
+    result.stdout.fnmatch_lines([f"* desk::{long_id}[[]sim_large]*"])

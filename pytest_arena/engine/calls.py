@@ -524,9 +524,14 @@ class Engine:
             self.workspace_root = self.make_workspace_root()
         self._workspaces += 1
         name = SAFE.sub("_", f"{request.case.project}-{request.case.id}-{request.model}")
+        name = name[:WORKSPACE_NAME_MOST]  # a folder's name has at most 255 bytes (ASCII here)
         path = self.workspace_root / f"{self._workspaces:05d}-{name}-{request.sample}"
         path.mkdir(parents=True)
         return path
+
+
+# characters of project, case and model in a workspace's name (its number keeps it unique)
+WORKSPACE_NAME_MOST = 200
 
 
 def _joined(thread: threading.Thread, seconds: float) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -76,7 +77,7 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
     spec = validate(ProjectSpec, data, lines, path)
     _check_template(spec, lines, path)
     root = path.resolve().parent
-    project = ProjectFile(spec.name or root.name, root, path, spec, lines)
+    project = ProjectFile(spec.name or _folder_name(root), root, path, spec, lines)
     seen: dict[str, tuple[Path, int]] = {}
     for index, raw in enumerate(spec.tests):
         loc = ("tests", index)
@@ -120,6 +121,12 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
         prefix = _id_text(written.with_suffix("").as_posix() if alike else written.stem)
         _load_dataset(project, dataset, ("datasets", index), seen, prefix)
     return project
+
+
+def _folder_name(root: Path) -> str:
+    """The project's name from its folder's: bytes that are no UTF-8 (a name in Latin-1)
+    written as their escapes, so the name can be hashed, printed and saved."""
+    return os.fsencode(root.name).decode("utf-8", "backslashreplace")
 
 
 def _id_text(text: str) -> str:

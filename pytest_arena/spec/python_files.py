@@ -24,7 +24,8 @@ _ROOT = "_arena_projects"
 def project_package(root: Path) -> str:
     """A module name unique to the project folder at `root`, created on first use."""
     root = root.resolve()
-    digest = hashlib.sha1(str(root).encode()).hexdigest()[:10]
+    # os.fsencode: a folder named in bytes that are no UTF-8 (café in Latin-1) has one
+    digest = hashlib.sha1(os.fsencode(root)).hexdigest()[:10]
     safe = "".join(ch if ch.isalnum() else "_" for ch in root.name)
     name = f"{_ROOT}.{safe}_{digest}"
     _package(_ROOT, [])
