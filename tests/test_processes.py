@@ -187,3 +187,31 @@ def test_ctrl_c_during_a_script_scorer_ends_its_group(tmp_path: Path) -> None:
         signal.signal(signal.SIGALRM, previous)
     assert len(list(pids.iterdir())) == 1
     assert wait_gone(pids) == []
+
+
+def test_a_case_in_any_script_reaches_its_programs_under_an_ascii_locale(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under LC_ALL=C (Python's UTF-8 mode off) a case's "Où est le café?" failed every
+    script scorer and command agent: UnicodeEncodeError: 'ascii' codec can't encode."""
+    make_project(
+        "loc",
+        """
+        models:
+          default: [agent]
+          define:
+            agent: {connector: command, command: [cat]}
+        scorers: {default: says}
+        tests:
+          - {id: a, input: "Où est le café?", reference: "café"}
+        """,
+        files={
+            "scorers/says.sh": '#!/bin/sh\ncase "$ARENA_SCORER_CONTEXT" in *café*) echo 1;; *) echo 0;; esac\n'
+        },
+    )
+    (pytester.path / "projects/loc/scorers/says.sh").chmod(0o755)
+    monkeypatch.setenv("LC_ALL", "C")
+    monkeypatch.setenv("PYTHONUTF8", "0")
+    result = pytester.run(sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["PASSED projects/loc/arena.yaml::a[[]agent]*"])

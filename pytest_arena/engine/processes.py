@@ -76,7 +76,7 @@ def run(
         process = subprocess.Popen(
             list(argv),
             cwd=cwd,
-            env=dict(env),
+            env=_encoded(env),
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=out,
             stderr=err,
@@ -105,7 +105,7 @@ async def arun(
         process = await asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
-            env=dict(env),
+            env=_encoded(env),
             stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
             stdout=out,
             stderr=err,
@@ -121,6 +121,18 @@ async def arun(
             raise
         _kill_group(process.pid, None)  # what it left running in the background
         return Finished(returncode, _read(out, more=1), _read(err))
+
+
+def _encoded(env: Mapping[str, str]) -> Mapping[str, str] | Mapping[bytes, bytes]:
+    """`env` as the bytes a program gets on POSIX: UTF-8, whatever the locale (under
+    LC_ALL=C the locale's ASCII cannot hold a case's "café"); a value read from the
+    environment in bytes no codec knew keeps those bytes. (Windows takes text.)"""
+    if not _POSIX:
+        return dict(env)
+    return {
+        os.fsencode(name): value.encode("utf-8", "surrogateescape")
+        for name, value in env.items()
+    }
 
 
 async def _afeed(pipe: asyncio.StreamWriter, data: bytes) -> None:
