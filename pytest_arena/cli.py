@@ -5,6 +5,7 @@ the model keys a project can use; `cache` shows or clears the response cache."""
 from __future__ import annotations
 
 import argparse
+import io
 import itertools
 import json
 import os
@@ -146,6 +147,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `arena` command; returns pytest's exit status."""
+    for stream in (sys.stdout, sys.stderr):  # an ASCII terminal shows "\u2013", not a crash
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         return _main(argv)
     except BrokenPipeError:  # `arena models | head -1`: the reader has gone

@@ -215,3 +215,27 @@ def test_a_case_in_any_script_reaches_its_programs_under_an_ascii_locale(
     result = pytester.run(sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA")
     assert result.ret == 0, result.stdout.str()
     result.stdout.fnmatch_lines(["PASSED projects/loc/arena.yaml::a[[]agent]*"])
+
+
+def test_an_ascii_terminal_gets_readable_boards_and_arena_commands_do_not_crash(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With PYTHONIOENCODING=ascii the board became one line of "\\n" and "\\xb1" escapes,
+    and `arena models` ended in UnicodeEncodeError ('\\u2013')."""
+    make_project("quiz", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
+    monkeypatch.setenv("PYTHONIOENCODING", "ascii")
+    result = pytester.run(sys.executable, "-m", "pytest", "-p", "no:cacheprovider")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "  rank  *model*composite*",
+            "     1  sim_perfect  *100.0% +- 39.7*",
+            "composite = 1.00*accuracy",
+        ]
+    )
+    assert "\\n" not in result.stdout.str()
+    models = pytester.run(
+        sys.executable, "-m", "pytest_arena", "models", "--project", "projects/quiz"
+    )
+    assert models.ret == 0, models.stderr.str()
+    assert "UnicodeEncodeError" not in models.stderr.str()

@@ -130,8 +130,7 @@ def _encoded(env: Mapping[str, str]) -> Mapping[str, str] | Mapping[bytes, bytes
     if not _POSIX:
         return dict(env)
     return {
-        os.fsencode(name): value.encode("utf-8", "surrogateescape")
-        for name, value in env.items()
+        os.fsencode(name): value.encode("utf-8", "surrogateescape") for name, value in env.items()
     }
 
 

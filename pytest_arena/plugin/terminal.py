@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from typing import Any
 
@@ -17,6 +18,24 @@ RERUN = "rerun"  # the outcome pytest-rerunfailures gives the reports of a try i
 RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
 PROBLEM_ATTR = "arena_problem"  # and a problem item's message on its failed report
 _VERDICT = {True: "passed", False: "failed", None: "unscored"}
+
+
+# the boards' own signs, as ASCII writes them, for a terminal that cannot show them
+_ASCII_SIGNS = str.maketrans({"\u00b1": "+-", "\u00b7": "*", "\u2013": "-", "\u2026": "..."})
+
+
+def shown(text: str) -> str:
+    """`text` as the terminal can print it: under an ASCII locale the boards' signs in
+    ASCII and anything else escaped (pytest would escape the whole board into one line)."""
+    encoding = getattr(sys.__stdout__, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except LookupError:
+        return text
+    except UnicodeEncodeError:
+        plain = text.translate(_ASCII_SIGNS)
+        return plain.encode(encoding, "backslashreplace").decode(encoding, "replace")
+    return text
 
 
 class ArenaReporter:
@@ -136,10 +155,11 @@ class ArenaReporter:
         boards = self.state.boards()
         for board in boards:
             terminalreporter.write_sep("=", f"arena leaderboard: {board.project}")
-            terminalreporter.write_line(render_board(board, legend=False))
+            for line in shown(render_board(board, legend=False)).splitlines():
+                terminalreporter.write_line(line)
         legend = ties_legend(boards)
         if legend is not None:
-            terminalreporter.write_line(legend)
+            terminalreporter.write_line(shown(legend))
         session = self.session
         if session is not None and self.state.stopped_early(session):  # a board of what ran
             stopped = session.shouldfail or session.shouldstop
