@@ -442,3 +442,21 @@ def test_a_problem_of_an_inline_case_or_an_outside_row_is_located_at_its_line(
     assert where["bad id"] == ("projects/quiz/arena.yaml", "4")
     assert where["line2"] == ("projects/shared/q.jsonl", "1")
     assert where["s1[sim_perfect]"] == ("projects/shared/q.jsonl", "0")
+
+
+def test_an_arena_yaml_linked_into_project_folders_is_each_folder_s_own(
+    pytester: pytest.Pytester,
+) -> None:
+    """A symlinked arena.yaml took its folder (its datasets, its name) from the file it links
+    to: "dataset file 'data.jsonl' does not exist (looked in …/shared)"."""
+    shared = pytester.path / "shared"
+    shared.mkdir()
+    (shared / "arena.yaml").write_text("models: [sim_perfect]\ndatasets:\n  - path: data.jsonl\n")
+    for name in ("one", "two"):
+        folder = pytester.path / "projects" / name
+        folder.mkdir(parents=True)
+        (folder / "data.jsonl").write_text(f'{{"id": "{name}", "input": "a", "reference": "a"}}\n')
+        (folder / "arena.yaml").symlink_to(shared / "arena.yaml")
+    result = pytester.runpytest("projects", "-p", "no:cacheprovider", "-rA")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*arena leaderboard: one*", "*arena leaderboard: two*"])

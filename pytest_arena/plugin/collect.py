@@ -90,7 +90,7 @@ def run_project(session: pytest.Session, arena: Path) -> RunProject:
     """The project whose `arena.yaml` is `arena`, loaded on first use in this run."""
     config = session.config
     state = ArenaState.of(config)
-    key = arena.resolve()
+    key = Path(os.path.realpath(arena.parent), arena.name)  # as the project's root is
     if key in state.projects:
         return state.projects[key]
     scorers, connectors = state.extensions(session.gethookproxy(arena))

@@ -43,7 +43,9 @@ class ArenaState:
     repeat: tuple[int, int] | None = None  # from --arena-repeat; None: each case's own
     make_engine: Callable[[], Engine] | None = None
     _engine: Engine | None = None
-    projects: dict[Path, RunProject] = field(default_factory=dict)  # by resolved arena.yaml
+    projects: dict[Path, RunProject] = field(
+        default_factory=dict
+    )  # by arena.yaml, its folder resolved
     _errors: dict[str, str] = field(default_factory=dict)  # an error's reason -> its first item
     _project_files: dict[Path, Path | None] = field(default_factory=dict)
     # what this process collected (an xdist worker sends it to the controller at its end):

@@ -76,7 +76,8 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
         )
     spec = validate(ProjectSpec, data, lines, path)
     _check_template(spec, lines, path)
-    root = path.resolve().parent
+    # the folder it is in, resolved: a symlink to a shared arena.yaml is that folder's
+    root = Path(os.path.realpath(path.parent))
     project = ProjectFile(spec.name or _folder_name(root), root, path, spec, lines)
     seen: dict[str, tuple[Path, int]] = {}
     for index, raw in enumerate(spec.tests):
