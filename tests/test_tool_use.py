@@ -429,3 +429,31 @@ def test_an_argument_schema_whose_pattern_backtracks_without_end_is_an_error_in_
     with pytest.raises(ValueError, match=r"pattern '\^\(a\|a\)\+\$' took more than 0\.2 s"):
         ToolCall().score("", None, context_with(made, **expected))
     assert time.monotonic() - started < 1.0
+
+
+def test_under_python_oo_a_tool_keeps_the_description_its_docstring_gives(tmp_path: Path) -> None:
+    """`python -OO` drops docstrings: the model was offered tools with an empty description
+    and no word on their parameters (and a cached run's keys no longer matched)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "desk_tools.py").write_text(
+        "import functools\n\n\n@functools.cache\n"
+        "def lookup_order(order_id: str) -> str:\n"
+        '    """Look an order up: its status.\n\n    Args:\n        order_id: the order\'s number\n    """\n'
+        "    return 'shipped'\n"
+    )
+    show = (
+        "import json, desk_tools\n"
+        "from pytest_arena.evaluation.project_tools import tool_of\n"
+        "tool = tool_of(desk_tools.lookup_order)\n"
+        "print(json.dumps([tool.description, tool.parameters], sort_keys=True))\n"
+    )
+    said = [
+        subprocess.run(
+            [sys.executable, *flags, "-c", show], cwd=tmp_path, capture_output=True, text=True
+        ).stdout
+        for flags in ([], ["-OO"])
+    ]
+    assert said[0] == said[1]
+    assert "Look an order up: its status." in said[1] and "the order's number" in said[1]

@@ -11,7 +11,10 @@ its schema itself with `@tool(parameters={...}, description=...)` from `pytest_a
 
 from __future__ import annotations
 
+import ast
 import inspect
+import sys
+import textwrap
 import types
 import typing
 from pathlib import Path
@@ -114,7 +117,7 @@ def tool_of(function: Any, timeout: float | None = None) -> Tool:
     given: dict[str, Any] = getattr(function, SCHEMA_ATTRIBUTE, {})
     signature = inspect.signature(function)
     takes_workspace = "workspace" in signature.parameters
-    description = given.get("description") or _first_paragraph(inspect.getdoc(function) or "")
+    description = given.get("description") or _first_paragraph(_doc(function))
     parameters = given.get("parameters") or schema_of(function)
     return Tool(
         name=given.get("name") or inspect.unwrap(function).__name__,
@@ -126,12 +129,28 @@ def tool_of(function: Any, timeout: float | None = None) -> Tool:
     )
 
 
+def _doc(function: Any) -> str:
+    """The function's docstring; under `python -OO`, which drops docstrings, read from its
+    source, so that a model is offered the same tool whatever the flags."""
+    doc = inspect.getdoc(function)
+    if doc is not None or sys.flags.optimize < 2:
+        return doc or ""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(function))))
+    except (OSError, TypeError, SyntaxError):
+        return ""
+    node = tree.body[0] if tree.body else None
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return ast.get_docstring(node) or ""
+    return ""
+
+
 def schema_of(function: Any) -> dict[str, Any]:
     """The JSON schema of `function`'s arguments, from its signature and annotations."""
     hints = typing.get_type_hints(function)
     properties: dict[str, Any] = {}
     required: list[str] = []
-    docs = _param_docs(inspect.getdoc(function) or "")
+    docs = _param_docs(_doc(function))
     for name, param in inspect.signature(function).parameters.items():
         if name == "workspace":
             continue
