@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_arena.plugin.outputs import shown_nodeid
+from pytest_arena.plugin.outputs import NOT_FAILED, shown_nodeid
 from pytest_arena.reports.failures import message
 
 OPTION = "arena_failures"
@@ -77,7 +77,8 @@ class FailureStyle:
             (key, report)
             for key in _HELD
             for report in stats.get(key, ())
-            if getattr(report, self.record_attr, None) is not None
+            if (record := getattr(report, self.record_attr, None)) is not None
+            and record.get("status") not in NOT_FAILED  # a strict xfail's XPASS says itself
         ]
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from pytest_arena.reports import baseline, gates
 
 OUTPUTS = "arena-outputs"
+# a record's statuses that no scorer failed: a failed report of one was failed by pytest or
+# a plugin (a strict xfail that passed), and says its own reason
+NOT_FAILED = ("passed", "unscored")
 XDIST = "arena-xdist"
 JUNIT = "arena-junit"
 
@@ -179,8 +182,8 @@ class ArenaOutputs:
         if not report.failed:
             return
         record: dict[str, Any] | None = getattr(report, self.record_attr, None)
-        if record and record.get("status") == "passed":  # failed by pytest or a plugin, not
-            record = None  # the scorer (a strict xfail that passed): a failure like any other
+        if record and record.get("status") in NOT_FAILED:  # failed by pytest or a plugin,
+            record = None  # not the scorer (a strict xfail that passed): like any other
         gated = bool(record and (record.get("board") or {}).get("gate"))
         if not gated or report.when != "call":  # setup: the case itself is broken
             self.failures_outside_gates += 1

@@ -59,7 +59,7 @@ class ArenaReporter:
         record = getattr(report, RECORD_ATTR, None)
         if not record or report.when != "call":
             return None
-        if record.get("status") == UNSCORED:
+        if record.get("status") == UNSCORED and not report.failed:  # (an XPASS(strict) fails)
             return "unscored", "U", ("UNSCORED", {"yellow": True})
         if record.get("status") == FLAKY:
             return "flaky", "~", ("FLAKY", {"yellow": True})

@@ -332,3 +332,51 @@ def test_a_rerun_shows_its_own_traceback(
     )
     result.stdout.fnmatch_lines(["*ValueError: second_try_problem*"])
     assert "first_try_problem" not in result.stdout.str()
+
+
+MAYBE = """
+from pytest_arena.scorers import Scorer, ScoreResult
+
+
+class Maybe(Scorer):
+    name = "maybe"
+
+    def score(self, output, reference, context):
+        if context.test_case.id == "vague":
+            return ScoreResult(score=0.5, passed=None, reason="cannot tell")
+        return ScoreResult(score=1.0, passed=True, reason="exact match")
+"""
+
+
+@pytest.mark.parametrize("style", ["full", "compact"])
+def test_a_strict_xfail_that_passes_says_xpass_for_an_unscored_case_and_in_compact_lines(
+    pytester: pytest.Pytester, make_project: MakeProject, style: str
+) -> None:
+    """An unscored case's XPASS(strict) showed as "unscored" (yet exit 1), with the
+    scorer's "cannot tell" as its JUnit message; compact lines gave the scorer's "exact
+    match" as the reason of a failure pytest made."""
+    make_project(
+        "quiz",
+        "models: [sim_perfect]\nscorers: {default: maybe}\ntests:\n"
+        "  - {id: capital, input: 'Capital of France?', reference: Paris}\n"
+        "  - {id: vague, input: 'Say something', reference: something}\n",
+        files={"scorers/maybe.py": MAYBE},
+    )
+    pytester.makeconftest(
+        """
+        import pytest
+
+        def pytest_collection_modifyitems(items):
+            for item in items:
+                item.add_marker(pytest.mark.xfail(reason="known bad", strict=True))
+        """
+    )
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--junitxml", "out.xml", f"--arena-failures={style}", "-rf"
+    )
+    result.assert_outcomes(failed=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "exact match" not in result.stdout.str() and "cannot tell" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["FAILED projects/quiz/arena.yaml::vague[[]sim_perfect]*"])
+    junit = (pytester.path / "out.xml").read_text()
+    assert junit.count('message="[XPASS(strict)] known bad"') == 2
