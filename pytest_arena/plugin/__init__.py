@@ -241,6 +241,12 @@ def pytest_runtest_makereport(
         assert call.excinfo is not None
         said = f"{call.excinfo.typename}: {call.excinfo.value}".strip().rstrip(":")
         record = item.error_record(said)
+        from pytest_arena.plugin.junit_xml import properties_per_case
+
+        if properties_per_case(item.config):  # JUnit writes them from the teardown's report
+            from pytest_arena.reports.junit import set_properties
+
+            set_properties(item.user_properties, record)
     if (
         call.excinfo is not None
         and isinstance(call.excinfo.value, collect.CaseError)

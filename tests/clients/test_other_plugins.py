@@ -380,3 +380,29 @@ def test_a_strict_xfail_that_passes_says_xpass_for_an_unscored_case_and_in_compa
     result.stdout.fnmatch_lines(["FAILED projects/quiz/arena.yaml::vague[[]sim_perfect]*"])
     junit = (pytester.path / "out.xml").read_text()
     assert junit.count('message="[XPASS(strict)] known bad"') == 2
+
+
+def test_a_case_stopped_by_pytest_timeout_has_its_properties_in_xunit1(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Under xunit1 the stopped case's testcase had only its <failure>, no properties."""
+    import xml.etree.ElementTree as ET
+
+    make_project(
+        "slow",
+        "models: [sim_perfect]\nscorers: {default: slow}\ntests:\n"
+        "  - {id: a, input: x, reference: '1'}\n  - {id: b, input: x, reference: '4'}\n",
+        files={"scorers/slow.py": SLOW_ON_B},
+    )
+    pytester.runpytest(
+        "-p", "pytest_timeout", "-o", "timeout=1", "-p", "no:cacheprovider",
+        "--junitxml", "out.xml", "-o", "junit_family=xunit1",
+    )  # fmt: skip
+    cases = {c.get("name"): c for c in ET.parse(pytester.path / "out.xml").iter("testcase")}
+    said = {
+        name: {p.get("name"): p.get("value") for p in case.iter("property")}
+        for name, case in cases.items()
+    }
+    assert said["a[sim_perfect]"]["status"] == "passed"
+    assert said["b[sim_perfect]"]["status"] == "error"
+    assert said["b[sim_perfect]"]["case"] == "b"
