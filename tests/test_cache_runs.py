@@ -183,3 +183,27 @@ def test_a_cache_that_cannot_be_written_keeps_the_answer_and_one_that_is_read_on
         for path in root.rglob("*"):
             path.chmod(0o755)
         root.chmod(0o755)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_answers_bought_again_though_the_cache_holds_their_messages_are_said(
+    project: FakeLLMServer,
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    workers: int,
+) -> None:
+    """After an upgrade changed what a call's key holds (or a setting changed), every
+    cached answer was bought again without a word."""
+    run(pytester)
+    make_project("quiz", quiz(project.base_url, temperature=0.5))
+    spread = [*XDIST, "-n", str(workers)] if workers else []
+    again, _ = run(pytester, *spread)
+    again.stdout.fnmatch_lines(
+        [
+            "arena: 2 answers bought though the cache holds answers to the same messages for"
+            " the model; the nearest cached call differs in params.temperature (0.5 here, 0.0"
+            " cached): a setting changed, or an upgrade changed what a call's cache key holds"
+        ]
+    )
+    quiet, _ = run(pytester, *spread)  # answered from the cache now: nothing to say
+    assert "bought though" not in quiet.stdout.str()

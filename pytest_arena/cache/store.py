@@ -8,6 +8,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,9 @@ class ResponseCache:
         self.mode = CacheMode(mode)
         self._reads = _Line()
         self._writes = _Line()
+        # misses in use mode of calls whose messages the cache holds for their model: how
+        # the nearest such entry differs (a setting changed, or what a key holds did)
+        self.near_misses: Counter[str] = Counter()
 
     def __enter__(self) -> ResponseCache:
         return self
@@ -124,6 +128,10 @@ class ResponseCache:
                 ).fetchone()
             if row is None and self.mode is CacheMode.REPLAY:
                 raise ReplayMiss(self._miss_message(conn, json.loads(canonical)))
+            if row is None and conn is not None:
+                near = self._same_messages(conn, json.loads(canonical))
+                if near:
+                    self.near_misses[near] += 1
         return None if row is None else _response(row)
 
     def put(self, parts: dict[str, Any], response: Response) -> None:
@@ -356,6 +364,19 @@ class ResponseCache:
         return UnreadableCache(
             f"the response cache {self.path} cannot be read ({why}); {fix}", foreign=foreign
         )
+
+    def _same_messages(self, conn: sqlite3.Connection, parts: dict[str, Any]) -> str:
+        """How the nearest entry of the call's model with the same messages differs from
+        the call ("" when there is none): one indexed look, on a miss only."""
+        rows = self._execute(
+            conn,
+            "SELECT parts FROM responses"
+            " WHERE connector = ? AND model = ? AND messages_digest = ? LIMIT 20",
+            (str(parts.get("connector", "")), str(parts.get("model", "")), _messages_digest(parts)),
+        ).fetchall()
+        found = [key_differences(parts, json.loads(cached)) for (cached,) in rows]
+        nearest = min((d for d in found if d), key=len, default=None)
+        return describe(nearest) if nearest else ""
 
     def _miss_message(self, conn: sqlite3.Connection | None, parts: dict[str, Any]) -> str:
         head = "no cached response for this call (strict replay): "

@@ -18,7 +18,7 @@ import pytest
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import failure_style, options, outputs, progress_line
-from pytest_arena.plugin.state import COLLECT, COLLECTED, LEDGERS, SPENT, ArenaState
+from pytest_arena.plugin.state import COLLECT, COLLECTED, LEDGERS, NEAR_MISSES, SPENT, ArenaState
 from pytest_arena.plugin.terminal import PROBLEM_ATTR, RECORD_ATTR, ArenaReporter
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
@@ -274,6 +274,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         if session.config.getoption("arena_baseline", None):  # what "gone" is measured by
             output[COLLECTED]["cases"] = state.defined_cases()
         output[SPENT] = state.spent_on_calls() or 0.0
+        output[NEAR_MISSES] = state.near_misses()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -31,6 +31,7 @@ _KEY = pytest.StashKey["ArenaState"]()
 LEDGERS = "arena_ledgers"  # the workers' input naming the folder of the run's budget ledgers
 COLLECTED = "arena_collected"  # a worker's output: its arena items, and files without cases
 SPENT = "arena_spent"  # a worker's output: what its engine paid for answers
+NEAR_MISSES = "arena_near_misses"  # a worker's output: its cache's near misses
 COLLECT = "pytest_arena.plugin.collect"  # imported once an arena.yaml is collected in a process
 
 
@@ -54,6 +55,7 @@ class ArenaState:
     _boards: tuple[int, list[Board]] | None = None  # built from so many records
     spill: Spill | None = None  # whole records for --arena-json, when records are kept lean
     workers_spent: float | None = None  # on the xdist controller: what its workers paid
+    workers_near_misses: dict[str, int] = field(default_factory=dict)  # and their caches'
     finished: set[str] = field(default_factory=set)  # items whose run ended (as xdist tells)
 
     def defined_cases(self) -> dict[str, list[str]]:
@@ -104,6 +106,15 @@ class ArenaState:
         if self._engine is None:
             return self.workers_spent
         return self._engine.budget.charged
+
+    def near_misses(self) -> dict[str, int]:
+        """Answers bought though the cache held the same messages for their model, by how
+        the nearest cached call differed (on the xdist controller, its workers')."""
+        found = dict(self.workers_near_misses)
+        store = self._engine.store if self._engine is not None else None
+        for said, count in (store.near_misses if store is not None else {}).items():
+            found[said] = found.get(said, 0) + count
+        return found
 
     def close(self) -> None:
         """Stop the engine, if one was made: pending calls are cancelled, its files closed.

@@ -181,6 +181,16 @@ class ArenaReporter:
         warned = Counter(
             str(r.detail["warning"]) for r in self.state.records if r.detail.get("warning")
         )
+        near = self.state.near_misses()
+        if near:
+            said, total = max(near, key=near.__getitem__), sum(near.values())
+            terminalreporter.write_line(
+                f"arena: {total} answer{'' if total == 1 else 's'} bought though the cache"
+                " holds answers to the same messages for the model; the nearest cached call"
+                f" differs in {said}{' (and others)' if len(near) > 1 else ''}: a setting"
+                " changed, or an upgrade changed what a call's cache key holds",
+                yellow=True,
+            )
         for warning, count in warned.items():  # an answer kept, but not cached: said once
             terminalreporter.write_line(
                 f"arena: {count} answer{'' if count == 1 else 's'} not cached: {warning}",

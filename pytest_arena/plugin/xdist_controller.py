@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pytest_arena.plugin.state import COLLECTED, LEDGERS, SPENT, ArenaState
+from pytest_arena.plugin.state import COLLECTED, LEDGERS, NEAR_MISSES, SPENT, ArenaState
 from pytest_arena.record import ERROR, Record
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
@@ -145,9 +145,14 @@ class ArenaXdist:
         if isinstance(collected, dict) and not self.collected:
             self.collected = collected  # every worker collects the same
         spent = output.get(SPENT)
+        state = ArenaState.of(self.config)
         if isinstance(spent, int | float):  # for the spend line: answers no case was graded by
-            state = ArenaState.of(self.config)
             state.workers_spent = (state.workers_spent or 0.0) + float(spent)
+        near = output.get(NEAR_MISSES)
+        if isinstance(near, dict):
+            for said, count in near.items():
+                mine = state.workers_near_misses
+                mine[str(said)] = mine.get(str(said), 0) + int(count)
 
     def lost_records(self) -> list[Record]:
         """Error records for arena items that never reported because a worker crashed."""
