@@ -111,3 +111,22 @@ def run_ends_with_one_failed(pytester: pytest.Pytester, failure: list[str]) -> N
     assert time.monotonic() - started < 30  # re would take longer than the universe's age
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(failure)
+
+
+def denied_writes() -> list[str]:
+    """A command prefix under which this process's user cannot read or write where the
+    file modes say so: root can anywhere, so it runs without the capabilities that let it."""
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.fail("setpriv (util-linux) is needed to deny root a write")
+    return [
+        setpriv,
+        "--bounding-set",
+        "-dac_override,-dac_read_search,-fowner",
+        "--inh-caps",
+        "-all",
+    ]

@@ -250,3 +250,34 @@ def test_a_long_case_id_fits_its_agents_workspace_name(
     result = pytester.runpytest("-p", "no:cacheprovider", "-rA")
     assert "internal error" not in result.stdout.str()
     result.stdout.fnmatch_lines([f"* desk::{long_id}[[]sim_large]*"])
+
+
+def test_an_unreadable_scorers_folder_is_its_projects_problem(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A scorers/ folder that could not be read ended collection with a traceback, and no
+    other project ran."""
+    import sys
+
+    from tests.conftest import denied_writes
+
+    make_project("locked", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
+    make_project("fine", "models: [sim_perfect]\ntests:\n  - {id: b, input: y, reference: y}\n")
+    scorers = pytester.path / "projects" / "locked" / "scorers"
+    scorers.mkdir()
+    scorers.chmod(0)
+    try:
+        # the arena.yaml files named: pytest's own walk stops at any folder it cannot read
+        files = ["projects/locked/arena.yaml", "projects/fine/arena.yaml"]
+        pytest_cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA"]
+        result = pytester.run(*denied_writes(), *pytest_cmd, *files)
+    finally:
+        scorers.chmod(0o755)
+    result.stdout.fnmatch_lines(
+        [
+            "*projects/locked/scorers: the scorers folder scorers/ cannot be read (Permission"
+            " denied)*",
+            "PASSED projects/fine/arena.yaml::b[[]sim_perfect]",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import XDIST, MakeProject
+from tests.conftest import XDIST, MakeProject, denied_writes
 from tests.fake_llm_server import FakeLLMServer
 
 SECRET = "sk-cache-secret-7777"
@@ -121,26 +121,6 @@ tests:
   - {id: a, input: "2+2", reference: "4"}
 """
 AGENT = "def answer(prompt):\n    with open({log!r}, 'a') as log:\n        log.write('called\\n')\n    return '4'\n"
-
-
-def denied_writes() -> list[str]:
-    """A command prefix under which this process's user cannot write where the file modes
-    say so: root writes anywhere, so it runs without the capabilities that let it."""
-    import os
-    import shutil
-
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.fail("setpriv (util-linux) is needed to deny root a write")
-    return [
-        setpriv,
-        "--bounding-set",
-        "-dac_override,-dac_read_search,-fowner",
-        "--inh-caps",
-        "-all",
-    ]
 
 
 def test_a_cache_that_cannot_be_written_keeps_the_answer_and_one_that_is_read_only_replays(

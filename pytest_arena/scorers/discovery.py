@@ -91,7 +91,19 @@ def discover(
     folder = project_root / SCORERS_DIR
     if not folder.is_dir():
         return found
-    for path in sorted(folder.iterdir()):
+    try:
+        paths = sorted(folder.iterdir())
+    except OSError as exc:  # unreadable: the project's problem, not the run's end
+        found.problems.append(
+            Problem(
+                folder,
+                None,
+                f"the scorers folder {SCORERS_DIR}/ cannot be read ({exc.strerror or exc})",
+                hint=f"let it be read (chmod u+rx {SCORERS_DIR}), or move it away",
+            )
+        )
+        return found
+    for path in paths:
         if path.name.startswith(("_", ".")) or not path.is_file() or _pytests(path):
             continue
         if path.suffix == ".py":
