@@ -365,13 +365,25 @@ def _limits(info: Any) -> str:
 def _pytest(args: list[str]) -> int:
     """Run pytest in a process of its own, so that it imports the plugin itself: in this one
     `pytest_arena` is imported already, and pytest would warn on every run that it cannot
-    rewrite its asserts (an error under `-W error`)."""
-    process = subprocess.Popen([sys.executable, "-m", "pytest", *args])
+    rewrite its asserts (an error under `-W error`). It gets this interpreter's `-W`, `-X`
+    and `-O` options, as `python -W error -m pytest` would have them."""
+    process = subprocess.Popen([sys.executable, *_interpreter_options(), "-m", "pytest", *args])
     while True:
         try:
             return process.wait()
         except KeyboardInterrupt:
             continue  # pytest got the same Ctrl-C: let it print its summary and exit
+
+
+def _interpreter_options() -> list[str]:
+    """The command-line options this interpreter was started with that pytest's run keeps:
+    warnings filters, -X options and optimisation (the environment's reach it anyway)."""
+    found = [f"-W{option}" for option in sys.warnoptions]
+    for name, value in sys._xoptions.items():  # CPython's -X options, as documented
+        found.append(f"-X{name}" if value is True else f"-X{name}={value}")
+    if sys.flags.optimize:
+        found.append("-" + "O" * sys.flags.optimize)
+    return found
 
 
 def _cache_command(args: argparse.Namespace) -> int:

@@ -436,3 +436,30 @@ def test_compare_of_runs_with_no_case_in_common_says_nothing_was_compared(
     result.stdout.fnmatch_lines(["nothing compared: no case was graded in both runs*"])
     assert result.ret == 1
     assert pytester.run(*ARENA, "compare", "a.json", "a.json").ret == 0
+
+
+def test_evaluate_runs_pytest_with_the_interpreters_warning_options(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`python -W error -m pytest_arena evaluate` dropped `-W error`: a scorer's
+    UserWarning passed where `python -W error -m pytest` fails it."""
+    import sys
+
+    make_project(
+        "warns",
+        "models: [sim_perfect]\nscorers: {default: old}\ntests:\n  - {id: a, input: x}\n",
+        files={
+            "scorers/old.py": (
+                "import warnings\nfrom pytest_arena.scorers import Scorer, ScoreResult\n\n\n"
+                "class Old(Scorer):\n    name = 'old'\n\n"
+                "    def score(self, output, reference, context):\n"
+                "        warnings.warn('old API', UserWarning)\n"
+                "        return ScoreResult(1.0, True, 'fine')\n"
+            )
+        },
+    )
+    evaluate = ["-m", "pytest_arena", "evaluate", "projects/warns", "-p", "no:cacheprovider"]
+    assert pytester.run(sys.executable, *evaluate).ret == 0
+    strict = pytester.run(sys.executable, "-W", "error::UserWarning", *evaluate)
+    assert strict.ret == 1
+    strict.stdout.fnmatch_lines(["*UserWarning: old API*"])
