@@ -6,10 +6,8 @@ import pytest
 
 from tests.conftest import MakeProject
 
-PLUGIN = """
-from pytest_arena.connectors.base import Connector, Response
+SCORER = """
 from pytest_arena.scorers import Scorer, ScoreResult
-from pydantic import BaseModel
 
 
 class ShoutScorer(Scorer):
@@ -18,6 +16,17 @@ class ShoutScorer(Scorer):
     def score(self, output, reference, context):
         loud = output.isupper()
         return ScoreResult(float(loud), loud, "all capitals" if loud else "not shouted")
+
+
+def pytest_arena_scorers():
+    return [ShoutScorer]
+"""
+
+PLUGIN = (
+    SCORER
+    + """
+from pytest_arena.connectors.base import Connector, Response
+from pydantic import BaseModel
 
 
 class UpperSettings(BaseModel):
@@ -32,13 +41,10 @@ class UpperConnector(Connector):
         return Response(request.prompt.upper() + self.settings.suffix, tokens_in=1, tokens_out=1)
 
 
-def pytest_arena_scorers():
-    return [ShoutScorer]
-
-
 def pytest_arena_connectors():
     return [UpperConnector]
 """
+)
 
 PROJECT = """
 models:
@@ -141,23 +147,6 @@ def test_a_connector_that_can_answer_in_neither_way_is_refused_where_it_is_writt
             settings_model = BaseModel
 
 
-CONFTEST_SCORER = """
-from pytest_arena.scorers import Scorer, ScoreResult
-
-
-class ShoutScorer(Scorer):
-    name = "shouted"
-
-    def score(self, output, reference, context):
-        loud = output.isupper()
-        return ScoreResult(float(loud), loud, "all capitals" if loud else "not shouted")
-
-
-def pytest_arena_scorers():
-    return [ShoutScorer]
-"""
-
-
 def test_a_conftest_offers_its_scorers_to_the_projects_below_it_whichever_is_collected_first(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
@@ -172,7 +161,7 @@ def test_a_conftest_offers_its_scorers_to_the_projects_below_it_whichever_is_col
     )
     make_project("b_loud", uses_it)
     make_project("c_outside", uses_it)
-    pytester.path.joinpath("projects", "b_loud", "conftest.py").write_text(CONFTEST_SCORER)
+    pytester.path.joinpath("projects", "b_loud", "conftest.py").write_text(SCORER)
     result = pytester.runpytest("-rA")
     # a_plain is collected first: b_loud's conftest, loaded after it, still offers its scorer
     result.stdout.fnmatch_lines(["PASSED projects/a_plain/arena.yaml::same[[]sim_echo]"])
