@@ -187,3 +187,45 @@ def test_answers_bought_again_though_the_cache_holds_their_messages_are_said(
     )
     quiet, _ = run(pytester, *spread)  # answered from the cache now: nothing to say
     assert "bought though" not in quiet.stdout.str()
+
+
+WRITE_AND_DIE = """
+import os, sys
+from pytest_arena.cache import ResponseCache
+from pytest_arena.connectors.base import Response
+cache = ResponseCache(sys.argv[1])
+cache.put({"connector": "c", "model": "m", "messages": [{"role": "user", "content": "hi"}]},
+          Response("kept in the log", tokens_in=1, tokens_out=1))
+os._exit(0)  # killed: the answer is in the write-ahead log, not yet in the file
+"""
+READ = """
+import sys
+from pytest_arena.cache import ResponseCache
+hit = ResponseCache(sys.argv[1], "replay").get(
+    {"connector": "c", "model": "m", "messages": [{"role": "user", "content": "hi"}]})
+print(hit.text)
+"""
+
+
+@pytest.mark.parametrize("killed", [True, False])
+def test_a_read_only_cache_replays_what_a_killed_run_left_in_its_log(
+    pytester: pytest.Pytester, killed: bool
+) -> None:
+    """Opened as immutable, a read-only cache ignored its write-ahead log: a killed run's
+    answers read as "the cache is empty"."""
+    import sys
+
+    folder = pytester.path / ".arena-cache"
+    cache = folder / "responses.sqlite3"
+    writer = WRITE_AND_DIE if killed else WRITE_AND_DIE.replace("os._exit(0)", "cache.close()")
+    assert pytester.run(sys.executable, "-c", writer, str(cache)).ret == 0
+    assert (folder / "responses.sqlite3-wal").exists() == killed
+    try:
+        for path in [*folder.iterdir(), folder]:
+            path.chmod(0o555)
+        read = pytester.run(*denied_writes(), sys.executable, "-c", READ, str(cache))
+    finally:
+        for path in [folder, *folder.iterdir()]:
+            path.chmod(0o755)
+    assert read.ret == 0, read.stderr.str()
+    assert read.stdout.lines == ["kept in the log"]

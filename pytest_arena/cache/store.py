@@ -254,26 +254,34 @@ class ResponseCache:
             return None
         if create:
             self._make_folder()
-        try:
-            conn = sqlite3.connect(
-                self._address(create),
-                timeout=BUSY_TIMEOUT_S,
-                isolation_level=None,
-                check_same_thread=False,
-                uri=True,
-            )
-        except sqlite3.Error as exc:
-            raise CacheError(f"cannot open the response cache {self.path}: {exc}") from None
-        try:
-            if not self._ready(conn, create=create):
+        addresses = self._addresses(create)
+        for address in addresses:
+            try:
+                conn = sqlite3.connect(
+                    address,
+                    timeout=BUSY_TIMEOUT_S,
+                    isolation_level=None,
+                    check_same_thread=False,
+                    uri=True,
+                )
+            except sqlite3.Error as exc:
+                raise CacheError(f"cannot open the response cache {self.path}: {exc}") from None
+            try:
+                if not self._ready(conn, create=create):
+                    conn.close()
+                    return None
+            except sqlite3.OperationalError as exc:
                 conn.close()
-                return None
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            raise self._error(exc) from None
-        except BaseException:
-            conn.close()
-            raise
+                if address != addresses[-1]:
+                    continue  # read-only, and its log's index cannot be made: immutable
+                raise self._error(exc) from None
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                raise self._error(exc) from None
+            except BaseException:
+                conn.close()
+                raise
+            break
         line.conn, line.pid = conn, os.getpid()
         return conn
 
@@ -309,13 +317,14 @@ class ResponseCache:
         conn.execute("PRAGMA synchronous = NORMAL")  # WAL stays consistent; fsync at checkpoints
         return True
 
-    def _address(self, create: bool) -> str:
-        """The file's SQLite URI. Read where nothing can be written (a cache shared
-        read-only), it is opened as immutable: the write-ahead log's index file could not
-        be made beside it, and no writer can change it."""
+    def _addresses(self, create: bool) -> list[str]:
+        """The file's SQLite URIs to try in turn. Read where nothing can be written (a cache
+        shared read-only): read-only, which reads a write-ahead log left beside it (a
+        killed run's answers); else, when the log's index cannot be made, as immutable (a
+        cache closed cleanly has no log, and no writer can change it)."""
         uri = "file:" + urllib.parse.quote(str(self.path.absolute()))
         writable = os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
-        return uri if create or writable else uri + "?mode=ro&immutable=1"
+        return [uri] if create or writable else [f"{uri}?mode=ro", f"{uri}?mode=ro&immutable=1"]
 
     def _make_folder(self) -> None:
         folder = self.path.parent
