@@ -239,3 +239,53 @@ def test_an_ascii_terminal_gets_readable_boards_and_arena_commands_do_not_crash(
     )
     assert models.ret == 0, models.stderr.str()
     assert "UnicodeEncodeError" not in models.stderr.str()
+
+
+def test_paths_and_inherited_values_reach_programs_in_the_locales_bytes(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a Latin-1 locale every value was re-encoded as UTF-8: a project folder named
+    "café" reached its agent as caf\\xc3\\xa9, a folder that does not exist, and an inherited
+    variable's bytes changed."""
+    import shutil
+    import subprocess
+
+    if shutil.which("localedef") is None:
+        pytest.skip("localedef (glibc) makes the Latin-1 locale this test runs in")
+    locales = pytester.path / "locales"
+    locales.mkdir()
+    made = subprocess.run(
+        ["localedef", "-i", "en_US", "-f", "ISO-8859-1", str(locales / "en_US.ISO-8859-1")],
+        capture_output=True,
+    )
+    assert (locales / "en_US.ISO-8859-1").is_dir(), made.stderr
+    folder = os.path.join(os.fsencode(pytester.path), b"projects", b"caf\xe9")
+    os.makedirs(folder)
+    with open(os.path.join(folder, b"arena.yaml"), "w") as out:
+        out.write(
+            "models:\n  default: [agent]\n  define:\n"
+            "    agent: {connector: command, command: [python, agent.py]}\n"
+            "tests:\n  - {id: a, input: x, reference: 'yes', eval_type: exact_match}\n"
+        )
+    with open(os.path.join(folder, b"agent.py"), "w") as out:
+        out.write(
+            "import os, sys\n"
+            "root = os.environb[b'ARENA_PROJECT_ROOT']\n"
+            "same = os.environb[b'INHERITED'] == b'caf\\xe9'\n"
+            "sys.stdout.write('yes' if os.path.isdir(root) and same else 'no: %r' % root)\n"
+        )
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    for name, value in (("LOCPATH", str(locales)), ("LC_ALL", "en_US.ISO-8859-1")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("PYTHONUTF8", "0")
+    monkeypatch.setenv("PYTHONCOERCECLOCALE", "0")
+    env = {**os.environ, "INHERITED": "x"}
+    env_bytes = {os.fsencode(k): os.fsencode(v) for k, v in env.items()}
+    env_bytes[b"INHERITED"] = b"caf\xe9"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA"],
+        cwd=pytester.path,
+        env=env_bytes,
+        capture_output=True,
+    )
+    assert result.returncode == 0, result.stdout.decode("latin-1")

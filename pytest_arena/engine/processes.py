@@ -124,14 +124,19 @@ async def arun(
 
 
 def _encoded(env: Mapping[str, str]) -> Mapping[str, str] | Mapping[bytes, bytes]:
-    """`env` as the bytes a program gets on POSIX: UTF-8, whatever the locale (under
-    LC_ALL=C the locale's ASCII cannot hold a case's "café"); a value read from the
-    environment in bytes no codec knew keeps those bytes. (Windows takes text.)"""
+    """`env` as the bytes a program gets on POSIX: in the locale's encoding, as Python
+    would (so a path or an inherited value keeps its bytes), or in UTF-8 where the locale
+    cannot hold the text (under LC_ALL=C, a case's "café"). (Windows takes text.)"""
     if not _POSIX:
         return dict(env)
-    return {
-        os.fsencode(name): value.encode("utf-8", "surrogateescape") for name, value in env.items()
-    }
+    return {os.fsencode(name): _bytes(value) for name, value in env.items()}
+
+
+def _bytes(value: str) -> bytes:
+    try:
+        return os.fsencode(value)
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogateescape")
 
 
 async def _afeed(pipe: asyncio.StreamWriter, data: bytes) -> None:
