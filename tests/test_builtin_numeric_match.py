@@ -238,6 +238,8 @@ def test_a_benchmark_convention_refuses_tolerances() -> None:
         ("It boils at 100 degrees[^3]", 100),
         ("The sum is 12 [1, 2]", 12),
         ("The sum is 12 [3\u20135]", 12),
+        ("3 apples and 2 pears. Answer: [5]", 5),  # an answer in brackets is no citation
+        ("3 + 4 = [7]", 7),
     ],
 )
 def test_numbers_as_models_write_them(output: str, reference: Any) -> None:
