@@ -293,8 +293,9 @@ def test_a_baseline_whose_cases_were_all_renamed_fails_the_gate_that_compares_wi
         ]
     )
     assert result.ret == 1
-    # cases left out by -k are not run, not renamed: nothing is said against them
-    make_project("quiz", f"models: [sim_perfect]\n{gate}tests:\n{cases}{renamed}")
+    # cases left out by -k are not run, not renamed, even beside one taken out of the project
+    kept = "".join(f"  - {{id: q{i}, input: 'q{i}', reference: 'q{i}'}}\n" for i in range(3))
+    make_project("quiz", f"models: [sim_perfect]\n{gate}tests:\n{kept}{renamed}")
     result = pytester.runpytest("--arena-baseline", "base.json", "-k", "case")
     result.stdout.fnmatch_lines(["  held    sim_perfect no case tagged critical regressed"])
     assert result.ret == 0

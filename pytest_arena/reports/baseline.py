@@ -117,9 +117,10 @@ class BaselineComparison:
 
     @property
     def renamed(self) -> bool:
-        """Whether no case is in both, and the baseline's are gone from the project: its
-        cases were renamed (or their ids read otherwise), so nothing can be compared."""
-        return self.comparison.difference.n == 0 and bool(self.gone)
+        """Whether no case is in both, and the baseline's are all gone from the project (none
+        merely left out by -k or --lf): its cases were renamed (or their ids read otherwise),
+        so nothing can be compared."""
+        return self.comparison.difference.n == 0 and bool(self.gone) and not self.not_run
 
     def significant(self, alpha: float = verdicts.ALPHA) -> bool:
         """Whether the run is worse than the baseline, at `alpha`."""
