@@ -229,3 +229,29 @@ def test_a_read_only_cache_replays_what_a_killed_run_left_in_its_log(
             path.chmod(0o755)
     assert read.ret == 0, read.stderr.str()
     assert read.stdout.lines == ["kept in the log"]
+
+
+def test_more_samples_of_a_cached_call_are_no_near_miss(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A fresh cache and a case drawing its samples one at a time: "3 answers bought though
+    the cache holds answers to the same messages … differs in sample (1 here, 0 cached)"."""
+    make_project(
+        "p",
+        """
+        models:
+          default: [mine]
+          define:
+            mine: {connector: python, callable: "agent:answer", cache: true}
+        repeat: {min: 1, max: 5}
+        min_pass_rate: 0.5
+        tests:
+          - {id: a, input: "Paris", reference: "Paris", eval_type: contains}
+        """,
+        files={"agent.py": "def answer(prompt):\n    return prompt\n"},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-repeat", "3")
+    assert result.ret == 0
+    again = pytester.runpytest("-p", "no:cacheprovider", "--arena-repeat", "5")
+    assert again.ret == 0
+    assert "bought though" not in result.stdout.str() + again.stdout.str()

@@ -384,8 +384,11 @@ class ResponseCache:
             (str(parts.get("connector", "")), str(parts.get("model", "")), _messages_digest(parts)),
         ).fetchall()
         found = [key_differences(parts, json.loads(cached)) for (cached,) in rows]
-        nearest = min((d for d in found if d), key=len, default=None)
-        return describe(nearest) if nearest else ""
+        # another sample of the same call is a new answer to buy, not a near miss
+        found = [[d for d in diffs if d.path != "sample"] for diffs in found]
+        if not found or not all(found):
+            return ""
+        return describe(min(found, key=len))
 
     def _miss_message(self, conn: sqlite3.Connection | None, parts: dict[str, Any]) -> str:
         head = "no cached response for this call (strict replay): "
