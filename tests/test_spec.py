@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -703,3 +704,6 @@ def test_an_empty_dataset_path_is_refused_at_its_line(tmp_path: Path) -> None:
     assert "arena.yaml:2: datasets[0].path: a dataset's path is empty" in said
     assert "arena.yaml:3: datasets[1].path: a dataset's path is empty" in said
     assert "such as data/cases.jsonl" in said
+    for folder in (".", "./", "/", "data/.."):
+        with pytest.raises(SpecError, match=rf"dataset path '{re.escape(folder)}' names a folder"):
+            load_project(write(tmp_path / "f", {"arena.yaml": f"datasets:\n  - '{folder}'\n"}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import PurePosixPath
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -323,6 +324,11 @@ class DatasetSpec(SamplingSettings):
             raise ValueError(
                 "a dataset's path is empty: give the file's path from arena.yaml's folder,"
                 " such as data/cases.jsonl"
+            )
+        if PurePosixPath(value.strip().replace("\\", "/")).name in ("", ".", ".."):
+            raise ValueError(
+                f"dataset path {value!r} names a folder, not a file: give the file's path"
+                " from arena.yaml's folder, such as data/cases.jsonl"
             )
         return value
 
