@@ -252,8 +252,9 @@ def test_a_long_case_id_fits_its_agents_workspace_name(
     result.stdout.fnmatch_lines([f"* desk::{long_id}[[]sim_large]*"])
 
 
+@pytest.mark.parametrize("mode", [0, 0o644])  # neither read nor entered; read, not entered
 def test_an_unreadable_scorers_folder_is_its_projects_problem(
-    pytester: pytest.Pytester, make_project: MakeProject
+    pytester: pytest.Pytester, make_project: MakeProject, mode: int
 ) -> None:
     """A scorers/ folder that could not be read ended collection with a traceback, and no
     other project ran."""
@@ -265,7 +266,8 @@ def test_an_unreadable_scorers_folder_is_its_projects_problem(
     make_project("fine", "models: [sim_perfect]\ntests:\n  - {id: b, input: y, reference: y}\n")
     scorers = pytester.path / "projects" / "locked" / "scorers"
     scorers.mkdir()
-    scorers.chmod(0)
+    (scorers / "shout.py").write_text("")
+    scorers.chmod(mode)
     try:
         # the arena.yaml files named: pytest's own walk stops at any folder it cannot read
         files = ["projects/locked/arena.yaml", "projects/fine/arena.yaml"]

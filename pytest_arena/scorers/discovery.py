@@ -91,9 +91,9 @@ def discover(
     folder = project_root / SCORERS_DIR
     if not folder.is_dir():
         return found
-    try:
-        paths = sorted(folder.iterdir())
-    except OSError as exc:  # unreadable: the project's problem, not the run's end
+    try:  # unreadable, or its files cannot be looked at: the project's problem
+        paths = [p for p in sorted(folder.iterdir()) if p.is_file()]
+    except OSError as exc:
         found.problems.append(
             Problem(
                 folder,
@@ -104,7 +104,7 @@ def discover(
         )
         return found
     for path in paths:
-        if path.name.startswith(("_", ".")) or not path.is_file() or _pytests(path):
+        if path.name.startswith(("_", ".")) or _pytests(path):
             continue
         if path.suffix == ".py":
             _load_module(found, path, package, importer, create)
