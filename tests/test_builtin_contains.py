@@ -184,3 +184,11 @@ def test_text_written_in_either_unicode_form_is_found() -> None:
 def test_a_typographic_apostrophe_is_the_one_a_keyboard_types() -> None:
     assert contains("I don\u2019t know", "don't").passed is True
     assert contains("I don't know", "don\u2019t").passed is True
+
+
+def test_a_quote_mark_alone_is_looked_for_as_written() -> None:
+    """`values: ["\u2019"], negate: true` (no curly quotes, please) failed "It's fine", whose
+    quote is the keyboard's: it was read as "'" too."""
+    assert contains("It's fine", None, values=["\u2019"], negate=True).passed is True
+    assert contains("It\u2019s fine", None, values=["\u2019"], negate=True).passed is False
+    assert contains("It's fine", None, values=["It\u2019s"]).passed is True  # words: as read

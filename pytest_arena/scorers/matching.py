@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.patterns import compile_pattern, search
-from pytest_arena.scorers.text import canonical, excerpt, plain_marks, strip_fence
+from pytest_arena.scorers.text import canonical, excerpt, only_quotes, plain_marks, strip_fence
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
 
@@ -55,12 +56,16 @@ class Contains(TypedScorer[ContainsOptions]):
         if not wanted:
             return ScoreResult(0.0, None, "no reference or values to look for: unscored")
 
-        def fold(text: str) -> str:
-            return canonical(text).casefold() if opts.ignore_case else canonical(text)
+        def fold(text: str, quotes: bool = True) -> str:
+            text = canonical(text) if quotes else unicodedata.normalize("NFC", text)
+            return text.casefold() if opts.ignore_case else text
 
-        text = fold(output)
-        present = [item for item in wanted if fold(item) in text]
-        absent = [item for item in wanted if fold(item) not in text]
+        def found(item: str) -> bool:  # a quote mark alone is looked for as written
+            exact = only_quotes(item)
+            return fold(item, not exact) in fold(output, not exact)
+
+        present = [item for item in wanted if found(item)]
+        absent = [item for item in wanted if not found(item)]
         good, bad = (absent, present) if opts.negate else (present, absent)
         if opts.mode == "all":
             score, passed = len(good) / len(wanted), not bad

@@ -26,6 +26,12 @@ _QUOTES = str.maketrans(
 )
 
 
+def only_quotes(text: str) -> bool:
+    """Whether `text` is typographic quotes alone (U+2019, say): looked for, it is the mark
+    itself that is meant, not the words a reader sees."""
+    return bool(text.strip()) and all(ch in _QUOTES for ch in map(ord, text.strip()))
+
+
 def canonical(text: str) -> str:
     """`text` as a reader sees it: in Unicode's composed form (NFC), so an "é" typed as one
     character and as "e" and an accent are one text, and with typographic quotes written
