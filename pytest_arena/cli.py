@@ -365,8 +365,8 @@ def _limits(info: Any) -> str:
 def _pytest(args: list[str]) -> int:
     """Run pytest in a process of its own, so that it imports the plugin itself: in this one
     `pytest_arena` is imported already, and pytest would warn on every run that it cannot
-    rewrite its asserts (an error under `-W error`). It gets this interpreter's `-W`, `-X`
-    and `-O` options, as `python -W error -m pytest` would have them."""
+    rewrite its asserts (an error under `-W error`). It gets this interpreter's `-W`, `-X`,
+    `-O` and `-b` options, as `python -W error -m pytest` would have them."""
     process = subprocess.Popen([sys.executable, *_interpreter_options(), "-m", "pytest", *args])
     while True:
         try:
@@ -381,8 +381,9 @@ def _interpreter_options() -> list[str]:
     found = [f"-W{option}" for option in sys.warnoptions]
     for name, value in sys._xoptions.items():  # CPython's -X options, as documented
         found.append(f"-X{name}" if value is True else f"-X{name}={value}")
-    if sys.flags.optimize:
-        found.append("-" + "O" * sys.flags.optimize)
+    for flag, letter in ((sys.flags.optimize, "O"), (sys.flags.bytes_warning, "b")):
+        if flag:
+            found.append("-" + letter * flag)
     return found
 
 

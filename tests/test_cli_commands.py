@@ -463,3 +463,7 @@ def test_evaluate_runs_pytest_with_the_interpreters_warning_options(
     strict = pytester.run(sys.executable, "-W", "error::UserWarning", *evaluate)
     assert strict.ret == 1
     strict.stdout.fnmatch_lines(["*UserWarning: old API*"])
+    show = "from pytest_arena.cli import _interpreter_options; print(_interpreter_options())"
+    shown = pytester.run(sys.executable, "-bb", "-OO", "-X", "dev", "-W", "error", "-c", show)
+    for option in ("-Werror", "-Xdev", "-OO", "-bb"):  # -b was dropped
+        assert f"'{option}'" in shown.stdout.str()

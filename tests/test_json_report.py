@@ -353,6 +353,7 @@ def test_a_report_is_written_where_its_path_leads_keeping_a_link_and_the_file_s_
     [
         (("--arena-json", "r.json"), ("--arena-html", "r.json")),
         (("--arena-save-baseline", "out/b.json"), ("--junitxml", "out/../out/b.json")),
+        (("--arena-html", "r.html"), ("--html", "r.html")),  # pytest-html's
     ],
 )
 def test_two_reports_given_one_file_is_a_usage_error(
@@ -364,7 +365,8 @@ def test_two_reports_given_one_file_is_a_usage_error(
     """`--arena-json r.json --arena-html r.json` left the page in r.json: the JSON report
     was lost without a word."""
     make_project("mine", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
-    result = pytester.runpytest(*first, *second)
+    html = ["-p", "pytest_html.plugin"] if second[0] == "--html" else []
+    result = pytester.runpytest(*html, *first, *second)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [f"*{first[0]} and {second[0]} both name {second[1]}: one report would overwrite*"]

@@ -47,11 +47,12 @@ def check(config: pytest.Config) -> None:
 def _one_file_each(config: pytest.Config) -> str:
     """Two reports given one file: the last written would be the only one left."""
     seen: dict[Path, str] = {}
-    for name in ("arena_json", "arena_html", "arena_save_baseline", "xmlpath"):
+    others = {"xmlpath": "--junitxml", "htmlpath": "--html"}  # pytest's, pytest-html's
+    for name in ("arena_json", "arena_html", "arena_save_baseline", *others):
         path = report_path(config, name)
         if path is None:
             continue
-        option = "--junitxml" if name == "xmlpath" else "--" + name.replace("_", "-")
+        option = others.get(name) or "--" + name.replace("_", "-")
         where = written_at(path).resolve()
         if where.exists() and not where.is_file():
             continue  # /dev/null takes any number of reports
