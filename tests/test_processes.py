@@ -229,11 +229,13 @@ def test_an_ascii_terminal_gets_readable_boards_and_arena_commands_do_not_crash(
     result.stdout.fnmatch_lines(
         [
             "  rank  *model*composite*",
-            "     1  sim_perfect  *100.0% +- 39.7*",
+            "     1  sim_perfect  *100.0% +-39.7*",
             "composite = 1.00*accuracy",
         ]
     )
     assert "\\n" not in result.stdout.str()
+    header, rule = result.stdout.lines[-6:-4]  # the board's columns stay aligned
+    assert len(header) == len(rule) == len(result.stdout.lines[-4])
     models = pytester.run(
         sys.executable, "-m", "pytest_arena", "models", "--project", "projects/quiz"
     )

@@ -33,7 +33,7 @@ def shown(text: str) -> str:
     except LookupError:
         return text
     except UnicodeEncodeError:
-        plain = text.translate(_ASCII_SIGNS)
+        plain = text.replace(" \u00b1 ", " +-").translate(_ASCII_SIGNS)  # columns kept
         return plain.encode(encoding, "backslashreplace").decode(encoding, "replace")
     return text
 
