@@ -235,3 +235,41 @@ def test_a_scorer_class_imported_into_a_scorer_file_is_said_where_its_name_is_mi
             " shared.scorers, and a class is found only where it is defined: subclass it there*"
         ]
     )
+
+
+def test_a_helper_module_imported_by_name_is_said_with_its_relative_import(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`from textutil import norm` in hooks.py or a scorer failed with ModuleNotFoundError
+    and the fix "fix the error and run again"; the project's files import each other
+    relatively."""
+    make_project(
+        "shop",
+        "models: [sim_perfect]\nscorers: {default: loose}\ntests:\n  - {id: a, input: x}\n",
+        files={
+            "textutil.py": "def norm(s):\n    return str(s).strip().lower()\n",
+            "hooks.py": "from textutil import norm\n",
+            "scorers/loose.py": "from textutil import norm\n",
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        [
+            "*hooks.py:1: hooks.py failed to import: ModuleNotFoundError*",
+            "  fix: textutil is a file of the project: import it relatively, 'from .textutil"
+            " import ...'*",
+        ]
+    )
+    make_project(
+        "shop",
+        "models: [sim_perfect]\nscorers: {default: loose}\ntests:\n  - {id: a, input: x}\n",
+        files={
+            "textutil.py": "def norm(s):\n    return str(s).strip().lower()\n",
+            "hooks.py": "from .textutil import norm\n",
+            "scorers/loose.py": "from textutil import norm\n",
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        ["*fix: textutil is a file of the project*'from ..textutil import*"]
+    )

@@ -88,12 +88,31 @@ def import_problem(path: Path, exc: BaseException, what: str) -> Problem:
                 line = frame.lineno
     message = f"{what} failed to import: {type(exc).__name__}: {exc}"
     hint = "fix the error and run again; other files still load"
-    if isinstance(exc, ModuleNotFoundError) and (exc.name or "").split(".")[0] == _SEED_NAME:
+    top = (exc.name or "").split(".")[0] if isinstance(exc, ModuleNotFoundError) else ""
+    if top == _SEED_NAME:
         hint = (  # the name the scorer API was first written under
             f"the package is pytest_arena: write 'from pytest_arena.scorers import Scorer,"
             f" ScoreResult' where the file says {_SEED_NAME}"
         )
+    elif top and (dots := _neighbour(path, top)):
+        hint = (
+            f"{top} is a file of the project: import it relatively, 'from {dots}{top} import"
+            " ...' (each project's files are a package of their own, so two projects' helpers"
+            " never collide)"
+        )
     return Problem(path, line, message, hint=hint)
+
+
+def _neighbour(path: Path, module: str) -> str:
+    """The dots of a relative import of `module` from `path` when the project holds it (a
+    file beside it, or beside the scorers folder it is in), else ""."""
+    places = [(path.parent, ".")]
+    if path.parent.name == "scorers":
+        places.append((path.parent.parent, ".."))
+    for folder, dots in places:
+        if (folder / f"{module}.py").is_file() or (folder / module / "__init__.py").is_file():
+            return dots
+    return ""
 
 
 _SEED_NAME = "agent_arena"
