@@ -141,10 +141,11 @@ def test_the_guide_runs_as_written(
             continue
         for command, expected in commands(block.body):
             args = shlex.split(command)
-            if args[0] == "pytest":
-                args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args[1:]]
+            if args[0] == "pytest":  # the console script: no folder is put on sys.path
+                script = Path(sys.executable).with_name("pytest")  # (python -m puts the cwd)
+                args = [str(script), "-p", "no:cacheprovider", *args[1:]]
                 if "-n" in args:  # inner runs load only the plugins they name
-                    args[3:3] = XDIST
+                    args[1:1] = XDIST
             elif args[0] == "arena":
                 args = [sys.executable, "-m", "pytest_arena", *args[1:]]
             elif args[0] == "python":  # this test's interpreter, activated or not
