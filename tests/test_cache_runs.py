@@ -62,7 +62,9 @@ def test_a_rerun_is_answered_from_the_cache_and_the_server_sees_no_request(
     assert (after["france"]["cached"], after["refused"]["cached"]) == (True, False)
     assert after["france"]["cost"] == before["france"]["cost"]
     second.stdout.fnmatch_lines(
-        ["arena: 2 answers graded, 2 from the response cache (* not spent again); *"]
+        [
+            "arena: 2 answers graded, 2 from the response cache (* not spent again, and an unknown amount on 2 of them without a price); *"
+        ]
     )
     cache = pytester.path / ".arena-cache" / "responses.sqlite3"
     assert cache.exists() and SECRET.encode() not in cache.read_bytes()
@@ -255,3 +257,34 @@ def test_more_samples_of_a_cached_call_are_no_near_miss(
     again = pytester.runpytest("-p", "no:cacheprovider", "--arena-repeat", "5")
     assert again.ret == 0
     assert "bought though" not in result.stdout.str() + again.stdout.str()
+
+
+def test_cached_answers_of_models_without_a_price_are_no_zero_saving(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A rerun from the cache said "($0.00 not spent again)" for answers of a model without
+    a price, whose first run said "an unknown amount"."""
+    make_project(
+        "c",
+        """
+        models:
+          default: [mine, paid]
+          define:
+            mine: {connector: python, callable: "agent:answer", cache: true}
+            paid: {connector: python, callable: "agent:priced", cache: true}
+        tests:
+          - {id: q1, input: "Capital of France?", reference: Paris}
+        """,
+        files={
+            "agent.py": "def answer(prompt):\n    return 'Paris'\n\n\n"
+            "def priced(prompt):\n    return {'text': 'Paris', 'cost': 0.01}\n"
+        },
+    )
+    pytester.runpytest("-p", "no:cacheprovider")
+    again = pytester.runpytest("-p", "no:cacheprovider")
+    again.stdout.fnmatch_lines(
+        [
+            "arena: 2 answers graded, 2 from the response cache ($0.01 not spent again, and an"
+            " unknown amount on 1 of them without a price); $0.00 spent on models and judges"
+        ]
+    )

@@ -103,7 +103,9 @@ def spending(
         pieces = (("turns", partly), ("verdicts", judged_from_cache))
         kinds = " and ".join(kind for kind, cost in pieces if cost)
         what = f"{len(cached)} from the response cache" if cached else f"{kinds} from the cache"
-        parts.append(f"{what} ({dollars(saved)} not spent again)")
+        unknown = sum(cost is None for was_cached, cost, _ in answers if was_cached)
+        more = f", and an unknown amount on {unknown} of them without a price" if unknown else ""
+        parts.append(f"{what} ({dollars(saved)} not spent again{more})")
     retried = sum(r.retries for r in records)
     if retried:
         parts.append(f"{retried} retries")
