@@ -225,7 +225,8 @@ def test_an_async_agent_that_blocks_the_loop_fails_the_calls_on_it_and_the_run_e
             "model 'mine' call failed: the engine's event loop has not run for 1 s: code run"
             " on it blocks it (an async def agent or tool that calls time.sleep, a blocking"
             " client or a long computation); make that function a plain def (it then runs on"
-            " a thread of its own), or await asyncio.sleep and async clients in it",
+            " a thread of its own), or await asyncio.sleep and async clients in it (it is"
+            " running run() at */projects/agent/agent.py:8 now)",
         ]
     )
     result.stdout.fnmatch_lines(

@@ -19,6 +19,7 @@ import contextlib
 import functools
 import random
 import sys
+import sysconfig
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterator
@@ -42,6 +43,11 @@ BATCH = 64  # calls handed over to the loop's thread at once by `Engine.batch`
 BEAT = 0.5  # seconds between the loop's heartbeats
 STALL_LIMIT = 60.0  # seconds without a heartbeat after which the loop is taken as stuck
 QUIET = 2.0  # seconds without a heartbeat after which closing stops waiting for the loop
+# where code that is not the user's lives: Python's library, installed packages, this one
+_NOT_USER_CODE = tuple(
+    {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+    | {str(Path(__file__).resolve().parent.parent), "<"}
+)
 STALLED = (
     "the engine's event loop has not run for {:g} s: code run on it blocks it (an async def"
     " agent or tool that calls time.sleep, a blocking client or a long computation); make"
@@ -186,7 +192,21 @@ class Engine:
             limit = min(limit, call.timeout + QUIET)
         if self._loop is None or time.monotonic() - self._beat < limit:
             return None
-        return STALLED.format(limit)
+        where = self._blocking_code()
+        return STALLED.format(limit) + (f" (it is running {where} now)" if where else "")
+
+    def _blocking_code(self) -> str:
+        """Where the loop's thread is now, in the user's own code (not Python's, nor an
+        installed package's, nor ours): the function that blocks it, if it is one."""
+        thread = self._thread
+        frames = getattr(sys, "_current_frames", None)  # CPython's, documented
+        frame = frames().get(thread.ident) if frames and thread and thread.ident else None
+        while frame is not None:
+            file = frame.f_code.co_filename
+            if not file.startswith(_NOT_USER_CODE):
+                return f"{frame.f_code.co_name}() at {file}:{frame.f_lineno}"
+            frame = frame.f_back
+        return ""
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
