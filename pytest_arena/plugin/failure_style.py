@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_arena.plugin.outputs import NOT_FAILED, shown_nodeid
+from pytest_arena.plugin.outputs import failed_by_pytest, shown_nodeid
 from pytest_arena.reports.failures import message
 
 OPTION = "arena_failures"
@@ -78,7 +78,7 @@ class FailureStyle:
             for key in _HELD
             for report in stats.get(key, ())
             if (record := getattr(report, self.record_attr, None)) is not None
-            and record.get("status") not in NOT_FAILED  # a strict xfail's XPASS says itself
+            and not failed_by_pytest(report, record)  # a strict xfail's XPASS says itself
         ]
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)

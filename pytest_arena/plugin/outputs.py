@@ -27,6 +27,20 @@ OUTPUTS = "arena-outputs"
 # a record's statuses that no scorer failed: a failed report of one was failed by pytest or
 # a plugin (a strict xfail that passed), and says its own reason
 NOT_FAILED = ("passed", "unscored")
+
+
+def failed_by_pytest(report: Any, record: Any) -> bool:
+    """Whether a failed report of an arena case was failed by pytest or a plugin rather
+    than by its scorer: a case that passed or was unscored, or a strict xfail that passed
+    (a flaky case that `flaky: pass` lets pass, too)."""
+    return strict_xpass(report) or record.get("status") in NOT_FAILED
+
+
+def strict_xpass(report: Any) -> bool:
+    """Whether pytest failed the report as a strict xfail that passed."""
+    return isinstance(report.longrepr, str) and report.longrepr.startswith("[XPASS(strict)]")
+
+
 XDIST = "arena-xdist"
 JUNIT = "arena-junit"
 
@@ -182,8 +196,8 @@ class ArenaOutputs:
         if not report.failed:
             return
         record: dict[str, Any] | None = getattr(report, self.record_attr, None)
-        if record and record.get("status") in NOT_FAILED:  # failed by pytest or a plugin,
-            record = None  # not the scorer (a strict xfail that passed): like any other
+        if record and failed_by_pytest(report, record):  # not by the scorer: a failure
+            record = None  # like any other, with its own reason
         gated = bool(record and (record.get("board") or {}).get("gate"))
         if not gated or report.when != "call":  # setup: the case itself is broken
             self.failures_outside_gates += 1

@@ -10,6 +10,7 @@ import pytest
 
 from pytest_arena.engine.money import BUDGET_SPENT
 from pytest_arena.plugin.failure_style import FailureStyle
+from pytest_arena.plugin.outputs import strict_xpass
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import FLAKY, UNSCORED, Record
 from pytest_arena.reports.failures import message
@@ -59,7 +60,9 @@ class ArenaReporter:
         record = getattr(report, RECORD_ATTR, None)
         if not record or report.when != "call":
             return None
-        if record.get("status") == UNSCORED and not report.failed:  # (an XPASS(strict) fails)
+        if report.failed and strict_xpass(report):
+            return None  # pytest's own verdict on it
+        if record.get("status") == UNSCORED and not report.failed:
             return "unscored", "U", ("UNSCORED", {"yellow": True})
         if record.get("status") == FLAKY:
             return "flaky", "~", ("FLAKY", {"yellow": True})

@@ -406,3 +406,44 @@ def test_a_case_stopped_by_pytest_timeout_has_its_properties_in_xunit1(
     assert said["a[sim_perfect]"]["status"] == "passed"
     assert said["b[sim_perfect]"]["status"] == "error"
     assert said["b[sim_perfect]"]["case"] == "b"
+
+
+def test_a_strict_xfail_on_a_flaky_case_that_passes_fails_with_xpass_outside_the_gate(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A flaky case that `flaky: pass` lets pass, marked xfail(strict): shown as FLAKY, its
+    JUnit message the sampling's, and a gate that held turned the run green."""
+    make_project(
+        "p",
+        """
+        models:
+          default: [coin]
+          define:
+            coin: {connector: python, callable: "agent:answer"}
+        repeat: {min: 2, max: 3}
+        min_pass_rate: 0.75
+        flaky: pass
+        gate:
+          all: {accuracy: {min: 0.1}}
+        tests:
+          - {id: a, input: "one", reference: "ONE", eval_type: exact_match}
+        """,
+        files={
+            "agent.py": "import itertools\n_n = itertools.count()\n\n\ndef answer(prompt):\n"
+            "    return prompt.upper() if next(_n) % 2 == 0 else 'nope'\n"
+        },
+    )
+    pytester.makeconftest(
+        """
+        import pytest
+
+        def pytest_collection_modifyitems(items):
+            for item in items:
+                item.add_marker(pytest.mark.xfail(reason="known bad", strict=True))
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--junitxml", "out.xml", "-rf")
+    result.assert_outcomes(failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["the gates held, but 1 failure(s) outside any gate*"])
+    assert 'message="[XPASS(strict)] known bad"' in (pytester.path / "out.xml").read_text()
