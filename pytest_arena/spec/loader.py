@@ -125,9 +125,10 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
 
 
 def _folder_name(root: Path) -> str:
-    """The project's name from its folder's: bytes that are no UTF-8 (a name in Latin-1)
-    written as their escapes, so the name can be hashed, printed and saved."""
-    return os.fsencode(root.name).decode("utf-8", "backslashreplace")
+    """The project's name from its folder's: bytes the locale could not read (a name in
+    Latin-1 under a UTF-8 locale) written as their escapes, so that the name can be hashed,
+    printed and saved."""
+    return root.name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _id_text(text: str) -> str:
