@@ -240,6 +240,10 @@ def test_a_benchmark_convention_refuses_tolerances() -> None:
         ("The sum is 12 [3\u20135]", 12),
         ("3 apples and 2 pears. Answer: [5]", 5),  # an answer in brackets is no citation
         ("3 + 4 = [7]", 7),
+        ("Growth reached 12%[2].", 12),
+        ("The unemployment rate was 4.5% [3].", 4.5),
+        ("The value is **42**[1]", 42),
+        ("It is 100\u00b0[4]", 100),
     ],
 )
 def test_numbers_as_models_write_them(output: str, reference: Any) -> None:

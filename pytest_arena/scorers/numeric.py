@@ -156,9 +156,9 @@ _SENTENCE_END = re.compile(r"\.(?=\s|$)")
 _MARKED = ((_BOXED, True), (_HASHES, False), (_ANSWER, True))
 
 
-# a citation after a word, a number or a sentence: "8.3 million [1].", "shown.[2][3]",
-# "[^4]"; not an answer given in brackets after "Answer:" or "="
-_CITATION = re.compile(r"(?<=[\w.,;)\]\"'])[ \t]?\[\^?\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
+# a citation after a word, a number, a sign or a sentence: "8.3 million [1].", "12%[2]",
+# "shown.[2][3]", "[^4]"; not an answer given in brackets after "Answer:" or "="
+_CITATION = re.compile(r"(?<=[^\s\[(:=])[ \t]?\[\^?\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
 
 
 def read_number(text: str, pick: Literal["last", "first"] = "last") -> float | None:
