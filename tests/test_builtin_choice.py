@@ -59,7 +59,8 @@ def choice(
         ("It's not C, it's B", True, "chose B (Paris)"),
         ("B, not C", True, "chose B (Paris)"),
         ("The answer is B. It is A that most people pick, wrongly.", True, "chose B (Paris)"),
-        ("I pick B. It's A.", True, "chose B (Paris)"),
+        ("I picked A at first, but on reflection it's B.", True, "chose B (Paris)"),
+        ("The answer is A? No wait, it's B.", True, "chose B (Paris)"),
         ("C - not B!", False, "expected B (Paris), chose C (Rome)"),
     ],
 )

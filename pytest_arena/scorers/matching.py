@@ -271,10 +271,11 @@ _SINGLE = re.compile(r"\b[A-Za-z]\b")
 _MARKER = re.compile(
     r"\b(?:answer|choice|option)\s*(?:is\s*:?|:|=)"
     r"|\b(?:go(?:ing)?\s+with|choose|chose|pick(?:ed)?|select(?:ed)?)\b"
+    # "it's B", not "it is A that most people pick" (a cleft sentence names no answer)
+    r"|\bit(?:['\u2019]s|\s+is)\b(?!\s*[(\[]?[A-Za-z][)\]]?\s+(?:that|who|which|whom)\b)"
     r"|(?=\\boxed\s*\{)",
     re.I,
 )
-_IT_IS = re.compile(r"\bit(?:['\u2019]s|\s+is)\b", re.I)  # "It's B": when nothing else marks one
 _ONE = re.compile(
     r"[\s*_$]*(?:\\(?:boxed|textbf|mathbf|mathrm|text)\s*\{\s*)?(?:(?i:option|choice)\s+)?"
     r"([(\[])?([A-Za-z])(?![\w'\u2019])[)\]]?(?:\s*\})?[$*_]*"
@@ -357,12 +358,12 @@ def _unique(letters: list[str]) -> list[str]:
 def _marked(text: str) -> list[str]:
     """The letters of the last marked answer ("Answer: B", "I choose A or C"): the last
     line that starts "Answer:", else the last "answer:" anywhere, else the last other mark
-    ("the answer is B", "I choose A"), else the last "it's B", as inspect_ai reads
-    "ANSWER: X" lines."""
+    ("the answer is B", "I choose A", "it's B") wins, as inspect_ai reads "ANSWER: X"
+    lines."""
     markers = list(_MARKER.finditer(text))
     colon = [m for m in markers if _COLON.fullmatch(m[0])]
     line_start = [m for m in colon if _LINE_START.match(text, 0, m.start())]
-    tiers = (line_start, colon, markers, list(_IT_IS.finditer(text)))
+    tiers = (line_start, colon, markers)
     for tier in tiers:
         letters = _last_marked(text, tier)
         if letters:
