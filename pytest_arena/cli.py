@@ -366,7 +366,7 @@ def _pytest(args: list[str]) -> int:
     """Run pytest in a process of its own, so that it imports the plugin itself: in this one
     `pytest_arena` is imported already, and pytest would warn on every run that it cannot
     rewrite its asserts (an error under `-W error`). It gets this interpreter's `-W`, `-X`,
-    `-O` and `-b` options, as `python -W error -m pytest` would have them."""
+    `-O`, `-b`, `-I`, `-E`, `-s` and `-P` options, as `python -W error -m pytest` would."""
     process = subprocess.Popen([sys.executable, *_interpreter_options(), "-m", "pytest", *args])
     while True:
         try:
@@ -377,13 +377,24 @@ def _pytest(args: list[str]) -> int:
 
 def _interpreter_options() -> list[str]:
     """The command-line options this interpreter was started with that pytest's run keeps:
-    warnings filters, -X options and optimisation (the environment's reach it anyway)."""
+    warnings filters, -X options, optimisation, bytes warnings and isolation (the
+    environment's reach it anyway)."""
     found = [f"-W{option}" for option in sys.warnoptions]
     for name, value in sys._xoptions.items():  # CPython's -X options, as documented
         found.append(f"-X{name}" if value is True else f"-X{name}={value}")
-    for flag, letter in ((sys.flags.optimize, "O"), (sys.flags.bytes_warning, "b")):
-        if flag:
-            found.append("-" + letter * flag)
+    flags = sys.flags
+    isolated = (
+        [("I", flags.isolated)]
+        if flags.isolated
+        else [  # -I is -E, -s and -P
+            ("E", flags.ignore_environment),
+            ("s", flags.no_user_site),
+            ("P", int(getattr(flags, "safe_path", False))),  # Python 3.11 and later
+        ]
+    )
+    for letter, count in [("O", flags.optimize), ("b", flags.bytes_warning), *isolated]:
+        if count:
+            found.append("-" + letter * count)
     return found
 
 

@@ -467,3 +467,9 @@ def test_evaluate_runs_pytest_with_the_interpreters_warning_options(
     shown = pytester.run(sys.executable, "-bb", "-OO", "-X", "dev", "-W", "error", "-c", show)
     for option in ("-Werror", "-Xdev", "-OO", "-bb"):  # -b was dropped
         assert f"'{option}'" in shown.stdout.str()
+    isolated = pytester.run(sys.executable, "-I", "-c", show)  # and -I, -E, -s and -P were
+    assert "'-I'" in isolated.stdout.str()
+    apart = ["-E", "-s", *(["-P"] if sys.version_info >= (3, 11) else [])]
+    separate = pytester.run(sys.executable, *apart, "-c", show)
+    for option in apart:
+        assert f"'{option}'" in separate.stdout.str()

@@ -256,7 +256,7 @@ def test_a_helper_module_imported_by_name_is_said_with_its_relative_import(
     result.stdout.fnmatch_lines(
         [
             "*hooks.py:1: hooks.py failed to import: ModuleNotFoundError*",
-            "  fix: textutil is a file of the project: import it relatively, 'from .textutil"
+            "  fix: textutil is the project's own: import it relatively, 'from .textutil"
             " import ...'*",
         ]
     )
@@ -270,6 +270,14 @@ def test_a_helper_module_imported_by_name_is_said_with_its_relative_import(
         },
     )
     result = pytester.runpytest("-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines(
-        ["*fix: textutil is a file of the project*'from ..textutil import*"]
+    result.stdout.fnmatch_lines(["*fix: textutil is the project's own*'from ..textutil import*"])
+    make_project(  # a folder of helpers without __init__.py
+        "shop",
+        "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n",
+        files={
+            "util/text.py": "def norm(s):\n    return s\n",
+            "hooks.py": "from util.text import norm\n",
+        },
     )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*fix: util is the project's own*'from .util import*"])

@@ -291,15 +291,22 @@ def _load_dataset(
     rel = dataset.path
     line = project.lines.line((*loc, "path")) or project.lines.line(loc)
     if not file.is_file():
+        folder = file.is_dir()
+        message = (
+            f"dataset path '{rel}' names a folder, not a file"
+            if folder
+            else f"dataset file '{rel}' does not exist (looked in {project.root})"
+        )
+        hint = "name a file in it, such as data/cases.jsonl" if folder else ""
         project.problems.append(
             CaseProblem(
                 rel,
                 Problem(
                     project.path,
                     line,
-                    f"dataset file '{rel}' does not exist (looked in {project.root})",
+                    message,
                     key=dotted((*loc, "path")),
-                    hint="paths are relative to the folder holding arena.yaml",
+                    hint=hint or "paths are relative to the folder holding arena.yaml",
                 ),
                 rel,
             )

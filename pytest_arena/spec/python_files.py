@@ -96,7 +96,7 @@ def import_problem(path: Path, exc: BaseException, what: str) -> Problem:
         )
     elif top and (dots := _neighbour(path, top)):
         hint = (
-            f"{top} is a file of the project: import it relatively, 'from {dots}{top} import"
+            f"{top} is the project's own: import it relatively, 'from {dots}{top} import"
             " ...' (each project's files are a package of their own, so two projects' helpers"
             " never collide)"
         )
@@ -105,12 +105,12 @@ def import_problem(path: Path, exc: BaseException, what: str) -> Problem:
 
 def _neighbour(path: Path, module: str) -> str:
     """The dots of a relative import of `module` from `path` when the project holds it (a
-    file beside it, or beside the scorers folder it is in), else ""."""
+    file or folder beside it, or beside the scorers folder it is in), else ""."""
     places = [(path.parent, ".")]
     if path.parent.name == "scorers":
         places.append((path.parent.parent, ".."))
     for folder, dots in places:
-        if (folder / f"{module}.py").is_file() or (folder / module / "__init__.py").is_file():
+        if (folder / f"{module}.py").is_file() or (folder / module).is_dir():
             return dots
     return ""
 

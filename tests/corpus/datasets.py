@@ -75,8 +75,9 @@ data(
 data(
     "data_path_is_a_folder",
     {"arena.yaml": "models: [sim_perfect]\ndatasets:\n  - path: data\n", "data/q.jsonl": ROWS},
-    "projects/data_path_is_a_folder/arena.yaml:3: datasets[[]0].path: dataset file 'data' does not"
-    " exist (looked in *)",
+    "projects/data_path_is_a_folder/arena.yaml:3: datasets[[]0].path: dataset path 'data' names a"
+    " folder, not a file",
+    "  fix: name a file in it, such as data/cases.jsonl",
 )
 data(
     "data_unknown_suffix",
