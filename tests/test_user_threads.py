@@ -280,3 +280,29 @@ def test_ctrl_c_ends_a_run_whose_loop_an_async_agent_blocks_at_once(
     assert time.monotonic() - interrupted < 5, out  # no 30 s waits for a loop that is stuck
     assert run.returncode == 2, out  # pytest's "interrupted"
     assert "KeyboardInterrupt" in out and "INTERNALERROR" not in out
+
+
+BLOCKS_IN_A_HELPER = """
+    import time
+
+
+    def slow_work():
+        while True:
+            time.sleep(0.01)  # a plain def: it is the async def calling it that blocks
+
+
+    async def run(prompt):
+        return slow_work()
+"""
+
+
+def test_a_blocked_loop_names_the_async_def_and_the_code_inside_it(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """It named slow_work(), a plain def already, while the fix it gave ("make that function
+    a plain def") is for the async def that calls it."""
+    agent_project(make_project, BLOCKS_IN_A_HELPER, ["stuck"])
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=50)
+    result.stdout.fnmatch_lines(
+        ["*(it is running run() at */agent.py:10, in slow_work() at */agent.py:6 now)"]
+    )

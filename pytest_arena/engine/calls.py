@@ -197,16 +197,20 @@ class Engine:
 
     def _blocking_code(self) -> str:
         """Where the loop's thread is now, in the user's own code (not Python's, nor an
-        installed package's, nor ours): the function that blocks it, if it is one."""
+        installed package's, nor ours): the function the loop runs that blocks it, and the
+        one inside it where it is, if they are the user's."""
         thread = self._thread
         frames = getattr(sys, "_current_frames", None)  # CPython's, documented
         frame = frames().get(thread.ident) if frames and thread and thread.ident else None
+        found = []  # the user's frames, the innermost first
         while frame is not None:
             file = frame.f_code.co_filename
             if not file.startswith(_NOT_USER_CODE):
-                return f"{frame.f_code.co_name}() at {file}:{frame.f_lineno}"
+                found.append(f"{frame.f_code.co_name}() at {file}:{frame.f_lineno}")
             frame = frame.f_back
-        return ""
+        if len(found) > 1:  # the async def the loop runs, and where it is inside it
+            return f"{found[-1]}, in {found[0]}"
+        return found[0] if found else ""
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
