@@ -243,34 +243,26 @@ def test_a_helper_module_imported_by_name_is_said_with_its_relative_import(
     """`from textutil import norm` in hooks.py or a scorer failed with ModuleNotFoundError
     and the fix "fix the error and run again"; the project's files import each other
     relatively."""
-    make_project(
-        "shop",
-        "models: [sim_perfect]\nscorers: {default: loose}\ntests:\n  - {id: a, input: x}\n",
-        files={
-            "textutil.py": "def norm(s):\n    return str(s).strip().lower()\n",
-            "hooks.py": "from textutil import norm\n",
-            "scorers/loose.py": "from textutil import norm\n",
-        },
-    )
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines(
-        [
-            "*hooks.py:1: hooks.py failed to import: ModuleNotFoundError*",
-            "  fix: textutil is the project's own: import it relatively, 'from .textutil"
-            " import ...'*",
-        ]
-    )
-    make_project(
-        "shop",
-        "models: [sim_perfect]\nscorers: {default: loose}\ntests:\n  - {id: a, input: x}\n",
-        files={
-            "textutil.py": "def norm(s):\n    return str(s).strip().lower()\n",
-            "hooks.py": "from .textutil import norm\n",
-            "scorers/loose.py": "from textutil import norm\n",
-        },
-    )
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines(["*fix: textutil is the project's own*'from ..textutil import*"])
+    for hooks, said in (
+        ("from textutil import norm\n", "'from .textutil import ...'"),
+        ("from .textutil import norm\n", "'from ..textutil import ...'"),  # the scorer's
+    ):
+        make_project(
+            "shop",
+            "models: [sim_perfect]\nscorers: {default: loose}\ntests:\n  - {id: a, input: x}\n",
+            files={
+                "textutil.py": "def norm(s):\n    return str(s).strip().lower()\n",
+                "hooks.py": hooks,
+                "scorers/loose.py": "from textutil import norm\n",
+            },
+        )
+        result = pytester.runpytest("-p", "no:cacheprovider")
+        result.stdout.fnmatch_lines(
+            [
+                "*failed to import: ModuleNotFoundError*",
+                f"*fix: textutil is the project's own*{said}*",
+            ]
+        )
     make_project(  # a folder of helpers without __init__.py
         "shop",
         "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n",

@@ -41,6 +41,16 @@ class Flip(Scorer):
 """
 
 
+STRICT_XFAIL = """
+import pytest
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        item.add_marker(pytest.mark.xfail(reason="known bad", strict=True))
+"""
+
+
 def records(pytester: pytest.Pytester) -> dict[str, dict]:
     report = json.loads((pytester.path / "run.json").read_text())
     return {r["case"]: r for r in report["records"]}
@@ -73,27 +83,19 @@ def test_a_strict_xfail_that_passes_fails_the_run_with_pytests_message(
     """The gate held the failure as its own (exit 0) and the message became the scorer's
     'exact match'."""
     make_project("quiz", GATED.replace("SCORER", "exact_match"))
-    pytester.makeconftest(
-        """
-        import pytest
-
-        def pytest_collection_modifyitems(items):
-            for item in items:
-                item.add_marker(pytest.mark.xfail(reason="expected to fail", strict=True))
-        """
-    )
+    pytester.makeconftest(STRICT_XFAIL)
     result = pytester.runpytest("-p", "no:cacheprovider", "--junitxml", "out.xml", "-rf")
     result.assert_outcomes(failed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(  # (pytest before 9 gives the summary line no message)
         [
             "*_ quiz::a[[]sim_perfect] _*",
-            "[[]XPASS(strict)] expected to fail",
+            "[[]XPASS(strict)] known bad",
             "the gates held, but 2 failure(s) outside any gate*",
             "FAILED projects/quiz/arena.yaml::a[[]sim_perfect]*",
         ]
     )
-    assert 'message="[XPASS(strict)] expected to fail"' in (pytester.path / "out.xml").read_text()
+    assert 'message="[XPASS(strict)] known bad"' in (pytester.path / "out.xml").read_text()
 
 
 SLOW_ON_B = """
@@ -362,15 +364,7 @@ def test_a_strict_xfail_that_passes_says_xpass_for_an_unscored_case_and_in_compa
         "  - {id: vague, input: 'Say something', reference: something}\n",
         files={"scorers/maybe.py": MAYBE},
     )
-    pytester.makeconftest(
-        """
-        import pytest
-
-        def pytest_collection_modifyitems(items):
-            for item in items:
-                item.add_marker(pytest.mark.xfail(reason="known bad", strict=True))
-        """
-    )
+    pytester.makeconftest(STRICT_XFAIL)
     result = pytester.runpytest(
         "-p", "no:cacheprovider", "--junitxml", "out.xml", f"--arena-failures={style}", "-rf"
     )
@@ -433,15 +427,7 @@ def test_a_strict_xfail_on_a_flaky_case_that_passes_fails_with_xpass_outside_the
             "    return prompt.upper() if next(_n) % 2 == 0 else 'nope'\n"
         },
     )
-    pytester.makeconftest(
-        """
-        import pytest
-
-        def pytest_collection_modifyitems(items):
-            for item in items:
-                item.add_marker(pytest.mark.xfail(reason="known bad", strict=True))
-        """
-    )
+    pytester.makeconftest(STRICT_XFAIL)
     result = pytester.runpytest("-p", "no:cacheprovider", "--junitxml", "out.xml", "-rf")
     result.assert_outcomes(failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
