@@ -19,7 +19,6 @@ import contextlib
 import functools
 import random
 import sys
-import sysconfig
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterator
@@ -43,11 +42,6 @@ BATCH = 64  # calls handed over to the loop's thread at once by `Engine.batch`
 BEAT = 0.5  # seconds between the loop's heartbeats
 STALL_LIMIT = 60.0  # seconds without a heartbeat after which the loop is taken as stuck
 QUIET = 2.0  # seconds without a heartbeat after which closing stops waiting for the loop
-# where code that is not the user's lives: Python's library, installed packages, this one
-_NOT_USER_CODE = tuple(
-    {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
-    | {str(Path(__file__).resolve().parent.parent), "<"}
-)
 STALLED = (
     "the engine's event loop has not run for {:g} s: code run on it blocks it (an async def"
     " agent or tool that calls time.sleep, a blocking client or a long computation); make"
@@ -205,7 +199,7 @@ class Engine:
         found = []  # the user's frames, the innermost first
         while frame is not None:
             file = frame.f_code.co_filename
-            if not file.startswith(_NOT_USER_CODE):
+            if not file.startswith(_not_user_code()):
                 found.append(f"{frame.f_code.co_name}() at {file}:{frame.f_lineno}")
             frame = frame.f_back
         if len(found) > 1:  # the async def the loop runs, and where it is inside it
@@ -556,6 +550,16 @@ class Engine:
 
 # characters of project, case and model in a workspace's name (its number keeps it unique)
 WORKSPACE_NAME_MOST = 200
+
+
+@functools.cache
+def _not_user_code() -> tuple[str, ...]:
+    """Where code that is not the user's lives: Python's library, installed packages, this
+    one (looked up when a stalled loop is said, not at every run's start)."""
+    import sysconfig
+
+    places = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return (*places, str(Path(__file__).resolve().parent.parent), "<")
 
 
 def _joined(thread: threading.Thread, seconds: float) -> bool:

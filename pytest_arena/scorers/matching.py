@@ -60,12 +60,17 @@ class Contains(TypedScorer[ContainsOptions]):
             text = canonical(text) if quotes else unicodedata.normalize("NFC", text)
             return text.casefold() if opts.ignore_case else text
 
-        def found(item: str) -> bool:  # a quote mark alone is looked for as written
-            exact = only_quotes(item)
-            return fold(item, not exact) in fold(output, not exact)
+        folded: dict[bool, str] = {}  # the output, folded once each way
 
-        present = [item for item in wanted if found(item)]
-        absent = [item for item in wanted if not found(item)]
+        def found(item: str) -> bool:  # a quote mark alone is looked for as written
+            quotes = not only_quotes(item)
+            if quotes not in folded:
+                folded[quotes] = fold(output, quotes)
+            return fold(item, quotes) in folded[quotes]
+
+        hits = [(item, found(item)) for item in wanted]
+        present = [item for item, hit in hits if hit]
+        absent = [item for item, hit in hits if not hit]
         good, bad = (absent, present) if opts.negate else (present, absent)
         if opts.mode == "all":
             score, passed = len(good) / len(wanted), not bad
