@@ -121,7 +121,16 @@ def test_a_project_scorer_may_not_take_a_builtin_name(tmp_path: Path) -> None:
     assert "scorer name 'exact_match' of MyExact is already taken by a builtin" in problem.message
 
 
-def test_an_edited_scorer_file_is_read_afresh(tmp_path: Path) -> None:
+def test_an_edited_scorer_file_is_read_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edited within the second at the same size, the file ran as it had been: Python's
+    bytecode cache keys a file by its size and its time to the second (this test failed
+    so under the README's command, which writes bytecode)."""
+    import os
+    import sys
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
     source = """
     from pytest_arena import Scorer, ScoreResult
 
@@ -133,7 +142,10 @@ def test_an_edited_scorer_file_is_read_afresh(tmp_path: Path) -> None:
             return ScoreResult({value}, True)
     """
     first = scorers_in(tmp_path, {"fixed.py": source.format(value=0.25)})
-    second = scorers_in(tmp_path, {"fixed.py": source.format(value=0.75)})
+    written = (tmp_path / "scorers" / "fixed.py").stat().st_mtime
+    (tmp_path / "scorers" / "fixed.py").write_text(textwrap.dedent(source.format(value=0.75)))
+    os.utime(tmp_path / "scorers" / "fixed.py", (written, written))  # the same second
+    second = scorers_in(tmp_path, {})
     context = ScoringContext()
     assert first.entries["fixed"].scorer.score("", None, context).score == 0.25
     assert second.entries["fixed"].scorer.score("", None, context).score == 0.75
