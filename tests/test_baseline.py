@@ -318,3 +318,45 @@ def test_a_baseline_project_that_graded_nothing_in_this_run_is_said(
             " load, a model not asked for): maths sim_perfect",
         ]
     )
+
+
+def test_a_renamed_project_fails_the_gate_that_compares_it_with_the_baseline(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A project renamed after its baseline was saved compared nothing ("0 case(s) in
+    common"), listed the old name as not compared, and both baseline rules held: exit 0."""
+    cases = "".join(f"  - {{id: q{i}, input: 'q{i}', reference: 'q{i}'}}\n" for i in range(4))
+    gate = "gate:\n  regression: significant\n  critical: no_regression\n"
+    make_project("quiz", f"models: [sim_perfect]\n{gate}tests:\n{cases}")
+    pytester.runpytest("--arena-save-baseline", "base.json")
+    make_project("quiz", f"name: trivia\nmodels: [sim_perfect]\n{gate}tests:\n{cases}")
+    result = pytester.runpytest("--arena-baseline", "base.json", "--arena-json", "out.json")
+    result.stdout.fnmatch_lines(
+        [
+            "trivia sim_perfect: the baseline holds no case of this project, and none of its"
+            " project quiz was graded in this run: was it renamed? *; 0 regressed, 0 fixed,"
+            " 4 new, 0 gone",
+            "  failed  sim_perfect compared nothing: the baseline holds no case of this"
+            " project (renamed from quiz?)*",
+            "  failed  sim_perfect compared nothing: the baseline holds no case of this"
+            " project (renamed from quiz?)*",
+        ]
+    )
+    assert result.ret == 1
+    (compared,) = json.loads(Path(pytester.path, "out.json").read_text())["baseline"]
+    assert compared["renamed_from"] == ["quiz"]
+    # a project added beside the baseline's, which still runs (or which -k left out), is
+    # new: nothing to compare, and the rules hold
+    make_project("quiz", f"models: [sim_perfect]\n{gate}tests:\n{cases}")
+    make_project("maths", f"models: [sim_perfect]\n{gate}tests:\n{cases}")
+    for selection in ([], ["-k", "maths"]):
+        result = pytester.runpytest("--arena-baseline", "base.json", *selection)
+        result.stdout.fnmatch_lines(
+            [
+                "maths sim_perfect: the baseline holds no case of this project and model:"
+                " nothing to compare; 0 regressed, 0 fixed, 4 new, 0 gone",
+                "  held    sim_perfect compared nothing: the baseline holds no case of this"
+                " project and model (new)",
+            ]
+        )
+        assert result.ret == 0

@@ -114,13 +114,18 @@ class BaselineComparison:
     new: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)  # no longer in the project
     not_run: list[str] = field(default_factory=list)  # in it still: -k, --lf or -x left them
+    unknown: bool = False  # the baseline holds no case of this project and model (new)
+    # and none of these, the baseline's projects, graded a case in this run: the project was
+    # renamed (its folder or its `name:`)
+    renamed_from: list[str] = field(default_factory=list)
 
     @property
     def renamed(self) -> bool:
-        """Whether no case is in both, and the baseline's are all gone from the project (none
-        merely left out by -k or --lf): its cases were renamed (or their ids read otherwise),
-        so nothing can be compared."""
-        return self.comparison.difference.n == 0 and bool(self.gone) and not self.not_run
+        """Whether nothing can be compared as the cases or the project were renamed: no case
+        is in both, and the baseline's are all gone from the project (none merely left out
+        by -k or --lf), or the project is new and the baseline's own graded nothing."""
+        gone = self.comparison.difference.n == 0 and bool(self.gone) and not self.not_run
+        return gone or bool(self.renamed_from)
 
     def significant(self, alpha: float = verdicts.ALPHA) -> bool:
         """Whether the run is worse than the baseline, at `alpha`."""
@@ -135,12 +140,21 @@ class BaselineComparison:
     def lines(self) -> list[str]:
         d = self.comparison.difference
         head = f"{self.project} {self.model}:"
-        if self.renamed:
+        if self.renamed_from:
+            change = (
+                "the baseline holds no case of this project, and none of its"
+                f" project{'s' if len(self.renamed_from) > 1 else ''}"
+                f" {', '.join(self.renamed_from)} was graded in this run: was it renamed?"
+                " save a new baseline with --arena-save-baseline PATH"
+            )
+        elif self.renamed:
             change = (
                 "no case in common with the baseline, whose cases are all gone from the"
                 " project: were they renamed? save a new baseline with --arena-save-baseline"
                 " PATH"
             )
+        elif self.unknown:
+            change = "the baseline holds no case of this project and model: nothing to compare"
         elif d.estimate is None or d.low is None or d.high is None or d.p_value is None:
             change = f"{d.n} case(s) in common, too few to compare"
         else:
@@ -178,6 +192,9 @@ def compare_with(
     -x): a project it does not name counts every case it did not run as gone."""
     now = _by_key(records)
     then = _by_key(baseline)
+    # the baseline's projects that graded nothing now, and were not even collected (a project
+    # -k left out is still there)
+    theirs_only = sorted({p for p, _ in then} - {p for p, _ in now} - set(defined or ()))
     found: list[BaselineComparison] = []
     for key in sorted(now):
         project, model = key
@@ -203,6 +220,9 @@ def compare_with(
         held = set((defined or {}).get(project, ()))
         for case in sorted(set(theirs) - set(mine)):
             (result.not_run if case in held else result.gone).append(case)
+        result.unknown = not theirs
+        if all(p != project for p, _ in then):
+            result.renamed_from = theirs_only
         found.append(result)
     return found
 
@@ -267,6 +287,7 @@ def as_data(results: Sequence[BaselineComparison]) -> list[dict[str, Any]]:
                 "new": list(r.new),
                 "gone": list(r.gone),
                 "not_run": list(r.not_run),
+                "renamed_from": list(r.renamed_from),
             }
         )
     return out

@@ -208,8 +208,8 @@ def check_baseline(
                 f" {'a significant regression' if worse else 'not a significant regression'}"
                 f" at level {level:g}"
             )
-            if c.renamed:
-                text = _RENAMED
+            if c.renamed or c.unknown:
+                text = _nothing_compared(c)
             status = FAILED if worse or c.renamed else HELD
             checks.append(
                 Check(
@@ -229,8 +229,8 @@ def check_baseline(
             text = (
                 f"critical cases regressed: {', '.join(hit)}"
                 if hit
-                else _RENAMED
-                if c.renamed
+                else _nothing_compared(c)
+                if c.renamed or c.unknown
                 else "no case tagged critical regressed"
             )
             checks.append(
@@ -253,10 +253,20 @@ def check_baseline(
     return [by_project[p] for p in sorted(by_project)]
 
 
-_RENAMED = (
-    "compared nothing: no case is in both runs, and the baseline's are gone from the project"
-    " (renamed?): save a new baseline with --arena-save-baseline PATH"
-)
+def _nothing_compared(c: BaselineComparison) -> str:
+    """Why a baseline rule compared nothing: cases renamed, the project renamed, or a project
+    and model the baseline does not hold (new, so nothing to compare: the rule holds)."""
+    if c.renamed_from:
+        return (
+            "compared nothing: the baseline holds no case of this project (renamed from"
+            f" {', '.join(c.renamed_from)}?): save a new baseline with --arena-save-baseline PATH"
+        )
+    if c.renamed:
+        return (
+            "compared nothing: no case is in both runs, and the baseline's are gone from the"
+            " project (renamed?): save a new baseline with --arena-save-baseline PATH"
+        )
+    return "compared nothing: the baseline holds no case of this project and model (new)"
 
 
 def value_of(row: Row, metric: str) -> float | None:
