@@ -18,6 +18,9 @@ from pytest_arena import __version__
 from pytest_arena.plugin import options
 from pytest_arena.plugin.state import COLLECT, ArenaState
 
+RERUN = "rerun"  # the outcome pytest-rerunfailures gives the reports of a try it runs again
+RERUN_PASSED = 7  # its --fail-on-flaky exit status: a test passed on a rerun
+
 if TYPE_CHECKING:
     from pytest_arena.plugin.xdist_controller import ArenaXdist
     from pytest_arena.record import Record
@@ -158,6 +161,8 @@ class ArenaOutputs:
         self.xdist = xdist
         self.failures_outside_gates = 0
         self.gated_failures = 0  # failed cases that a gate covers
+        self.rerun: set[str] = set()  # node ids pytest-rerunfailures ran again
+        self.passed_on_rerun = 0
         self.results: list[gates.GateResult] = []
         self.changed: tuple[int, int] | None = None  # exit status before and after the gates
         self.final = 0  # the exit status once every output is written
@@ -193,6 +198,10 @@ class ArenaOutputs:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.outcome == RERUN:
+            self.rerun.add(report.nodeid)
+        elif report.passed and report.when == "call" and report.nodeid in self.rerun:
+            self.passed_on_rerun += 1
         if not report.failed:
             return
         record: dict[str, Any] | None = getattr(report, self.record_attr, None)
@@ -270,6 +279,10 @@ class ArenaOutputs:
             enabled=enabled,
             stopped_early=stopped_early,
         )
+        # pytest-rerunfailures gives its status only to a run green before the gates made it so
+        flaky = self.passed_on_rerun and self.config.getoption("fail_on_flaky", False)
+        if after == pytest.ExitCode.OK != before and flaky:
+            after = RERUN_PASSED
         if after != before:
             session.exitstatus = after
             self.changed = (before, after)
@@ -418,6 +431,12 @@ class ArenaOutputs:
             if self.final != after:  # a report asked for and not written fails the run
                 terminalreporter.write_line(
                     f"exit status {self.final}: the gates held, but a report was not written"
+                )
+                return
+            if after == RERUN_PASSED:
+                terminalreporter.write_line(
+                    f"exit status {after} (not {before}): the gates held, and"
+                    f" {self.passed_on_rerun} test(s) passed only on a rerun (--fail-on-flaky)"
                 )
                 return
             terminalreporter.write_line(

@@ -10,12 +10,11 @@ import pytest
 
 from pytest_arena.engine.money import BUDGET_SPENT
 from pytest_arena.plugin.failure_style import FailureStyle
-from pytest_arena.plugin.outputs import strict_xpass
+from pytest_arena.plugin.outputs import RERUN, strict_xpass
 from pytest_arena.plugin.state import ArenaState
 from pytest_arena.record import FLAKY, UNSCORED, Record
 from pytest_arena.reports.failures import message
 
-RERUN = "rerun"  # the outcome pytest-rerunfailures gives the reports of a try it runs again
 RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
 PROBLEM_ATTR = "arena_problem"  # and a problem item's message on its failed report
 _VERDICT = {True: "passed", False: "failed", None: "unscored"}

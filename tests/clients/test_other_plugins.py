@@ -433,3 +433,38 @@ def test_a_strict_xfail_on_a_flaky_case_that_passes_fails_with_xpass_outside_the
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["the gates held, but 1 failure(s) outside any gate*"])
     assert 'message="[XPASS(strict)] known bad"' in (pytester.path / "out.xml").read_text()
+
+
+FLIP_OR_NEVER = FIRST_TRY_FAILS.replace(
+    "        seen = context",
+    "        if reference == 'never':\n"
+    "            return ScoreResult(0.0, False, 'never right')\n        seen = context",
+)
+
+
+def test_a_case_that_passed_on_a_rerun_keeps_fail_on_flaky_beside_a_gate_that_held(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """pytest-rerunfailures' --fail-on-flaky gives exit 7 only to a run that was green before
+    the gates decided: a gate that held a failed case turned exit 1 into 0, and the case that
+    passed on its rerun went unsaid."""
+    project = GATED.replace("SCORER", "flip").replace("min: 0.9", "min: 0.5")
+    make_project(
+        "flip",
+        project.replace('reference: "4"', "reference: never"),
+        files={"scorers/flip.py": FLIP_OR_NEVER},
+    )
+    reruns = ["-p", "pytest_rerunfailures", "--reruns", "1", "-p", "no:cacheprovider"]
+    result = pytester.runpytest(*reruns, "--fail-on-flaky")
+    assert result.parseoutcomes() == {"failed": 1, "passed": 1, "rerun": 2}
+    assert result.ret == 7
+    result.stdout.fnmatch_lines(
+        [
+            "gate held: *",
+            "exit status 7 (not 1): the gates held, and 1 test(s) passed only on a rerun"
+            " (--fail-on-flaky)",
+        ]
+    )
+    for path in pytester.path.rglob(".seen_*"):
+        path.unlink()
+    assert pytester.runpytest(*reruns).ret == pytest.ExitCode.OK  # without it: the gate's
