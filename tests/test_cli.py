@@ -145,3 +145,13 @@ def test_the_installed_arena_script_runs_clean_under_w_error(
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     result.stdout.fnmatch_lines(["*2 passed*"])
     assert "cannot be rewritten" not in result.stdout.str() + result.stderr.str()
+
+
+def test_the_installed_release_is_the_version_arena_and_its_reports_name() -> None:
+    """The version was written twice (pyproject.toml and the package), and reports named
+    the package's: the build now reads it from the package."""
+    from importlib.metadata import version
+
+    from pytest_arena import __version__
+
+    assert version("pytest-arena") == __version__
