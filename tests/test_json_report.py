@@ -371,3 +371,20 @@ def test_two_reports_given_one_file_is_a_usage_error(
     result.stderr.fnmatch_lines(
         [f"*{first[0]} and {second[0]} both name {second[1]}: one report would overwrite*"]
     )
+
+
+@pytest.mark.parametrize("option", ["--collect-only", "--setup-plan", "--setup-only"])
+def test_a_run_that_grades_nothing_by_design_leaves_the_last_reports_as_they_are(
+    pytester: pytest.Pytester, make_project: MakeProject, option: str
+) -> None:
+    """`pytest --co -q`, which the docs suggest for a check, with --arena-json and
+    --arena-html in addopts, replaced the last run's reports with empty ones, and said
+    "HTML report:" of the empty one."""
+    make_project("quiz", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
+    outputs = ("--arena-json", "run.json", "--arena-html", "run.html")
+    pytester.runpytest(*outputs).assert_outcomes(passed=1)
+    before = {name: (pytester.path / name).read_bytes() for name in ("run.json", "run.html")}
+    result = pytester.runpytest(option, *outputs)
+    assert result.ret == pytest.ExitCode.OK
+    assert "HTML report" not in result.stdout.str()
+    assert {name: (pytester.path / name).read_bytes() for name in before} == before

@@ -236,6 +236,8 @@ class ArenaOutputs:
         path = options.report_path(self.config)
         html_path = options.report_path(self.config, "arena_html")
         save_path = options.report_path(self.config, "arena_save_baseline")
+        if not options.runs_cases(self.config):  # a run that grades nothing by design
+            path = html_path = None  # leaves the last run's reports as they are
         if not records and not path and not html_path:
             return
         from pytest_arena.reports import baseline, gates, github_summary, json_report, report_files
