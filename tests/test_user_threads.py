@@ -306,3 +306,170 @@ def test_a_blocked_loop_names_the_async_def_and_the_code_inside_it(
     result.stdout.fnmatch_lines(
         ["*(it is running run() at */agent.py:10, in slow_work() at */agent.py:6 now)"]
     )
+
+
+OWN_CANCELLATIONS = """
+import asyncio
+import sys
+
+
+async def cancelled():
+    task = asyncio.ensure_future(asyncio.sleep(10))
+    asyncio.get_running_loop().call_soon(task.cancel)
+    await task  # a task of its own, cancelled by its own logic (or its SDK's)
+
+
+async def leaves(prompt):
+    await asyncio.sleep(0.01)
+    sys.exit(1)  # in a task it spawned: argparse's error(), a click command
+
+
+async def run(prompt):
+    if prompt == "async":
+        await cancelled()
+    if prompt == "spawned":
+        return (await asyncio.gather(leaves(prompt)))[0]
+    return "4"
+
+
+def sync(prompt):
+    if prompt == "sync":
+        asyncio.run(cancelled())
+    return "4"
+"""
+
+
+@pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="Python 3.10 cannot tell whose a CancelledError is"
+)
+def test_an_agent_whose_own_task_is_cancelled_fails_its_case_rather_than_skip_it(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """A CancelledError of the agent's own was taken for the engine's: "the run stopped
+    before this call finished", the case skipped, and the run green."""
+    make_project(
+        "agent",
+        "models:\n  default: [mine, plain]\n  define:\n"
+        '    mine: {connector: python, callable: "agent:run", max_retries: 0}\n'
+        '    plain: {connector: python, callable: "agent:sync", max_retries: 0}\n'
+        "tests:\n"
+        "  - {id: own, input: async, reference: '4', models: [mine]}\n"
+        "  - {id: sync, input: sync, reference: '4', models: [plain]}\n"
+        "  - {id: fine, input: '2 + 2', reference: '4'}\n",
+        {"agent.py": OWN_CANCELLATIONS},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ agent::own[[]mine[]] _*",
+            "model 'mine' call failed: agent:run raised CancelledError",
+            "  File *agent.py*, line 8, in cancelled",
+            "*_ agent::sync[[]plain[]] _*",
+            "model 'plain' call failed: agent:sync raised CancelledError",
+        ]
+    )
+
+
+def test_sys_exit_in_a_task_an_agent_spawned_fails_that_case_alone(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """The SystemExit left the engine's loop, whose thread ended: every case failed with
+    "the engine's event loop has not run for 7 s", the one that exited unnamed."""
+    make_project(
+        "agent",
+        "models:\n  default: [mine]\n  define:\n"
+        '    mine: {connector: python, callable: "agent:run", max_retries: 0}\n'
+        "tests:\n"
+        "  - {id: before, input: '2 + 2', reference: '4'}\n"
+        "  - {id: spawned, input: spawned, reference: '4'}\n"
+        "  - {id: after, input: '2 + 2', reference: '4'}\n",
+        {"agent.py": OWN_CANCELLATIONS},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-W", "error")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ agent::spawned[[]mine[]] _*",
+            "model 'mine' call failed: agent:run raised SystemExit: 1",
+        ]
+    )
+
+
+def test_an_agents_traceback_and_message_are_said_whatever_its_folder_and_exception(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """A project in a folder named `concurrent` (or `asyncio`) lost the agent's lines, taken
+    for Python's own; an exception whose str() fails was "call failed: ValueError", the
+    agent unnamed."""
+    make_project(
+        "concurrent",
+        "models:\n  default: [mine]\n  define:\n"
+        '    mine: {connector: python, callable: "agent:run", max_retries: 0}\n'
+        "tests:\n  - {id: lost, input: lost, reference: '4'}\n"
+        "  - {id: mute, input: mute, reference: '4'}\n",
+        {
+            "agent.py": """
+                class Mute(Exception):
+                    def __str__(self):
+                        raise ValueError("no str for you")
+
+
+                def run(prompt):
+                    if prompt == "mute":
+                        raise Mute()
+                    return {}["missing"]
+            """
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "model 'mine' call failed: agent:run raised KeyError: 'missing'",
+            "  File *concurrent*agent.py*, line 9, in run",
+            "model 'mine' call failed: agent:run raised Mute: <its message could not be made:"
+            " ValueError>",
+            "  File *concurrent*agent.py*, line 8, in run",
+        ]
+    )
+
+
+@pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="Python 3.10 cannot tell whose a CancelledError is"
+)
+def test_a_tool_whose_own_task_is_cancelled_is_told_to_the_model(
+    fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """It was taken for the engine's cancelling the case: skipped, "the run stopped before
+    this call finished", and the run green."""
+    make_project(
+        "desk",
+        f"""
+        models:
+          default: [remote]
+          define:
+            remote: {{connector: openai, base_url: "{fake_llm.base_url}", model: m, cache: false}}
+        tests:
+          - id: desk
+            input: '[[call=lookup {{"order": "1"}}]] [[answer=done]]'
+            reference: done
+        """,
+        {
+            "tools.py": """
+                import asyncio
+
+                async def lookup(order: str) -> str:
+                    \"\"\"Look an order up.\"\"\"
+                    task = asyncio.ensure_future(asyncio.sleep(10))
+                    asyncio.get_running_loop().call_soon(task.cancel)
+                    await task
+            """
+        },
+    )
+    report = pytester.path / "report.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--arena-json={report}")
+    result.assert_outcomes(passed=1)
+    steps = json.loads(report.read_text())["records"][0]["response"]["trajectory"]
+    told = [r["content"] for step in steps for r in step.get("tool_results", ())]
+    assert told == ["error: lookup raised CancelledError"]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import importlib
 import inspect
 import math
-import re
+import os
 import sys
 import threading
 import traceback
@@ -27,10 +28,16 @@ from pytest_arena.connectors.base import (
     Response,
     SettingProblem,
 )
-from pytest_arena.engine.user_threads import run_blocking
+from pytest_arena.engine.user_threads import cancelled_from_outside, run_blocking
+from pytest_arena.spec.errors import raised
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
-_RUNNERS = re.compile(r"[/\\](asyncio|concurrent)[/\\]")  # frames of the loop
+# the frames of the loop and of the threads that run a sync agent: Python's own folders, not a
+# project's that happens to be called "asyncio"
+_RUNNERS = tuple(
+    str(Path(module.__file__ or "").resolve().parent) + os.sep
+    for module in (asyncio, concurrent.futures)
+)
 _TRACEBACK_FRAMES = 6
 RESULT_KEYS = ("text", "tokens_in", "tokens_out", "cost", "meta")
 
@@ -104,8 +111,10 @@ class PythonConnector(Connector):
                 result = await run_blocking(fn, *args, **kwargs)
                 if inspect.isawaitable(result):
                     result = await result
-        except asyncio.CancelledError:
-            raise
+        except asyncio.CancelledError as exc:
+            if cancelled_from_outside():  # a timeout, or the run's end: the engine's
+                raise
+            raise self._failed(exc) from exc  # an inner task of the agent's own, cancelled
         except BaseException as exc:  # sys.exit() too: the agent's error, not the loop's end
             raise self._failed(exc) from exc
         return self._in(self._response(result), request)
@@ -165,12 +174,11 @@ class PythonConnector(Connector):
         frames = [
             f
             for f in traceback.extract_tb(exc.__traceback__)
-            if not f.filename.startswith(_PACKAGE_DIR) and not _RUNNERS.search(f.filename)
+            if not f.filename.startswith((_PACKAGE_DIR, *_RUNNERS))
         ]
         where = "".join(traceback.format_list(frames[-_TRACEBACK_FRAMES:])).rstrip()
         return ConnectorError(
-            f"{self.settings.callable} raised {type(exc).__name__}: {exc}"
-            + (f"\n{where}" if where else "")
+            f"{self.settings.callable} raised {raised(exc)}" + (f"\n{where}" if where else "")
         )
 
     def _response(self, result: Any) -> Response:

@@ -306,7 +306,14 @@ class Engine:
                 asyncio.set_event_loop(loop)
                 loop.call_soon(ready.set)
                 loop.call_soon(self._heartbeat)
-                loop.run_forever()
+                while True:
+                    try:
+                        loop.run_forever()
+                        return  # stopped: the run is over
+                    except (SystemExit, KeyboardInterrupt):
+                        # a task of the user's code raised it (Ctrl-C reaches pytest's thread
+                        # only), and holds it for what awaits it: the loop goes on
+                        continue
 
             self._beat = time.monotonic()
             self._thread = threading.Thread(target=run, name=THREAD_NAME, daemon=True)

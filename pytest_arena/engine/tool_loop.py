@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_arena.connectors.base import Request, Response
-from pytest_arena.engine.user_threads import run_blocking
+from pytest_arena.engine.user_threads import cancelled_from_outside, run_blocking
 from pytest_arena.record import encodable
+from pytest_arena.spec.errors import raised
 
 TOOL_TIMEOUT = 30.0  # seconds a tool may run unless it says otherwise
 RESULT_LIMIT = 20_000  # characters of a tool's result sent back to the model
@@ -172,12 +173,13 @@ async def _run(
             value = await _call(tool, kwargs)
         except asyncio.TimeoutError:
             out["content"] = f"error: {name} did not finish within {tool.timeout:g} s"
-        except asyncio.CancelledError:
-            raise
+        except asyncio.CancelledError as exc:
+            if cancelled_from_outside():  # the case's time is up, or the run's
+                raise
+            out["content"] = f"error: {name} raised {raised(exc)}"  # a task of its own
         except BaseException as exc:  # the model is told, as a real tool runner tells it
-            raised = exc.raised if isinstance(exc, _Raised) else exc
-            said = f": {raised}" if str(raised) else ""
-            out["content"] = f"error: {name} raised {type(raised).__name__}{said}"
+            what = exc.raised if isinstance(exc, _Raised) else exc
+            out["content"] = f"error: {name} raised {raised(what)}"
         else:
             try:
                 out["content"], out["is_error"] = _as_text(value), False
@@ -198,7 +200,7 @@ class _Raised(Exception):
     """A SystemExit or other BaseException an async tool raised, carried as an Exception."""
 
     def __init__(self, raised: BaseException) -> None:
-        super().__init__(str(raised))
+        super().__init__(type(raised).__name__)  # its own str() may fail
         self.raised = raised
 
 

@@ -3,6 +3,8 @@ engine's loop (scorers and hooks, called from pytest's thread: evaluation.user_c
 
 They never hold the process open: a function that never returns is left behind when the
 run ends, where a `ThreadPoolExecutor`'s thread would be waited for at exit, for ever.
+The user's code may cancel tasks of its own: `cancelled_from_outside` tells that from the
+engine's cancelling it.
 """
 
 from __future__ import annotations
@@ -77,6 +79,15 @@ def run_blocking(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> 
 
     _THREADS.submit(job)
     return future
+
+
+def cancelled_from_outside() -> bool:
+    """Whether the running task was asked to stop (a timeout, the run's end), as against a
+    CancelledError of the user's code's own (a task it awaited was cancelled). Python 3.10
+    cannot tell: there every CancelledError is taken for the engine's."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is None or cancelling() > 0
 
 
 def _succeed(future: asyncio.Future[Any], value: Any) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import copy
 import os
@@ -10,10 +11,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pytest_arena.connectors import Request
 from pytest_arena.engine.calls import CallResult
 from pytest_arena.evaluation import user_code
-from pytest_arena.evaluation.judge import Judge
+from pytest_arena.evaluation.judge import Judge, JudgeRefused
 from pytest_arena.evaluation.project import Component, Plan, Project
 from pytest_arena.evaluation.project_hooks import ProjectHooks
 from pytest_arena.evaluation.response_data import capped, response_data
@@ -22,6 +25,7 @@ from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.contract import Part, combine
 from pytest_arena.scorers.script import ScriptFailed
 from pytest_arena.spec import Case
+from pytest_arena.spec.errors import raised
 from pytest_arena.spec.images import shortened
 from pytest_arena.spec.template import render_messages
 
@@ -341,17 +345,23 @@ def _call_user(what: str, function: Any, *args: Any, limit: float | None) -> Any
     """Call user code, at most `limit` seconds (None: no limit; see user_code); what it
     raises becomes the case's error, naming `what`.
 
-    `sys.exit()` and `GeneratorExit` are user code's mistakes like any other exception. A
-    KeyboardInterrupt (Ctrl-C) and pytest's own outcomes (`pytest.skip()` and the like, not
-    `Exception`s either) go on up: they are meant for the run, not for this case.
+    `sys.exit()`, a cancelled task's `CancelledError` and any other BaseException are user
+    code's mistakes like any other exception. A KeyboardInterrupt (Ctrl-C), pytest's own
+    outcomes (`pytest.skip()` and the like) and a judge's refused call go on up: they are
+    meant for the run, not for this case.
     """
     try:
         return user_code.call(function, args, limit)
     except user_code.Overran as exc:
         raise _Stop(f"{what} {exc}; its thread is left to finish") from None
-    except (Exception, SystemExit, GeneratorExit) as exc:
-        said = f": {exc}" if str(exc) else ""  # `sys.exit()` says nothing
-        raise _Stop(f"{what} raised {type(exc).__name__}{said}", exc) from exc
+    except (KeyboardInterrupt, JudgeRefused, *_PYTEST_OUTCOMES):
+        raise
+    except BaseException as exc:
+        raise _Stop(f"{what} raised {raised(exc)}", exc) from exc
+
+
+# what `pytest.skip()`, `pytest.fail()`, `pytest.xfail()` and `pytest.exit()` raise
+_PYTEST_OUTCOMES = (pytest.skip.Exception, pytest.fail.Exception, pytest.exit.Exception)
 
 
 def _user_traceback(exc: BaseException | None) -> str | None:
@@ -373,10 +383,11 @@ def _user_traceback(exc: BaseException | None) -> str | None:
     return "".join(traceback.format_exception(type(exc), exc, tb, limit=keep))
 
 
-_FUTURES = str(Path(concurrent.futures.__file__).parent)
+# the future user_code hands results by, and the loop it runs an async def's awaitable on
+_RUNNERS = tuple(str(Path(m.__file__ or "").parent) + os.sep for m in (concurrent.futures, asyncio))
 _PACKAGE = str(Path(__file__).parent.parent) + os.sep
 
 
 def _ours(filename: str) -> bool:
-    """A frame of this module, of user_code's worker, or of the future it hands results by."""
-    return filename in (__file__, user_code.__file__) or filename.startswith(_FUTURES)
+    """A frame of this module, of user_code's worker, or of what runs the user's code."""
+    return filename in (__file__, user_code.__file__) or filename.startswith(_RUNNERS)

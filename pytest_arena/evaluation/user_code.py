@@ -82,6 +82,10 @@ def _run(function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # no loop runs on this thread: the usual case
+        running = False
+    else:
+        running = True
+    if not running:  # run outside the handler, or what it raises is "during" the RuntimeError
         return asyncio.run(_awaited(result))
     done: Future[Any] = Future()  # a loop already runs here: run it on a thread of its own
 

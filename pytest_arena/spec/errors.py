@@ -1,4 +1,4 @@
-"""Errors in user input, each pointing at a file and line."""
+"""Errors in user input, each pointing at a file and line, and what user code raised."""
 
 from __future__ import annotations
 
@@ -56,3 +56,13 @@ def _shown(path: Path, base: Path) -> str:
         return str(path.resolve().relative_to(base.resolve()))
     except ValueError:
         return str(path)
+
+
+def raised(exc: BaseException) -> str:
+    """What user code raised, as Python names it: `KeyError: 'total'`, or `SystemExit` when
+    it says nothing; an exception whose own `str()` fails is named all the same."""
+    try:
+        text = str(exc)
+    except Exception as error:
+        text = f"<its message could not be made: {type(error).__name__}>"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

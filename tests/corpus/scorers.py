@@ -207,6 +207,44 @@ scorers(
     '  File "*/scorer_sys_exit/scorers/mine.py", line 10, in score',
     traceback=True,
 )
+# a BaseException of its own, or a task of its own cancelled, is the scorer's mistake: it was
+# a thousand lines of pytest's own traceback, led by "RuntimeError: no running event loop"
+scorers(
+    "scorer_own_base_exception",
+    with_scorer(
+        scorer_file("raise Odd('no grade')", head="class Odd(BaseException):\n    pass\n\n\n")
+    ),
+    "scorer 'mine' raised Odd: no grade",
+    '  File "*/scorer_own_base_exception/scorers/mine.py", line 12, in score',
+    traceback=True,
+)
+scorers(
+    "scorer_cancelled_task",
+    with_scorer(
+        "import asyncio\n\nfrom pytest_arena.scorers import Scorer, ScoreResult\n\n\n"
+        "class Mine(Scorer):\n    name = 'mine'\n\n"
+        "    async def score(self, output, reference, context):\n"
+        "        task = asyncio.ensure_future(asyncio.sleep(10))\n"
+        "        asyncio.get_running_loop().call_soon(task.cancel)\n"
+        "        await task\n"
+    ),
+    "scorer 'mine' raised CancelledError",
+    '  File "*/scorer_cancelled_task/scorers/mine.py", line 12, in score',
+    traceback=True,
+)
+# an exception whose own str() fails was "pytest-arena could not grade the answer"
+scorers(
+    "scorer_unsayable_exception",
+    with_scorer(
+        scorer_file(
+            "raise Mute()",
+            head="class Mute(Exception):\n    def __str__(self):\n        raise ValueError\n\n\n",
+        )
+    ),
+    "scorer 'mine' raised Mute: <its message could not be made: ValueError>",
+    '  File "*/scorer_unsayable_exception/scorers/mine.py", line 13, in score',
+    traceback=True,
+)
 scorers(
     "scorer_non_utf8_source",
     {
