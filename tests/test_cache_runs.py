@@ -114,6 +114,19 @@ def test_a_cache_path_can_be_chosen(project: FakeLLMServer, pytester: pytest.Pyt
     assert path.exists() and not (pytester.path / ".arena-cache").exists()
 
 
+def test_a_cache_path_expands_home_and_variables_as_the_report_paths_do(
+    project: FakeLLMServer, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--arena-cache-path=~/answers.sqlite3` made a folder named `~` in the project (one
+    that invites `rm -rf ~`), where `--arena-json ~/…` and `--junitxml ~/…` went home."""
+    monkeypatch.setenv("HOME", str(pytester.path / "home"))
+    monkeypatch.setenv("ANSWERS", "kept")
+    (pytester.path / "home").mkdir()
+    run(pytester, "--arena-cache-path=~/$ANSWERS/answers.sqlite3")
+    assert (pytester.path / "home" / "kept" / "answers.sqlite3").exists()
+    assert not (pytester.path / "~").exists()
+
+
 AGENT_PROJECT = """
 models:
   default: [mine]

@@ -113,7 +113,7 @@ def _engine(config: pytest.Config) -> Engine:
     from pytest_arena.engine.calls import Engine
 
     mode = CacheMode(config.getoption("arena_cache"))
-    path = config.getoption("arena_cache_path") or default_cache_path(config.rootpath)
+    path = options.report_path(config, "arena_cache_path") or default_cache_path(config.rootpath)
     worker = getattr(config, "workerinput", {})  # from the xdist controller
     engine = Engine(
         store=None if mode is CacheMode.OFF else ResponseCache(path, mode),

@@ -37,7 +37,7 @@ def check(config: pytest.Config) -> None:
     problems.append(_one_file_each(config))
     raw_cache = config.getoption("arena_cache_path", None)
     if raw_cache is not None and config.getoption("arena_cache", None) != CacheMode.OFF.value:
-        cache = Path(config.invocation_params.dir, raw_cache) if raw_cache else None
+        cache = report_path(config, "arena_cache_path") if raw_cache else None
         problems.append(_file("--arena-cache-path", raw_cache, cache, "responses.sqlite3"))
     found = [p for p in problems if p]
     if found:
@@ -105,9 +105,9 @@ def _repeat(raw: str | None) -> str:
 
 
 def report_path(config: pytest.Config, name: str = "arena_json") -> Path | None:
-    """Where `--arena-json` (or `--arena-html`, name `arena_html`) writes; like `--junitxml`,
-    `~` and `$VARS` are expanded and a relative path is taken from the folder pytest was
-    started in."""
+    """Where `--arena-json` (or another option naming a file: `arena_html`,
+    `arena_cache_path`…) writes; like `--junitxml`, `~` and `$VARS` are expanded and a
+    relative path is taken from the folder pytest was started in."""
     raw = config.getoption(name, None)
     if not raw:
         return None
