@@ -128,3 +128,10 @@ def test_a_project_that_cannot_be_loaded_stays_an_error_under_k_and_m(
     # a selection that matches nothing of the good project still shows the broken one
     nothing = pytester.runpytest("-p", "no:cacheprovider", "-k", "no_such_case")
     assert nothing.parseoutcomes() == {"errors": 1, "deselected": 8}
+    # what --deselect names is left out, whatever -k or -m select beside it (it was run as
+    # an error: a user with --deselect in addopts failed as soon as they added -k)
+    named = pytester.runpytest(
+        "-p", "no:cacheprovider", "--deselect", "projects/broken", *selection
+    )
+    assert "errors" not in named.parseoutcomes()
+    assert "projects/broken" not in named.stdout.str()

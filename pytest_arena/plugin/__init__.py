@@ -191,14 +191,21 @@ def pytest_collection_modifyitems(
 ) -> Generator[None, object, object]:
     """Input that could not be loaded stays an error under `-k` and `-m`, as a Python file
     that cannot be imported does: it has no case or model to match, so the expression
-    would deselect it and the run pass without it."""
+    would deselect it and the run pass without it. `--deselect` names what it leaves out:
+    that is pytest's to do, whatever else selects."""
     collect = sys.modules.get(COLLECT)
     selecting = config.getoption("keyword", "") or config.getoption("markexpr", "")
     if collect is None or not selecting:
         return (yield)
-    problems = [item for item in items if isinstance(item, collect.ProblemItem)]
+    named = tuple(config.getoption("deselect", None) or ())
+    problems = [
+        item
+        for item in items
+        if isinstance(item, collect.ProblemItem) and not item.nodeid.startswith(named)
+    ]
     if problems:
-        items[:] = [item for item in items if not isinstance(item, collect.ProblemItem)]
+        kept = set(problems)
+        items[:] = [item for item in items if item not in kept]
     try:
         return (yield)
     finally:
