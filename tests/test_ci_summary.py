@@ -50,3 +50,28 @@ def test_markdown_lists_each_project_with_its_formula() -> None:
     assert "### arena leaderboard: a" in text
     assert "composite = 1.00·accuracy  " in text.splitlines()
     assert "**✅ gate held: all 1 checks within their limits**" in text
+
+
+def test_the_job_summary_says_when_its_boards_are_not_the_whole_benchmark(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The terminal said the run stopped early, or that input could not be loaded; the job
+    summary showed a board that looked whole."""
+    more = "  - {id: sum, input: '2+2?', reference: '4'}\n"
+    make_project("quiz", QUIZ.replace("gate: {all: {pass_rate: {min: 0.5}}}\n", "") + more)
+    summary = pytester.path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    pytester.runpytest("-x")
+    assert summary.read_text().splitlines()[:2] == [
+        "> ⚠️ the run stopped early (stopping after 1 failures): the boards hold only the 2"
+        " results it got, not the whole benchmark",
+        "",
+    ]
+    summary.unlink()
+    make_project("broken", "models: [sim_perfect\n")
+    pytester.runpytest()
+    assert summary.read_text().splitlines()[:2] == [
+        "> ⚠️ 1 input could not be loaded, so its cases are on no leaderboard (the errors in"
+        " the job's log say why)",
+        "",
+    ]

@@ -315,7 +315,13 @@ class ArenaOutputs:
             try:
                 github_summary.append_step_summary(
                     Path(summary),
-                    github_summary.markdown(boards, self.results, self.compared, _flaky(records)),
+                    github_summary.markdown(
+                        boards,
+                        self.results,
+                        self.compared,
+                        _flaky(records),
+                        partial=self.state.partial(session, "the errors in the job's log"),
+                    ),
                 )
             except OSError as error:
                 self.unwritten.append(f"the GitHub job summary was not written: {error}")

@@ -74,6 +74,25 @@ class ArenaState:
             return False
         return not session.testscollected or len(self.finished) < session.testscollected
 
+    def partial(self, session: pytest.Session, errors: str = "the errors above") -> list[str]:
+        """Why the boards are not the whole benchmark, said under them wherever they are
+        shown: the run stopped early, or input could not be loaded (`errors` say why)."""
+        said = []
+        if self.stopped_early(session):
+            stopped = session.shouldfail or session.shouldstop
+            said.append(
+                f"the run stopped early ({stopped}): the boards hold only the"
+                f" {len(self.records)} results it got, not the whole benchmark"
+            )
+        lost = len(self.problems)
+        if lost:  # their cases are on no board: its accuracy is of the cases that loaded
+            said.append(
+                f"{lost} input{'' if lost == 1 else 's'} could not be loaded, so"
+                f" {'its' if lost == 1 else 'their'} cases are on no leaderboard ({errors}"
+                " say why)"
+            )
+        return said
+
     def boards(self) -> list[Board]:
         """The leaderboards of `records`, built once for the reports and the terminal (again
         if records were added since). Build them once `records` is final."""

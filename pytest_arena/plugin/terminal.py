@@ -162,22 +162,9 @@ class ArenaReporter:
         legend = ties_legend(boards)
         if legend is not None:
             terminalreporter.write_line(shown(legend))
-        session = self.session
-        if session is not None and self.state.stopped_early(session):  # a board of what ran
-            stopped = session.shouldfail or session.shouldstop
-            terminalreporter.write_line(
-                f"arena: the run stopped early ({stopped}): the boards hold only the"
-                f" {len(self.state.records)} results it got, not the whole benchmark",
-                yellow=True,
-            )
-        lost = len(self.state.problems)
-        if lost:  # their cases are on no board: its accuracy is of the cases that loaded
-            terminalreporter.write_line(
-                f"arena: {lost} input{'' if lost == 1 else 's'} could not be loaded, so"
-                f" {'its' if lost == 1 else 'their'} cases are on no leaderboard (the errors"
-                " above say why)",
-                yellow=True,
-            )
+        if self.session is not None:
+            for said in self.state.partial(self.session):
+                terminalreporter.write_line(f"arena: {said}", yellow=True)
         line = spending(self.state.records, self.budget_skips, self.state.spent_on_calls())
         terminalreporter.write_line(f"arena: {line}")
         warned = Counter(

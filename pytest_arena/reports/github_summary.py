@@ -19,16 +19,18 @@ def markdown(
     gates: Iterable[GateResult] = (),
     compared: Iterable[BaselineComparison] = (),
     flaky: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+    partial: Sequence[str] = (),
 ) -> str:
     """One section per project: its leaderboard (intervals, ties, each model against the
     leader, power), its FLAKY cases (`flaky`: per project, each case's `case[model]` and
-    what its samples did), its change against the baseline, then its gate if it has one."""
+    what its samples did), its change against the baseline, then its gate if it has one;
+    first, why the boards are not the whole benchmark (`partial`), if they are not."""
     by_project = {g.project: g for g in gates}
     flaky = flaky or {}
     against: dict[str, list[BaselineComparison]] = {}
     for c in compared:
         against.setdefault(c.project, []).append(c)
-    parts: list[str] = []
+    parts: list[str] = [f"> ⚠️ {escape_markdown(said)}\n" for said in partial]
     for board in boards:
         lines = render_board(board, fmt="github").split("\n")
         parts.append(f"### arena leaderboard: {escape_markdown(board.project)}\n")
