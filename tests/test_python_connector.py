@@ -14,6 +14,7 @@ import pytest
 from pytest_arena.connectors import Connector, ConnectorError, Request, Response, build_connector
 from pytest_arena.connectors.base import AGENT_META
 from pytest_arena.spec import Case, SpecError, load_project
+from tests.conftest import MakeProject
 
 CASE = Case(id="q1", input="What is 2 + 2?", reference="4", tags=("math",), project="p")
 
@@ -322,3 +323,32 @@ def test_an_agent_module_that_exits_at_import_is_an_error_at_its_setting(tmp_pat
     agent = "import sys\nsys.exit('no config')\n"
     said = build_error(tmp_path, "callable: quitter:run", {"quitter.py": agent})
     assert "callable 'quitter:run': importing 'quitter' failed: SystemExit: no config" in said
+
+
+MUTATES_ITS_CASE = """
+def answer(prompt, case):
+    seen = list(case.metadata["k"])
+    case.metadata["k"].append("x")  # an agent that keeps notes on what it was given
+    case.reference.append("x")
+    return prompt if seen == [1] else f"saw {seen}"
+"""
+
+
+def test_what_an_agent_changes_in_its_case_no_other_sample_or_model_sees(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The case's metadata was one dict for every call: the second sample, and the second
+    model, were graded on what the first call left in it ("saw [1, 'x', 'x', 'x']"); and
+    the reference the agent changed was the one its answer was graded against."""
+    make_project(
+        "notes",
+        "models:\n  default: [mine, again]\n  define:\n"
+        '    mine: {connector: python, callable: "agent:answer"}\n'
+        '    again: {connector: python, callable: "agent:answer"}\n'
+        "repeat: 3\n"
+        "scorers: {default: contains}\n"
+        "tests:\n  - {id: t1, input: one, reference: [one], metadata: {k: [1]}}\n",
+        {"agent.py": MUTATES_ITS_CASE},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)

@@ -47,7 +47,8 @@ def build_request(project: Project, case: Case, model: str, sample: int = 0) -> 
     """The case's request to `model`, offering the project's tools if the model takes them
     (hooks.py pre_request sees them, and may offer fewer or describe them otherwise)."""
     prompt = project.file.spec.prompt
-    request = Request(model, render_messages(case, prompt.template, prompt.system), case, sample)
+    messages = render_messages(case, prompt.template, prompt.system)
+    request = Request(model, messages, _own(case), sample)  # the agent's: not the scorers
     tools = project.tools
     if tools is not None and tools.tools and project.connector(model).takes_tools:
         request.tools = tools.specs()
@@ -68,6 +69,7 @@ class Prepared:
 
 def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 0) -> Prepared:
     """The record to fill and the request to send, after hooks.py pre_request."""
+    case = _own(case)
     record = Record(
         project=project.name,
         case_id=case.id,
@@ -118,6 +120,27 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
         prepared.request = request
         record.messages = shortened(request.messages)  # an inline image's bytes: only their size
     return prepared
+
+
+def _own(case: Case) -> Case:
+    """The case as one call's agent, or its hooks and scorers, get it: its values that can
+    change in place (metadata, options, an input or reference of lists and dicts) their own
+    copies, so that what one changes neither the other nor another sample or model sees."""
+    mutable = (list, dict, set)
+    if not (
+        case.metadata
+        or case.options
+        or isinstance(case.input, mutable)
+        or isinstance(case.reference, mutable)
+    ):
+        return case
+    return replace(
+        case,
+        input=copy.deepcopy(case.input),
+        reference=copy.deepcopy(case.reference),
+        metadata=copy.deepcopy(dict(case.metadata)),
+        options=copy.deepcopy(dict(case.options)),
+    )
 
 
 def _check_messages(messages: Any) -> None:
