@@ -285,3 +285,33 @@ def test_a_helper_module_imported_by_name_is_said_with_its_relative_import(
     )
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["*fix: util is the project's own*'from .util import*"])
+
+
+def test_pytest_skip_or_fail_in_a_scorer_skips_or_fails_its_case_as_in_a_test(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """pytest's outcomes go on up to the run: they are not a scorer's mistake."""
+    make_project(
+        "quiz",
+        "models: [sim_perfect]\nscorers: {default: picky}\ntests:\n"
+        "  - {id: later, input: x, reference: x}\n  - {id: wrong, input: y, reference: y}\n",
+        {
+            "scorers/picky.py": """
+                import pytest
+
+                from pytest_arena.scorers import Scorer
+
+
+                class Picky(Scorer):
+                    name = "picky"
+
+                    def score(self, output, reference, context):
+                        if context.test_case.id == "later":
+                            pytest.skip("graded by hand later")
+                        pytest.fail("not this one")
+            """
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rsf")
+    result.assert_outcomes(skipped=1, failed=1)
+    result.stdout.fnmatch_lines(["SKIPPED * graded by hand later", "FAILED * not this one"])

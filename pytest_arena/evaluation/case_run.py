@@ -11,8 +11,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from pytest_arena.connectors import Request
 from pytest_arena.engine.calls import CallResult
 from pytest_arena.evaluation import user_code
@@ -369,22 +367,29 @@ def _call_user(what: str, function: Any, *args: Any, limit: float | None) -> Any
     raises becomes the case's error, naming `what`.
 
     `sys.exit()`, a cancelled task's `CancelledError` and any other BaseException are user
-    code's mistakes like any other exception. A KeyboardInterrupt (Ctrl-C), pytest's own
-    outcomes (`pytest.skip()` and the like) and a judge's refused call go on up: they are
+    code's mistakes like any other exception. A KeyboardInterrupt (Ctrl-C), a judge's
+    refused call and the test framework's outcomes (see `for_the_run`) go on up: they are
     meant for the run, not for this case.
     """
     try:
         return user_code.call(function, args, limit)
     except user_code.Overran as exc:
         raise _Stop(f"{what} {exc}; its thread is left to finish") from None
-    except (KeyboardInterrupt, JudgeRefused, *_PYTEST_OUTCOMES):
-        raise
     except BaseException as exc:
+        if isinstance(exc, _FOR_THE_RUN):
+            raise
         raise _Stop(f"{what} raised {raised(exc)}", exc) from exc
 
 
-# what `pytest.skip()`, `pytest.fail()`, `pytest.xfail()` and `pytest.exit()` raise
-_PYTEST_OUTCOMES = (pytest.skip.Exception, pytest.fail.Exception, pytest.exit.Exception)
+_FOR_THE_RUN: tuple[type[BaseException], ...] = (KeyboardInterrupt, JudgeRefused)
+
+
+def for_the_run(*kinds: type[BaseException]) -> None:
+    """Let what user code raises of `kinds` go on up to the run rather than fail its case:
+    the plugin's, pytest's outcomes (`pytest.skip()` in a scorer skips its case). This
+    module does not import pytest."""
+    global _FOR_THE_RUN
+    _FOR_THE_RUN = (*_FOR_THE_RUN, *(k for k in kinds if k not in _FOR_THE_RUN))
 
 
 def _user_traceback(exc: BaseException | None) -> str | None:

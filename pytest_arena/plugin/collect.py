@@ -16,7 +16,7 @@ import pytest
 
 from pytest_arena.engine.calls import Call, CallResult
 from pytest_arena.evaluation import samples
-from pytest_arena.evaluation.case_run import Outcome, Prepared, finish, prepare
+from pytest_arena.evaluation.case_run import Outcome, Prepared, finish, for_the_run, prepare
 from pytest_arena.evaluation.judge import JudgeRefused
 from pytest_arena.evaluation.project import Plan, PlanError, Project, load
 from pytest_arena.plugin import progress_line
@@ -37,6 +37,9 @@ from pytest_arena.spec.loader import CaseProblem
 # Calls that take their time are answered while items run, as before. None under -x,
 # --maxfail or --sw, which mean to stop at the first failures.
 HEAD_START = 2.0
+
+# pytest.skip() or pytest.fail() in a scorer or hook skips or fails its case, as in a test
+for_the_run(pytest.skip.Exception, pytest.fail.Exception)
 
 
 class ArenaWarning(pytest.PytestWarning):
