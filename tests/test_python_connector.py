@@ -352,3 +352,66 @@ def test_what_an_agent_changes_in_its_case_no_other_sample_or_model_sees(
     )
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
+
+
+def test_agents_import_their_own_projects_files_relatively_and_share_them_with_scorers(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """agent.py was imported as a top-level module: `from . import helper` failed ("no known
+    parent package"), an import made inside the agent's function found another project's
+    helper.py, and a scorer importing `..helper` got a second copy of the module."""
+    for name in ("east", "west"):
+        make_project(
+            name,
+            "models:\n  default: [mine]\n  define:\n"
+            '    mine: {connector: python, callable: "agent:answer"}\n'
+            "scorers: {default: same}\n"
+            f"tests:\n  - {{id: t1, input: one, reference: {name}}}\n",
+            {
+                "helper.py": f"NAME = {name!r}\nSEEN = []\n",
+                "agent.py": """
+                    from .helper import SEEN
+
+
+                    def answer(prompt):
+                        from . import helper  # when called: this project's, not the last's
+
+                        SEEN.append(prompt)
+                        return helper.NAME
+                """,
+                "scorers/same.py": """
+                    from pytest_arena.scorers import Scorer, ScoreResult
+
+                    from ..helper import SEEN
+
+
+                    class Same(Scorer):
+                        name = "same"
+
+                        def score(self, output, reference, context):
+                            ok = output == reference and SEEN == ["one"]
+                            return ScoreResult(float(ok), ok, f"{output} after {SEEN}")
+                """,
+            },
+        )
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+def test_a_project_file_named_like_a_library_does_not_take_its_place_after_the_agent_loads(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The project's folder stayed first on the import path: pytest-arena's own import of
+    tabulate, for the leaderboard, found the project's tabulate.py and the run crashed."""
+    make_project(
+        "tables",
+        "models:\n  default: [mine]\n  define:\n"
+        '    mine: {connector: python, callable: "agent:answer"}\n'
+        "tests:\n  - {id: t1, input: one, reference: one}\n",
+        {
+            "tabulate.py": "def rows_to_md(rows):\n    return ''\n",
+            "agent.py": "def answer(prompt):\n    return prompt\n",
+        },
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*arena leaderboard: tables*", "*1     mine        1.000*"])

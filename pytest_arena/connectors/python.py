@@ -30,6 +30,7 @@ from pytest_arena.connectors.base import (
 )
 from pytest_arena.engine.user_threads import cancelled_from_outside, run_blocking
 from pytest_arena.spec.errors import raised
+from pytest_arena.spec.python_files import project_package
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
 # the frames of the loop and of the threads that run a sync agent: Python's own folders, not a
@@ -251,18 +252,49 @@ async def _awaited(awaitable: Any) -> Any:
 
 
 def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
-    """Import `module:name` with `root` first on the import path; SettingProblem if not."""
+    """Import `module:name`; SettingProblem if it cannot be.
+
+    A module of the project folder `root` is imported as one of the project's own (as its
+    scorers are), so that it may import its neighbours relatively and two projects'
+    `agent.py` never collide. While it is imported, `root` is first on the import path, as
+    a script's folder is (`import helper` finds the project's); after, it is last, so that
+    what is imported later (by a function of the agent, or by pytest-arena itself) is not
+    taken for a file of the project that happens to share its name.
+    """
     module_name, _, attr = spec.partition(":")
-    if root is not None:
-        folder = str(root.resolve())
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
-        _forget_if_elsewhere(module_name, root.resolve())
-        _forget_neighbours(root.resolve())
-        _PROJECT_FOLDERS.add(root.resolve())
+    if root is None:
+        return _load(spec, module_name, module_name, attr, root)
+    root = root.resolve()
+    folder = str(root)
+    was = sys.path.index(folder) if folder in sys.path else None  # the user's own setting
+    if was is not None:
+        del sys.path[was]
+    sys.path.insert(0, folder)
+    _forget_if_elsewhere(module_name, root)
+    _forget_neighbours(root)
+    _PROJECT_FOLDERS.add(root)
+    own = _in_folder(module_name, root)
+    try:
+        imported = f"{project_package(root)}.{module_name}" if own else module_name
+        return _load(spec, module_name, imported, attr, root)
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
+        sys.path.insert(len(sys.path) if was is None else was, folder)
+
+
+def _in_folder(module_name: str, root: Path) -> bool:
+    """Whether `module_name` is a file (or package) of the folder `root`."""
+    where = root.joinpath(*module_name.split("."))
+    return where.with_suffix(".py").is_file() or (where / "__init__.py").is_file()
+
+
+def _load(
+    spec: str, module_name: str, imported: str, attr: str, root: Path | None
+) -> Callable[..., Any]:
     fix = "check the spelling, and that the file sits in the project folder or is installed"
     try:
-        module = _imported_within(module_name, IMPORT_LIMIT)
+        module = _imported_within(imported, IMPORT_LIMIT)
     except _Stuck as stuck:
         raise SettingProblem(
             f"callable '{spec}': importing '{module_name}' did not finish within"
