@@ -115,6 +115,18 @@ def test_a_style_the_ini_file_misspells_is_a_usage_error_naming_the_file(
     result.stderr.fnmatch_lines(
         [f"ERROR: {ini}: arena_failures = 'brief': give one of auto, compact, full"]
     )
+    # a value given with -o is said as the -o's, not the ini file's (which said "compact")
+    ini.write_text("[pytest]\narena_failures = compact\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-o", "arena_failures=bogus")
+    result.stderr.fnmatch_lines(
+        ["ERROR: -o: arena_failures = 'bogus': give one of auto, compact, full"]
+    )
+    # and --help still helps: the mistake is said when the run runs
+    ini.write_text("[pytest]\narena_failures = brief\n")
+    for shown in ("--help", "--markers"):
+        result = pytester.runpytest(shown)
+        assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    result.stdout.fnmatch_lines(["@pytest.mark.arena(project, model, tag): an arena case*"])
 
 
 def test_a_style_the_command_line_misspells_is_refused_with_the_choices(

@@ -90,6 +90,8 @@ def pytest_configure(config: pytest.Config) -> None:
         f" -m \"{MARKER}(model='sim_small')\" or -m \"{MARKER}(tag='math')\"",
     )
     state = ArenaState.install(config, options.model_keys(config), lambda: _engine(config))
+    if config.getoption("help", False) or config.getoption("markers", False):
+        return  # pytest shows what it knows and runs nothing: a bad value is said when it runs
     options.check(config)  # before any plugin of ours is registered: a usage error stops here
     state.repeat = options.repeat(config)
     if hasattr(config, "workerinput"):  # an xdist worker: its reports go to the controller

@@ -55,7 +55,10 @@ def check(config: pytest.Config) -> str:
     value = str(config.getini(OPTION)).strip()
     if value in STYLES:
         return ""
-    where = config.inipath or "the ini file"
+    overridden = any(
+        str(o).partition("=")[0].strip() == OPTION for o in config.getoption("override_ini") or ()
+    )
+    where = "-o" if overridden else config.inipath or "the ini file"
     return f"{where}: arena_failures = {value!r}: give one of {', '.join(STYLES)}"
 
 
