@@ -415,3 +415,32 @@ def test_a_project_file_named_like_a_library_does_not_take_its_place_after_the_a
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*arena leaderboard: tables*", "*1     mine        1.000*"])
+
+
+def test_an_agent_hands_its_functions_to_processes_that_multiprocessing_spawns(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A process started by spawn (forkserver, Python 3.14's default on Linux, alike)
+    imports the agent's module again by its name: one named for the project's package was
+    not found there, and the call waited out its timeout."""
+    make_project(
+        "pool",
+        "models:\n  default: [mine]\n  define:\n"
+        '    mine: {connector: python, callable: "agent:run", timeout: 20, max_retries: 0}\n'
+        "tests:\n  - {id: t1, input: one, reference: one}\n",
+        {
+            "agent.py": """
+                import multiprocessing
+
+
+                def work(text):
+                    return text
+
+
+                def run(prompt):
+                    with multiprocessing.get_context("spawn").Pool(1) as pool:
+                        return pool.apply(work, (prompt,))
+            """,
+        },
+    )
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import concurrent.futures
 import importlib
@@ -254,12 +255,11 @@ async def _awaited(awaitable: Any) -> Any:
 def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
     """Import `module:name`; SettingProblem if it cannot be.
 
-    A module of the project folder `root` is imported as one of the project's own (as its
-    scorers are), so that it may import its neighbours relatively and two projects'
-    `agent.py` never collide. While it is imported, `root` is first on the import path, as
-    a script's folder is (`import helper` finds the project's); after, it is last, so that
-    what is imported later (by a function of the agent, or by pytest-arena itself) is not
-    taken for a file of the project that happens to share its name.
+    A module of the project folder `root` that imports its neighbours relatively is
+    imported as one of the project's own files (as its scorers are). While it is imported,
+    `root` is first on the import path, as a script's folder is (`import helper` finds the
+    project's); after, it is last, so that what is imported later (by a function of the
+    agent, or by pytest-arena itself) is not taken for a project file of the same name.
     """
     module_name, _, attr = spec.partition(":")
     if root is None:
@@ -273,7 +273,7 @@ def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
     _forget_if_elsewhere(module_name, root)
     _forget_neighbours(root)
     _PROJECT_FOLDERS.add(root)
-    own = _in_folder(module_name, root)
+    own = _relative_importer(module_name, root)
     try:
         imported = f"{project_package(root)}.{module_name}" if own else module_name
         return _load(spec, module_name, imported, attr, root)
@@ -283,10 +283,19 @@ def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
         sys.path.insert(len(sys.path) if was is None else was, folder)
 
 
-def _in_folder(module_name: str, root: Path) -> bool:
-    """Whether `module_name` is a file (or package) of the folder `root`."""
+def _relative_importer(module_name: str, root: Path) -> bool:
+    """Whether `module_name` is a file (or package) of the folder `root` that imports its
+    neighbours relatively (`from .helper import x`), which only a module of the project's
+    package can. Any other keeps its plain name, which a process that multiprocessing
+    starts (spawn, forkserver) can import again to find the functions handed to it."""
     where = root.joinpath(*module_name.split("."))
-    return where.with_suffix(".py").is_file() or (where / "__init__.py").is_file()
+    for source in (where.with_suffix(".py"), where / "__init__.py"):
+        try:
+            tree = ast.parse(source.read_bytes())
+        except (OSError, SyntaxError, ValueError):  # none, or what the import will say
+            continue
+        return any(isinstance(n, ast.ImportFrom) and n.level > 0 for n in ast.walk(tree))
+    return False
 
 
 def _load(
