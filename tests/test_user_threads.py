@@ -473,3 +473,20 @@ def test_a_tool_whose_own_task_is_cancelled_is_told_to_the_model(
     steps = json.loads(report.read_text())["records"][0]["response"]["trajectory"]
     told = [r["content"] for step in steps for r in step.get("tool_results", ())]
     assert told == ["error: lookup raised CancelledError"]
+
+
+def test_a_plain_function_agent_that_raises_stop_iteration_is_said_as_such(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """asyncio will not put a StopIteration in a future: the agent's `next()` of an empty
+    iterator was "raised RuntimeError: StopIteration interacts badly with generators", its
+    lines lost."""
+    agent_project(make_project, "def run(prompt):\n    return next(iter([]))\n", ["empty"])
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "model 'mine' call failed: agent:run raised StopIteration",
+            "  File *agent.py*, line 2, in run",
+        ]
+    )

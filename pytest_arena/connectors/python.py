@@ -29,7 +29,7 @@ from pytest_arena.connectors.base import (
     Response,
     SettingProblem,
 )
-from pytest_arena.engine.user_threads import cancelled_from_outside, run_blocking
+from pytest_arena.engine.user_threads import Raised, cancelled_from_outside, run_blocking
 from pytest_arena.spec.errors import raised
 from pytest_arena.spec.python_files import project_package
 
@@ -118,7 +118,7 @@ class PythonConnector(Connector):
                 raise
             raise self._failed(exc) from exc  # an inner task of the agent's own, cancelled
         except BaseException as exc:  # sys.exit() too: the agent's error, not the loop's end
-            raise self._failed(exc) from exc
+            raise self._failed(exc.raised if isinstance(exc, Raised) else exc) from exc
         return self._in(self._response(result), request)
 
     def complete(self, request: Request) -> Response:

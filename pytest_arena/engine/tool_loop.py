@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_arena.connectors.base import Request, Response
-from pytest_arena.engine.user_threads import cancelled_from_outside, run_blocking
+from pytest_arena.engine.user_threads import Raised, cancelled_from_outside, run_blocking
 from pytest_arena.record import encodable
 from pytest_arena.spec.errors import raised
 
@@ -178,7 +178,7 @@ async def _run(
                 raise
             out["content"] = f"error: {name} raised {raised(exc)}"  # a task of its own
         except BaseException as exc:  # the model is told, as a real tool runner tells it
-            what = exc.raised if isinstance(exc, _Raised) else exc
+            what = exc.raised if isinstance(exc, Raised) else exc
             out["content"] = f"error: {name} raised {raised(what)}"
         else:
             try:
@@ -196,23 +196,15 @@ async def _call(tool: Tool, kwargs: dict[str, Any]) -> Any:
     return await asyncio.wait_for(run_blocking(tool.function, **kwargs), tool.timeout)
 
 
-class _Raised(Exception):
-    """A SystemExit or other BaseException an async tool raised, carried as an Exception."""
-
-    def __init__(self, raised: BaseException) -> None:
-        super().__init__(type(raised).__name__)  # its own str() may fail
-        self.raised = raised
-
-
 async def _contained(coroutine: Awaitable[Any]) -> Any:
-    """`await coroutine`, its BaseExceptions (but cancellation) carried as _Raised: before
+    """`await coroutine`, its BaseExceptions (but cancellation) carried as Raised: before
     Python 3.12 wait_for runs it as a task of its own, out of which they would stop the loop."""
     try:
         return await coroutine
     except (Exception, asyncio.CancelledError):
         raise
     except BaseException as exc:
-        raise _Raised(exc) from exc
+        raise Raised(exc) from exc
 
 
 def _as_text(value: Any) -> str:

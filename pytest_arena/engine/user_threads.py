@@ -70,6 +70,8 @@ def run_blocking(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> 
     def job() -> None:
         try:
             value = call()
+        except StopIteration as exc:  # which asyncio will not put in a future
+            settle = functools.partial(_fail, future, Raised(exc))
         except BaseException as exc:  # sys.exit() too: the caller's to report
             settle = functools.partial(_fail, future, exc)
         else:
@@ -79,6 +81,15 @@ def run_blocking(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> 
 
     _THREADS.submit(job)
     return future
+
+
+class Raised(Exception):
+    """What user code raised, carried as an Exception where it cannot go as it is: a
+    SystemExit out of a task, a StopIteration into a future. `raised` is it."""
+
+    def __init__(self, raised: BaseException) -> None:
+        super().__init__(type(raised).__name__)  # its own str() may fail
+        self.raised = raised
 
 
 def cancelled_from_outside() -> bool:
