@@ -17,7 +17,7 @@ import time
 import pytest
 
 from pytest_arena.engine.user_threads import run_blocking
-from tests.conftest import MakeProject, interruptible
+from tests.conftest import MakeProject, denied_writes, interruptible
 from tests.fake_llm_server import FakeLLMServer
 
 NEVER_RETURNS = """
@@ -488,5 +488,31 @@ def test_a_plain_function_agent_that_raises_stop_iteration_is_said_as_such(
         [
             "model 'mine' call failed: agent:run raised StopIteration",
             "  File *agent.py*, line 2, in run",
+        ]
+    )
+
+
+def test_an_unwritable_basetemp_fails_the_cases_that_need_a_workspace_not_the_run(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """The agents' workspaces are made under --basetemp: one that cannot be written was an
+    INTERNALERROR that ran nothing, where bare pytest fails only the tests using tmp_path."""
+    agent_project(make_project, "def run(prompt, workspace):\n    return '4'\n", ["one", "two"])
+    pytester.makepyfile(test_mine="def test_mine():\n    pass\n")
+    locked = pytester.mkdir("locked")
+    locked.chmod(0o555)
+    try:
+        result = pytester.run(
+            *denied_writes(), sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+            "--basetemp", str(locked / "tmp"),
+        )  # fmt: skip
+    finally:
+        locked.chmod(0o755)
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "model 'mine' call failed: no folder for the agents' workspaces could be made"
+            " (*Permission denied*): give --basetemp a folder this user may write"
         ]
     )

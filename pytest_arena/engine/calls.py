@@ -130,7 +130,14 @@ class Engine:
         `tools` (and a connector that takes them), a tool loop of calls."""
         looping = tools is not None and bool(tools.tools) and connector.takes_tools
         if (connector.wants_workspace or looping) and self.workspace_root is None:
-            self.workspace_root = self.make_workspace_root()  # on this thread, not the loop's
+            try:
+                self.workspace_root = self.make_workspace_root()  # on this thread, not the loop's
+            except OSError as error:  # an unwritable --basetemp: each such call fails, saying so
+                said = (
+                    f"no folder for the agents' workspaces could be made ({error}): give"
+                    " --basetemp a folder this user may write"
+                )
+                return Call(self._run(_settled(CallResult(error=said))), budgets, limits.timeout)
         every = (self.budget, *budgets)
         if looping:
             assert tools is not None
@@ -621,6 +628,10 @@ def _quietly(warm_up: Callable[[], None]) -> None:
 def _backoff(base: float, retries: int) -> float:
     """Exponential backoff with full jitter around it: base·2^n · [0.5, 1.5), capped."""
     return float(min(MAX_BACKOFF, base * 2**retries) * random.uniform(0.5, 1.5))
+
+
+async def _settled(result: CallResult) -> CallResult:
+    return result
 
 
 def _describe(exc: BaseException) -> str:
