@@ -349,7 +349,7 @@ def test_a_renamed_project_fails_the_gate_that_compares_it_with_the_baseline(
     # new: nothing to compare, and the rules hold
     make_project("quiz", f"models: [sim_perfect]\n{gate}tests:\n{cases}")
     make_project("maths", f"models: [sim_perfect]\n{gate}tests:\n{cases}")
-    for selection in ([], ["-k", "maths"]):
+    for selection in ([], ["-k", "maths"], ["projects/maths"]):
         result = pytester.runpytest("--arena-baseline", "base.json", *selection)
         result.stdout.fnmatch_lines(
             [
@@ -360,3 +360,7 @@ def test_a_renamed_project_fails_the_gate_that_compares_it_with_the_baseline(
             ]
         )
         assert result.ret == 0
+    # nor is it renamed from a baseline project that cannot be loaded now
+    make_project("quiz", "models: [sim_perfect\n")
+    result = pytester.runpytest("--arena-baseline", "base.json")
+    result.stdout.fnmatch_lines(["  held    sim_perfect compared nothing: *(new)"])

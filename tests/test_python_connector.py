@@ -444,3 +444,58 @@ def test_an_agent_hands_its_functions_to_processes_that_multiprocessing_spawns(
         },
     )
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_a_packaged_agent_and_two_projects_agents_hand_their_functions_to_spawned_processes(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A package's agent that imports relatively was named for the project's package, which
+    a spawned process cannot import: it waited out its timeout. Two projects' `agent.py`:
+    the spawned process imported the first project's, and the second was graded on its
+    answer ("expected 'pb', got 'pa'"); the latest loaded is found, as before."""
+    spawned = """
+        import multiprocessing
+
+        from .helper import work
+
+
+        def run(prompt):
+            with multiprocessing.get_context("spawn").Pool(1) as pool:
+                return pool.apply(work, (prompt,))
+    """
+    make_project(
+        "pk",
+        "models:\n  default: [mine]\n  define:\n"
+        '    mine: {connector: python, callable: "mypkg.agent:run", timeout: 20}\n'
+        "tests:\n  - {id: t1, input: one, reference: one}\n",
+        {
+            "mypkg/__init__.py": "",
+            "mypkg/helper.py": "def work(t):\n    return t\n",
+            "mypkg/agent.py": spawned,
+        },
+    )
+    for name in ("pa", "pb"):
+        make_project(
+            name,
+            "models:\n  default: [mine]\n  define:\n"
+            '    mine: {connector: python, callable: "agent:run", timeout: 20, max_retries: 0}\n'
+            f"tests:\n  - {{id: t1, input: one, reference: {name}}}\n",
+            {
+                "agent.py": f"""
+                    import multiprocessing
+
+
+                    def work(text):
+                        return {name!r}
+
+
+                    def run(prompt):
+                        with multiprocessing.get_context("spawn").Pool(1) as pool:
+                            return pool.apply(work, (prompt,))
+                """
+            },
+        )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=1)
+    assert "got 'pa'" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*pa::t1[[]mine[]]*", "*PicklingError*"])

@@ -280,22 +280,30 @@ def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
     finally:
         if folder in sys.path:
             sys.path.remove(folder)
-        sys.path.insert(len(sys.path) if was is None else was, folder)
+        sys.path.insert(_after_the_libraries() if was is None else was, folder)
+
+
+def _after_the_libraries() -> int:
+    """Where a project folder goes on the import path once its agent is imported: after
+    the libraries, before the folders of the projects loaded earlier, as each was first in
+    its turn (a process multiprocessing spawns imports `agent` from the latest, as before)."""
+    folders = {str(f) for f in _PROJECT_FOLDERS}
+    return next((i for i, entry in enumerate(sys.path) if entry in folders), len(sys.path))
 
 
 def _relative_importer(module_name: str, root: Path) -> bool:
-    """Whether `module_name` is a file (or package) of the folder `root` that imports its
-    neighbours relatively (`from .helper import x`), which only a module of the project's
-    package can. Any other keeps its plain name, which a process that multiprocessing
-    starts (spawn, forkserver) can import again to find the functions handed to it."""
-    where = root.joinpath(*module_name.split("."))
-    for source in (where.with_suffix(".py"), where / "__init__.py"):
-        try:
-            tree = ast.parse(source.read_bytes())
-        except (OSError, SyntaxError, ValueError):  # none, or what the import will say
-            continue
-        return any(isinstance(n, ast.ImportFrom) and n.level > 0 for n in ast.walk(tree))
-    return False
+    """Whether `module_name` is a lone file of the folder `root` (not in a package of its
+    own) that imports its neighbours relatively (`from .helper import x`), which only a
+    module of the project's package can. Any other keeps its plain name, which a process
+    that multiprocessing starts (spawn, forkserver) can import again to find the functions
+    handed to it."""
+    if "." in module_name:
+        return False  # a package's module: its relative imports are within its package
+    try:
+        tree = ast.parse((root / f"{module_name}.py").read_bytes())
+    except (OSError, SyntaxError, ValueError):  # none (a package), or what the import says
+        return False
+    return any(isinstance(n, ast.ImportFrom) and n.level > 0 for n in ast.walk(tree))
 
 
 def _load(

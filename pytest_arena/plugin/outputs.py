@@ -250,8 +250,9 @@ class ArenaOutputs:
             defined = self.state.defined_cases()
             if self.xdist is not None:  # the workers loaded the projects
                 defined = self.xdist.collected.get("cases") or {}
+            whole = self.config.args_source != pytest.Config.ArgsSource.ARGS  # no paths given
             self.compared = baseline.compare_with(
-                json_report.unique(records), self.baseline, defined
+                json_report.unique(records), self.baseline, defined, whole
             )
             self.uncompared = baseline.uncompared(records, self.baseline)
         self.results = gates.check_baseline(self.results, self.compared, found_gates)

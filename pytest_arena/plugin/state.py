@@ -59,12 +59,14 @@ class ArenaState:
     finished: set[str] = field(default_factory=set)  # items whose run ended (as xdist tells)
 
     def defined_cases(self) -> dict[str, list[str]]:
-        """The case ids each project loaded in this process defines, by project name: what
-        the benchmark holds, whether or not -k, --lf or -x let a case run."""
+        """The case ids each project collected in this process defines, by project name: what
+        the benchmark holds, whether or not -k, --lf or -x let a case run. A project that
+        could not be loaded is there by its folder's name, with no case."""
         return {
-            run.project.name: sorted({case.id for case in run.project.file.cases})
+            run.project.name if run.project is not None else run.arena.parent.name: (
+                sorted({case.id for case in run.project.file.cases}) if run.project else []
+            )
             for run in self.projects.values()
-            if run.project is not None
         }
 
     def stopped_early(self, session: pytest.Session) -> bool:

@@ -186,15 +186,19 @@ def compare_with(
     records: Sequence[Record],
     baseline: Sequence[Record],
     defined: Mapping[str, Sequence[str]] | None = None,
+    whole: bool = True,
 ) -> list[BaselineComparison]:
     """Each project and model of the run against the same in the baseline; `defined`, the
     case ids each project holds, tells a case gone from one the run left out (-k, --lf,
-    -x): a project it does not name counts every case it did not run as gone."""
+    -x): a project it does not name counts every case it did not run as gone. `whole`: the
+    run collected the whole suite (no paths given), so a baseline project it did not
+    collect is gone, not left out."""
     now = _by_key(records)
     then = _by_key(baseline)
     # the baseline's projects that graded nothing now, and were not even collected (a project
-    # -k left out is still there)
-    theirs_only = sorted({p for p, _ in then} - {p for p, _ in now} - set(defined or ()))
+    # -k left out is still there); a run given paths cannot tell them from those it left out
+    gone = {p for p, _ in then} - {p for p, _ in now} - set(defined or ())
+    theirs_only = sorted(gone) if whole else []
     found: list[BaselineComparison] = []
     for key in sorted(now):
         project, model = key
