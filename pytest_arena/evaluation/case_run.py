@@ -400,6 +400,8 @@ def _user_traceback(exc: BaseException | None) -> str | None:
     tb = exc.__traceback__
     while tb is not None and _ours(tb.tb_frame.f_code.co_filename):
         tb = tb.tb_next
+    if tb is None:  # no line of the user's: what it chains to is ours too (Python 3.10 makes
+        return None  # a cancelled task's CancelledError anew, out of the loop's own frames)
     frames = []
     walk = tb
     while walk is not None:

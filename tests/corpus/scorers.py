@@ -4,6 +4,7 @@ exit or never return."""
 
 from __future__ import annotations
 
+import sys
 import textwrap
 
 from tests.corpus.hooks import nothing_unawaited
@@ -218,6 +219,7 @@ scorers(
     '  File "*/scorer_own_base_exception/scorers/mine.py", line 12, in score',
     traceback=True,
 )
+LINE_12 = '  File "*/scorer_cancelled_task/scorers/mine.py", line 12, in score'
 scorers(
     "scorer_cancelled_task",
     with_scorer(
@@ -229,8 +231,9 @@ scorers(
         "        await task\n"
     ),
     "scorer 'mine' raised CancelledError",
-    '  File "*/scorer_cancelled_task/scorers/mine.py", line 12, in score',
-    traceback=True,
+    # Python 3.10 makes the CancelledError anew out of the loop's frames: no line to show
+    *(() if sys.version_info < (3, 11) else (LINE_12,)),
+    traceback=sys.version_info >= (3, 11),
 )
 # an exception whose own str() fails was "pytest-arena could not grade the answer"
 scorers(
