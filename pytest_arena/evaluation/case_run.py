@@ -9,6 +9,7 @@ import os
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from pytest_arena.connectors import Request
@@ -403,7 +404,7 @@ def _user_traceback(exc: BaseException | None) -> str | None:
     if tb is None:  # no line of the user's: what it chains to is ours too (Python 3.10 makes
         return None  # a cancelled task's CancelledError anew, out of the loop's own frames)
     frames = []
-    walk = tb
+    walk: TracebackType | None = tb
     while walk is not None:
         frames.append(walk.tb_frame.f_code.co_filename)
         walk = walk.tb_next
