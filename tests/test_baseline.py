@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -360,7 +361,19 @@ def test_a_renamed_project_fails_the_gate_that_compares_it_with_the_baseline(
             ]
         )
         assert result.ret == 0
-    # nor is it renamed from a baseline project that cannot be loaded now
-    make_project("quiz", "models: [sim_perfect\n")
-    result = pytester.runpytest("--arena-baseline", "base.json")
+    # nor when the run was narrowed without paths (--ignore, or started below the rootdir)
+    result = pytester.runpytest("--arena-baseline", "base.json", "--ignore", "projects/quiz")
     result.stdout.fnmatch_lines(["  held    sim_perfect compared nothing: *(new)"])
+    pytester.makeini("[pytest]\n")  # the rootdir, above the folder the run starts in
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(pytester.path / "projects" / "maths")
+        below = pytester.runpytest("--arena-baseline", str(pytester.path / "base.json"))
+    below.stdout.fnmatch_lines(["  held    sim_perfect compared nothing: *(new)"])
+    # nor is it renamed from a baseline project that cannot be loaded now, by its folder's
+    # name or the name: it gives
+    for broken in ("models: [sim_perfect\n", "name: quiz\nmodels: [sim_perfect\n"):
+        make_project("quiz" if "name" not in broken else "elsewhere", broken)
+        if "name" in broken:
+            shutil.rmtree(pytester.path / "projects" / "quiz")
+        result = pytester.runpytest("--arena-baseline", "base.json")
+        result.stdout.fnmatch_lines(["  held    sim_perfect compared nothing: *(new)"])

@@ -499,3 +499,57 @@ def test_a_packaged_agent_and_two_projects_agents_hand_their_functions_to_spawne
     result.assert_outcomes(passed=2, failed=1)
     assert "got 'pa'" not in result.stdout.str()
     result.stdout.fnmatch_lines(["*pa::t1[[]mine[]]*", "*PicklingError*"])
+
+
+def test_a_project_folder_the_user_put_on_the_path_keeps_its_place_and_others_go_after_it(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """With one project's folder on `pythonpath`, the others were put in front of it, ahead
+    of the libraries: a project's tabulate.py replaced the library again, and the run
+    crashed after its tests passed."""
+    for name in ("a", "b"):
+        make_project(
+            name,
+            "models:\n  default: [mine]\n  define:\n"
+            f'    mine: {{connector: python, callable: "agent_{name}:run"}}\n'
+            "tests:\n  - {id: t1, input: one, reference: one}\n",
+            {f"agent_{name}.py": "def run(prompt):\n    return prompt\n"},
+        )
+    (pytester.path / "projects" / "b" / "tabulate.py").write_text(
+        "def rows_to_md(rows):\n    return ''\n"
+    )
+    pytester.makeini("[pytest]\npythonpath = projects/a\n")
+    pytester.makeconftest(
+        """
+        import sys
+
+        def pytest_sessionfinish(session):
+            at = {p.rsplit("/", 1)[-1]: i for i, p in enumerate(sys.path)}
+            libraries = min(i for i, p in enumerate(sys.path) if p.endswith("site-packages"))
+            print("\\nBEFORE THE LIBRARIES", at["a"] < libraries, at["b"] < libraries)
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-s")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["BEFORE THE LIBRARIES True False"])
+
+
+def test_a_missing_neighbour_imported_relatively_is_said_by_its_own_name(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """It was "No module named '_arena_projects.a_767aa2f61e.nohelper'"."""
+    make_project(
+        "a",
+        "models:\n  default: [mine]\n  define:\n"
+        '    mine: {connector: python, callable: "agent:run"}\n'
+        "tests:\n  - {id: t1, input: one, reference: one}\n",
+        {"agent.py": "from .nohelper import V\n\n\ndef run(prompt):\n    return prompt\n"},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        [
+            "*callable 'agent:run': importing 'agent' failed: no module 'nohelper' in *projects/a,"
+            " which it imports relatively"
+        ]
+    )
+    assert "_arena_projects" not in result.stdout.str()

@@ -280,15 +280,21 @@ def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
     finally:
         if folder in sys.path:
             sys.path.remove(folder)
-        sys.path.insert(_after_the_libraries() if was is None else was, folder)
+        if was is None:
+            sys.path.insert(_after_the_libraries(), folder)
+            _PLACED.add(folder)
+        else:
+            sys.path.insert(was, folder)
 
 
 def _after_the_libraries() -> int:
     """Where a project folder goes on the import path once its agent is imported: after
-    the libraries, before the folders of the projects loaded earlier, as each was first in
-    its turn (a process multiprocessing spawns imports `agent` from the latest, as before)."""
-    folders = {str(f) for f in _PROJECT_FOLDERS}
-    return next((i for i, entry in enumerate(sys.path) if entry in folders), len(sys.path))
+    the libraries, before the folders placed there for projects loaded earlier, as each was
+    first in its turn (a process multiprocessing spawns imports `agent` from the latest)."""
+    return next((i for i, entry in enumerate(sys.path) if entry in _PLACED), len(sys.path))
+
+
+_PLACED: set[str] = set()  # project folders put on the import path here, not by the user
 
 
 def _relative_importer(module_name: str, root: Path) -> bool:
@@ -321,6 +327,14 @@ def _load(
             " a function, on first use",
         ) from None
     except ModuleNotFoundError as exc:
+        package = imported.removesuffix(module_name)  # "_arena_projects.x_…." or ""
+        if package and exc.name is not None and exc.name.startswith(package):
+            raise SettingProblem(
+                f"callable '{spec}': importing '{module_name}' failed: no module"
+                f" '{exc.name.removeprefix(package)}' in {root}, which it imports relatively",
+                "callable",
+                "check the spelling, and that the file sits in the project folder",
+            ) from None
         if exc.name is not None and module_name.startswith(exc.name):
             where = f" in {root} or" if root is not None else ""
             raise SettingProblem(

@@ -250,9 +250,8 @@ class ArenaOutputs:
             defined = self.state.defined_cases()
             if self.xdist is not None:  # the workers loaded the projects
                 defined = self.xdist.collected.get("cases") or {}
-            whole = self.config.args_source != pytest.Config.ArgsSource.ARGS  # no paths given
             self.compared = baseline.compare_with(
-                json_report.unique(records), self.baseline, defined, whole
+                json_report.unique(records), self.baseline, defined, _whole_suite(self.config)
             )
             self.uncompared = baseline.uncompared(records, self.baseline)
         self.results = gates.check_baseline(self.results, self.compared, found_gates)
@@ -452,6 +451,20 @@ class ArenaOutputs:
                 f"exit status {after} (not {before}): the gates decide for their projects;"
                 " --no-arena-gate lets failed cases decide"
             )
+
+
+def _whole_suite(config: pytest.Config) -> bool:
+    """Whether the run collected every project it could: no paths given, not started in a
+    folder below the rootdir, none left uncollected by --ignore or --lf (which skips the
+    files that did not fail)."""
+    source = config.args_source
+    if source == pytest.Config.ArgsSource.ARGS:
+        return False
+    below = source == pytest.Config.ArgsSource.INVOCATION_DIR
+    if below and config.invocation_params.dir != config.rootpath:
+        return False
+    narrowed = ("lf", "ignore", "ignore_glob")
+    return not any(config.getoption(name, None) for name in narrowed)
 
 
 def _fill_crashed(records: list[Record]) -> None:

@@ -6,6 +6,7 @@ a pytest run without `arena.yaml` files pays nothing for them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,13 +62,16 @@ class ArenaState:
     def defined_cases(self) -> dict[str, list[str]]:
         """The case ids each project collected in this process defines, by project name: what
         the benchmark holds, whether or not -k, --lf or -x let a case run. A project that
-        could not be loaded is there by its folder's name, with no case."""
-        return {
-            run.project.name if run.project is not None else run.arena.parent.name: (
-                sorted({case.id for case in run.project.file.cases}) if run.project else []
-            )
-            for run in self.projects.values()
-        }
+        could not be loaded is there with no case, by each name it may have: its folder's,
+        and a `name:` line its file holds."""
+        defined: dict[str, list[str]] = {}
+        for run in self.projects.values():
+            if run.project is not None:
+                defined[run.project.name] = sorted({case.id for case in run.project.file.cases})
+                continue
+            for name in (run.arena.parent.name, *_written_names(run.arena)):
+                defined.setdefault(name, [])
+        return defined
 
     def stopped_early(self, session: pytest.Session) -> bool:
         """Whether -x, --maxfail or --sw ended the run before every selected item ran (one
@@ -180,3 +184,15 @@ class ArenaState:
         state = cls(models=models, make_engine=make_engine)
         config.stash[_KEY] = state
         return state
+
+
+_NAME_LINE = re.compile(r"""^name:[ \t]*["']?([^"'#\r\n]*?)["']?[ \t]*(?:#.*)?$""", re.M)
+
+
+def _written_names(arena: Path) -> list[str]:
+    """The `name:` lines of an arena.yaml that cannot be loaded, read as text."""
+    try:
+        text = arena.read_text("utf-8", errors="replace")
+    except OSError:
+        return []
+    return [name for name in _NAME_LINE.findall(text) if name]
