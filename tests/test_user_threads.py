@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -47,6 +48,26 @@ def agent_project(make_project: MakeProject, agent: str, cases: list[str]) -> No
         f"tests:\n{tests}",
         {"agent.py": agent},
     )
+
+
+def desk_project(
+    make_project: MakeProject, fake_llm: FakeLLMServer, calls: str, tools: str, settings: str = ""
+) -> None:
+    """A project whose model (the local fake server) makes `calls` of the tools in `tools`
+    (tools.py's text), then answers "done"."""
+    make_project(
+        "desk",
+        "models:\n  default: [remote]\n  define:\n"
+        f'    remote: {{connector: openai, base_url: "{fake_llm.base_url}", model: m, cache: false}}\n'
+        f"{settings}tests:\n  - id: desk\n    input: '{calls} [[answer=done]]'\n    reference: done\n",
+        {"tools.py": tools},
+    )
+
+
+def told_to_the_model(report: Path) -> list[str]:
+    """What the tools' results said to the model, in order, from the JSON report."""
+    steps = json.loads(report.read_text())["records"][0]["response"]["trajectory"]
+    return [r["content"] for step in steps for r in step.get("tool_results", ())]
 
 
 def test_a_result_an_exception_and_the_callers_context_reach_the_awaiting_coroutine() -> None:
@@ -138,39 +159,27 @@ def test_an_agent_that_never_returns_or_exits_fails_its_case_and_pytest_exits_at
 def test_a_tool_that_never_returns_or_exits_is_told_to_the_model_and_pytest_exits_at_once(
     fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester
 ) -> None:
-    make_project(
-        "desk",
-        f"""
-        models:
-          default: [remote]
-          define:
-            remote: {{connector: openai, base_url: "{fake_llm.base_url}", model: m, cache: false}}
-        tools:
-          timeout: 0.3
-        tests:
-          - id: desk
-            input: '[[call=lookup {{"order": "stuck"}}]] [[call=lookup {{"order": "leave"}}]] [[call=ship {{"order": "1"}}]] [[call=lookup {{"order": "1"}}]] [[answer=done]]'
-            reference: done
-        """,
-        {
-            "tools.py": """
-                import time
-
-                def lookup(order: str) -> str:
-                    \"\"\"Look an order up.\"\"\"
-                    if order == "stuck":
-                        while True:
-                            time.sleep(0.01)
-                    if order == "leave":
-                        raise SystemExit(3)
-                    return f"order {order} shipped"
-
-                async def ship(order: str) -> str:
-                    \"\"\"Ship an order.\"\"\"
-                    raise SystemExit(4)  # on the loop itself
-            """
-        },
+    calls = (
+        '[[call=lookup {"order": "stuck"}]] [[call=lookup {"order": "leave"}]]'
+        ' [[call=ship {"order": "1"}]] [[call=lookup {"order": "1"}]]'
     )
+    tools = """
+        import time
+
+        def lookup(order: str) -> str:
+            \"\"\"Look an order up.\"\"\"
+            if order == "stuck":
+                while True:
+                    time.sleep(0.01)
+            if order == "leave":
+                raise SystemExit(3)
+            return f"order {order} shipped"
+
+        async def ship(order: str) -> str:
+            \"\"\"Ship an order.\"\"\"
+            raise SystemExit(4)  # on the loop itself
+    """
+    desk_project(make_project, fake_llm, calls, tools, "tools:\n  timeout: 0.3\n")
     report = pytester.path / "report.json"
     started = time.monotonic()
     result = pytester.runpytest_subprocess(
@@ -178,9 +187,7 @@ def test_a_tool_that_never_returns_or_exits_is_told_to_the_model_and_pytest_exit
     )
     took = time.monotonic() - started
     result.assert_outcomes(passed=1)
-    steps = json.loads(report.read_text())["records"][0]["response"]["trajectory"]
-    told = [r["content"] for step in steps for r in step.get("tool_results", ())]
-    assert told == [
+    assert told_to_the_model(report) == [
         "error: lookup did not finish within 0.3 s",
         "error: lookup raised SystemExit: 3",
         "error: ship raised SystemExit: 4",
@@ -443,36 +450,20 @@ def test_a_tool_whose_own_task_is_cancelled_is_told_to_the_model(
 ) -> None:
     """It was taken for the engine's cancelling the case: skipped, "the run stopped before
     this call finished", and the run green."""
-    make_project(
-        "desk",
-        f"""
-        models:
-          default: [remote]
-          define:
-            remote: {{connector: openai, base_url: "{fake_llm.base_url}", model: m, cache: false}}
-        tests:
-          - id: desk
-            input: '[[call=lookup {{"order": "1"}}]] [[answer=done]]'
-            reference: done
-        """,
-        {
-            "tools.py": """
-                import asyncio
+    tools = """
+        import asyncio
 
-                async def lookup(order: str) -> str:
-                    \"\"\"Look an order up.\"\"\"
-                    task = asyncio.ensure_future(asyncio.sleep(10))
-                    asyncio.get_running_loop().call_soon(task.cancel)
-                    await task
-            """
-        },
-    )
+        async def lookup(order: str) -> str:
+            \"\"\"Look an order up.\"\"\"
+            task = asyncio.ensure_future(asyncio.sleep(10))
+            asyncio.get_running_loop().call_soon(task.cancel)
+            await task
+    """
+    desk_project(make_project, fake_llm, '[[call=lookup {"order": "1"}]]', tools)
     report = pytester.path / "report.json"
     result = pytester.runpytest("-p", "no:cacheprovider", f"--arena-json={report}")
     result.assert_outcomes(passed=1)
-    steps = json.loads(report.read_text())["records"][0]["response"]["trajectory"]
-    told = [r["content"] for step in steps for r in step.get("tool_results", ())]
-    assert told == ["error: lookup raised CancelledError"]
+    assert told_to_the_model(report) == ["error: lookup raised CancelledError"]
 
 
 def test_a_plain_function_agent_that_raises_stop_iteration_is_said_as_such(
