@@ -258,8 +258,9 @@ def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
     A module of the project folder `root` that imports its neighbours relatively is
     imported as one of the project's own files (as its scorers are). While it is imported,
     `root` is first on the import path, as a script's folder is (`import helper` finds the
-    project's); after, it is last, so that what is imported later (by a function of the
-    agent, or by pytest-arena itself) is not taken for a project file of the same name.
+    project's); after, it goes back where the user put it, or after the libraries, so that
+    what is imported later (by a function of the agent, or by pytest-arena itself) is not
+    taken for a project file of the same name.
     """
     module_name, _, attr = spec.partition(":")
     if root is None:

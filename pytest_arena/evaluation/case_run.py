@@ -386,9 +386,9 @@ _FOR_THE_RUN: tuple[type[BaseException], ...] = (KeyboardInterrupt, JudgeRefused
 
 
 def for_the_run(*kinds: type[BaseException]) -> None:
-    """Let what user code raises of `kinds` go on up to the run rather than fail its case:
-    the plugin's, pytest's outcomes (`pytest.skip()` in a scorer skips its case). This
-    module does not import pytest."""
+    """Let what user code raises of `kinds` go on up to the run rather than fail its case.
+    The plugin names pytest's outcomes (`pytest.skip()` in a scorer skips its case), as
+    this module does not import pytest."""
     global _FOR_THE_RUN
     _FOR_THE_RUN = (*_FOR_THE_RUN, *(k for k in kinds if k not in _FOR_THE_RUN))
 
