@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import concurrent.futures
 import importlib
 import inspect
 import math
-import os
 import sys
 import threading
 import traceback
@@ -29,17 +27,16 @@ from pytest_arena.connectors.base import (
     Response,
     SettingProblem,
 )
-from pytest_arena.engine.user_threads import Raised, cancelled_from_outside, run_blocking
+from pytest_arena.engine.user_threads import (
+    RUNNER_FOLDERS,
+    Raised,
+    cancelled_from_outside,
+    run_blocking,
+)
 from pytest_arena.spec.errors import raised
 from pytest_arena.spec.python_files import project_package
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
-# the frames of the loop and of the threads that run a sync agent: Python's own folders, not a
-# project's that happens to be called "asyncio"
-_RUNNERS = tuple(
-    str(Path(module.__file__ or "").resolve().parent) + os.sep
-    for module in (asyncio, concurrent.futures)
-)
 _TRACEBACK_FRAMES = 6
 RESULT_KEYS = ("text", "tokens_in", "tokens_out", "cost", "meta")
 
@@ -176,7 +173,7 @@ class PythonConnector(Connector):
         frames = [
             f
             for f in traceback.extract_tb(exc.__traceback__)
-            if not f.filename.startswith((_PACKAGE_DIR, *_RUNNERS))
+            if not f.filename.startswith((_PACKAGE_DIR, *RUNNER_FOLDERS))
         ]
         where = "".join(traceback.format_list(frames[-_TRACEBACK_FRAMES:])).rstrip()
         return ConnectorError(

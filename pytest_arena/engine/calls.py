@@ -33,6 +33,7 @@ from pytest_arena.engine.ledger import Ledger
 from pytest_arena.engine.limits import Lane, Limits
 from pytest_arena.engine.tool_loop import ToolSet, Turn, run_loop
 from pytest_arena.engine.workspaces import SAFE, new_run_folder
+from pytest_arena.spec.errors import raised
 
 T = TypeVar("T")
 THREAD_NAME = "arena-engine"
@@ -274,7 +275,7 @@ class Engine:
         try:
             response = connector.complete(request)
         except Exception as exc:
-            return CallResult(error=_describe(exc), latency_ms=_ms_since(started))
+            return CallResult(error=raised(exc), latency_ms=_ms_since(started))
         return self._account(connector, response, started, 0, budgets)
 
     def _run(
@@ -382,7 +383,7 @@ class Engine:
         except asyncio.CancelledError:
             return CallResult(skipped="the run stopped before this call finished")
         except Exception as exc:  # a bug here must end as a failed case, not a hang
-            return CallResult(error=f"internal error in the arena engine: {_describe(exc)}")
+            return CallResult(error=f"internal error in the arena engine: {raised(exc)}")
 
     async def _turns(
         self,
@@ -489,7 +490,7 @@ class Engine:
                     failure = f"no answer within {limits.timeout:g} s (the model's timeout)"
                     retryable, wait = True, None
                 except Exception as exc:
-                    failure, retryable, wait = _describe(exc), False, None
+                    failure, retryable, wait = raised(exc), False, None
                 else:
                     breaker.replied()
                     if lane.tpm is not None:
@@ -632,11 +633,6 @@ def _backoff(base: float, retries: int) -> float:
 
 async def _settled(result: CallResult) -> CallResult:
     return result
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _ms_since(started: float) -> float:

@@ -10,15 +10,26 @@ engine's cancelling it.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
 import functools
+import os
 import queue
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 _Job = Callable[[], None]
+
+# the folders of what runs the user's code (asyncio's loop, concurrent.futures' threads and
+# futures), whose frames a traceback of the user's code leaves out: Python's own, not a
+# project's folder that happens to be called "asyncio"
+RUNNER_FOLDERS = tuple(
+    str(Path(module.__file__ or "").resolve().parent) + os.sep
+    for module in (asyncio, concurrent.futures)
+)
 
 
 class _Threads:

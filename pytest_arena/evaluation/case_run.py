@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import copy
 import os
 import traceback
@@ -14,6 +12,7 @@ from typing import Any
 
 from pytest_arena.connectors import Request
 from pytest_arena.engine.calls import CallResult
+from pytest_arena.engine.user_threads import RUNNER_FOLDERS
 from pytest_arena.evaluation import user_code
 from pytest_arena.evaluation.judge import Judge, JudgeRefused
 from pytest_arena.evaluation.project import Component, Plan, Project
@@ -414,11 +413,9 @@ def _user_traceback(exc: BaseException | None) -> str | None:
     return "".join(traceback.format_exception(type(exc), exc, tb, limit=keep))
 
 
-# the future user_code hands results by, and the loop it runs an async def's awaitable on
-_RUNNERS = tuple(str(Path(m.__file__ or "").parent) + os.sep for m in (concurrent.futures, asyncio))
 _PACKAGE = str(Path(__file__).parent.parent) + os.sep
 
 
 def _ours(filename: str) -> bool:
     """A frame of this module, of user_code's worker, or of what runs the user's code."""
-    return filename in (__file__, user_code.__file__) or filename.startswith(_RUNNERS)
+    return filename in (__file__, user_code.__file__) or filename.startswith(RUNNER_FOLDERS)
