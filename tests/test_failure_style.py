@@ -123,9 +123,9 @@ def test_a_style_the_ini_file_misspells_is_a_usage_error_naming_the_file(
     )
     # and --help still helps: the mistake is said when the run runs
     ini.write_text("[pytest]\narena_failures = brief\n")
-    for shown in ("--help", "--markers"):
+    for shown in ("--help", "--fixtures", "--fixtures-per-test", "--markers"):
         result = pytester.runpytest(shown)
-        assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+        assert result.ret == pytest.ExitCode.OK, (shown, result.stderr.str())
     result.stdout.fnmatch_lines(["@pytest.mark.arena(project, model, tag): an arena case*"])
 
 

@@ -83,6 +83,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     progress_line.add_options(group)
 
 
+_SHOW_ONLY = ("help", "markers", "showfixtures", "show_fixtures_per_test")  # pytest's dests
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
@@ -90,7 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
         f" -m \"{MARKER}(model='sim_small')\" or -m \"{MARKER}(tag='math')\"",
     )
     state = ArenaState.install(config, options.model_keys(config), lambda: _engine(config))
-    if config.getoption("help", False) or config.getoption("markers", False):
+    if any(config.getoption(name, False) for name in _SHOW_ONLY):
         return  # pytest shows what it knows and runs nothing: a bad value is said when it runs
     options.check(config)  # before any plugin of ours is registered: a usage error stops here
     state.repeat = options.repeat(config)
