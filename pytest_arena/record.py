@@ -10,6 +10,7 @@ from typing import Any
 
 PASSED, FAILED, UNSCORED, ERROR = "passed", "failed", "unscored", "error"
 FLAKY = "flaky"  # samples that disagree, and no clear verdict after the most of them
+XFAILED, XPASSED, XPASSED_STRICT = "xfailed", "xpassed", "xpassed_strict"
 
 # what a record keeps of each of its samples, when a case is repeated
 SAMPLE_FIELDS = (
@@ -68,6 +69,9 @@ class Record(Mapping[str, Any]):
     weight: float = 1.0
     tags: list[str] = field(default_factory=list)
     group: str | None = None  # the case's `group`: cases sharing a context, clustered
+    # an xfail mark's outcome, as pytest gave it: XFAILED, XPASSED or XPASSED_STRICT (which
+    # fails the run); the status stays the scorer's verdict
+    xfail: str | None = None
     sample: int = 0
     error: str | None = None
     board: dict[str, Any] = field(default_factory=dict)  # the project's leaderboard settings

@@ -253,8 +253,8 @@ def test_cases_the_run_left_out_are_not_run_not_gone(
     )
     result.stdout.fnmatch_lines(
         [
-            "quiz sim_perfect: *; 0 regressed, 0 fixed, 0 new, 1 gone, 1 not run (deselected or"
-            " stopped before)",
+            "quiz sim_perfect: *; 0 regressed, 0 fixed, 0 new, 1 gone, 1 not run (deselected,"
+            " skipped or stopped before)",
             "  gone: pi",
         ]
     )

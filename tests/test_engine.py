@@ -305,7 +305,7 @@ def test_a_repeated_case_the_budget_cuts_short_says_how_many_samples_it_had(
     result.stdout.fnmatch_lines(
         [
             "arena: 0 answers graded; $0.00 spent on models and judges, and $2.20 on answers"
-            " no case was graded by (of cases the run stopped, cut short or ran again);"
+            " no case was graded by (of cases the run stopped, skipped, cut short or ran again);"
             " 1 not run: budget spent"
         ]
     )

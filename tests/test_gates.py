@@ -75,7 +75,8 @@ def test_a_model_that_did_not_run_is_not_checked_and_does_not_fail() -> None:
     assert result.held
     assert result.checks[0].status == NOT_RUN
     assert result.headline() == (
-        "gate checked nothing: no limit names a model of this run, so it decides nothing"
+        "gate checked nothing: no limit names a model this run graded cases of,"
+        " so it decides nothing"
     )
 
 

@@ -63,6 +63,7 @@ def test_the_report_holds_every_record_and_the_board_and_follows_the_schema(
         "messages": [{"role": "user", "content": "abcd"}],
         "detail": {},
         "group": None,
+        "xfail": None,
         "response": {
             "message": {"role": "assistant", "content": "abcdefgh", "tool_calls": []},
             "finish_reason": None,

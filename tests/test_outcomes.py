@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
@@ -193,5 +194,108 @@ def test_unscored_cases_are_their_own_category_and_never_fail(
         [
             r"\s+1\s+sim_perfect\s+1\.000\s+1\.000\s+100\.0% ± 39\.7\s+3\s+0\s+0\s+2\s"
             r".*\s8\.000 ± 11\.760$"
+        ]
+    )
+
+
+COIN = """
+models:
+  default: [patterned]
+  define:
+    patterned: {connector: python, callable: "agent:answer"}
+repeat: {min: 3, max: 10}
+min_pass_rate: 0.8
+tests:
+  - {id: coin, input: "coin", reference: "yes"}
+  - {id: mostly, input: "mostly", reference: "yes"}
+  - {id: early, input: "early", reference: "yes", min_pass_rate: 0.5}
+"""
+COIN_AGENT = """
+PATTERNS = {"coin": "10", "mostly": "1111011111", "early": "1011111111"}
+
+
+def answer(prompt, request):
+    pattern = PATTERNS[prompt]
+    return "yes" if pattern[request.sample % len(pattern)] == "1" else "no"
+"""
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_an_xfail_mark_keeps_pytests_verdict_and_the_reports_say_it(
+    pytester: pytest.Pytester, make_project: MakeProject, strict: bool
+) -> None:
+    """A case marked xfail is counted as pytest counts it (not FLAKY or "PASSED (7/8)"),
+    and its record in the JSON report says what pytest made of it."""
+    gate = "gate: {all: {accuracy: {min: 0}}}\n"  # holds: what fails the run is said
+    make_project("coin", COIN + gate, files={"agent.py": COIN_AGENT})
+    pytester.makeconftest(
+        "import pytest\n"
+        "def pytest_collection_modifyitems(items):\n"
+        "    for item in items:\n"
+        f"        item.add_marker(pytest.mark.xfail(reason='known', strict={strict}))\n"
+    )
+    result = pytester.runpytest(
+        "-v", "-rxX", "--arena-json", "run.json", "--arena-html", "run.html"
+    )
+    result.stdout.no_fnmatch_line("*FLAKY*")
+    result.stdout.no_fnmatch_line("*PASSED (7/8)*")
+    records = {
+        r["case"]: r for r in json.loads((pytester.path / "run.json").read_text())["records"]
+    }
+    if strict:  # early passed: a strict xfail that passes fails the run
+        result.assert_outcomes(xfailed=2, failed=1)
+        result.stdout.fnmatch_lines(["*early[[]patterned] FAILED*", "[[]XPASS(strict)] known"])
+        assert records["early"]["xfail"] == "xpassed_strict"
+        result.stdout.fnmatch_lines(
+            ["the gates held, but 1 failure(s) outside any gate*strict xfails that passed*"]
+        )
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+    else:
+        result.assert_outcomes(xfailed=2, xpassed=1)
+        result.stdout.fnmatch_lines(["XFAIL *mostly*known*", "XPASS *early*known*"])
+        assert records["early"]["xfail"] == "xpassed"
+        assert result.ret == pytest.ExitCode.OK
+    # the status stays the scorer's verdict, beside pytest's outcome
+    assert (records["coin"]["status"], records["coin"]["xfail"]) == ("failed", "xfailed")
+    assert (records["mostly"]["status"], records["mostly"]["xfail"]) == ("flaky", "xfailed")
+    assert records["early"]["status"] == "passed"
+    page = (pytester.path / "run.html").read_text()
+    said = "xpassed (strict)" if strict else "xpassed"
+    assert '<span class="badge xfail">2 xfailed</span>' in page
+    assert f'<span class="badge xfail">1 {said}</span>' in page
+
+
+def test_a_case_a_setup_hook_skips_had_its_call_made_and_the_spend_line_says_so(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Calls start ahead of the run, before setup hooks: a case skipped there was paid for
+    (the docs say to mark cases in pytest_collection_modifyitems instead)."""
+    make_project(
+        "q",
+        """
+models:
+  default: [priced]
+  define:
+    priced:
+      profile: sim_perfect
+      latency_ms: 20  # a call of its own, started ahead (an instant sim answers inline)
+      price: {input_per_mtok: 100000.0, output_per_mtok: 0}
+tests:
+  - {id: c1, input: "one", reference: "one"}
+  - {id: c2, input: "two", reference: "two"}
+""",
+    )
+    pytester.makeconftest(
+        "import pytest\n"
+        "def pytest_runtest_setup(item):\n"
+        "    if 'c1' in item.name:\n"
+        "        pytest.skip('no key for this case')\n"
+    )
+    result = pytester.runpytest("-q", "--arena-cache=off")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "arena: 1 answer graded; $0.* on answers no case was graded by (of cases the run"
+            " stopped, skipped, cut short or ran again)"
         ]
     )

@@ -431,7 +431,8 @@ class ArenaOutputs:
         elif self.failures_outside_gates and all(r.held for r in self.results):
             terminalreporter.write_line(
                 f"the gates held, but {self.failures_outside_gates} failure(s) outside any gate"
-                " (Python tests, projects without a gate, broken input, crashed workers)"
+                " (Python tests, projects without a gate, strict xfails that passed, broken input,"
+                " crashed workers)"
                 " fail the run"
             )
         elif self.changed is not None:

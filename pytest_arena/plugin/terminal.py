@@ -12,7 +12,7 @@ from pytest_arena.engine.money import BUDGET_SPENT
 from pytest_arena.plugin.failure_style import FailureStyle
 from pytest_arena.plugin.outputs import RERUN, strict_xpass
 from pytest_arena.plugin.state import ArenaState
-from pytest_arena.record import FLAKY, UNSCORED, Record
+from pytest_arena.record import FLAKY, UNSCORED, XFAILED, XPASSED, XPASSED_STRICT, Record
 from pytest_arena.reports.failures import message
 
 RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
@@ -59,8 +59,8 @@ class ArenaReporter:
         record = getattr(report, RECORD_ATTR, None)
         if not record or report.when != "call":
             return None
-        if report.failed and strict_xpass(report):
-            return None  # pytest's own verdict on it
+        if hasattr(report, "wasxfail") or (report.failed and strict_xpass(report)):
+            return None  # pytest's own verdict on an xfail-marked case: xfailed, xpassed
         if record.get("status") == UNSCORED and not report.failed:
             return "unscored", "U", ("UNSCORED", {"yellow": True})
         if record.get("status") == FLAKY:
@@ -95,6 +95,7 @@ class ArenaReporter:
                 if known is not board and known == board:
                     record["board"] = known
             kept = Record.from_dict(record)
+            kept.xfail = _xfail(report)
             if self.spills:
                 if self.state.spill is None:
                     from pytest_arena.reports.json_report import Spill
@@ -134,7 +135,7 @@ class ArenaReporter:
             terminalreporter.write_sep("=", title, red=True)
             for line in lines:
                 terminalreporter.write_line(line)
-        flaky = [r for r in self.state.records if r.status == FLAKY]
+        flaky = [r for r in self.state.records if r.status == FLAKY and not r.xfail]
         if flaky:
             terminalreporter.write_sep("-", "arena: flaky cases (no clear verdict)")
             for r in flaky:
@@ -185,3 +186,12 @@ class ArenaReporter:
                 f"arena: {count} answer{'' if count == 1 else 's'} not cached: {warning}",
                 yellow=True,
             )
+
+
+def _xfail(report: pytest.TestReport) -> str | None:
+    """What pytest made of an xfail mark on the report's case, if it had one."""
+    if strict_xpass(report):
+        return XPASSED_STRICT
+    if not hasattr(report, "wasxfail"):
+        return None
+    return XFAILED if report.skipped else XPASSED

@@ -169,7 +169,7 @@ class BaselineComparison:
             f" {len(self.new)} new, {len(self.gone)} gone"
         )
         if self.not_run:
-            counts += f", {len(self.not_run)} not run (deselected or stopped before)"
+            counts += f", {len(self.not_run)} not run (deselected, skipped or stopped before)"
         out = [f"{head} {change}; {counts}"]
         for word, changes in (("regressed", self.regressed), ("fixed", self.fixed)):
             for c in changes:

@@ -101,7 +101,10 @@ class GateResult:
     def headline(self) -> str:
         counted = self.counted
         if not counted:
-            return "gate checked nothing: no limit names a model of this run, so it decides nothing"
+            return (
+                "gate checked nothing: no limit names a model this run graded cases of,"
+                " so it decides nothing"
+            )
         if self.held:
             return f"gate held: all {len(counted)} checks within their limits"
         return f"gate failed: {len(self.failed)} of {len(counted)} checks outside their limits"

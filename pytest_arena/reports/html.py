@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_arena.engine.money import dollars
-from pytest_arena.record import json_safe
+from pytest_arena.record import XFAILED, XPASSED, XPASSED_STRICT, json_safe
 from pytest_arena.reports import plots
 from pytest_arena.reports.json_report import Spilled
 from pytest_arena.reports.report_files import written_whole
@@ -32,6 +32,7 @@ from pytest_arena.reports.verdicts import Comparison, Power
 
 TEMPLATES = "templates"
 TITLE = "pytest-arena report"
+XFAIL_SAID = {XFAILED: "xfailed", XPASSED: "xpassed", XPASSED_STRICT: "xpassed (strict)"}
 UNKNOWN = "\u2013"  # an en dash: no value (a missing price is unknown, never $0)
 _JSON_ESCAPES = {
     "<": "\\u003c",
@@ -188,9 +189,13 @@ def _write_page(out: TextIO, report: Mapping[str, Any], title: str) -> None:
     ]
     script, style = _asset("report.js"), _asset("report.css")
     counts: dict[str, int] = {}
+    xfails: dict[str, int] = {}  # pytest's outcomes of cases marked xfail
     for brief in briefs:
         status = str(brief.get("status"))
         counts[status] = counts.get(status, 0) + 1
+        if brief.get("xfail"):
+            outcome = XFAIL_SAID.get(str(brief["xfail"]), str(brief["xfail"]))
+            xfails[outcome] = xfails.get(outcome, 0) + 1
     page = str(
         _environment()
         .get_template("report.html.j2")
@@ -200,6 +205,7 @@ def _write_page(out: TextIO, report: Mapping[str, Any], title: str) -> None:
             projects=projects,
             gates=gates,
             counts=counts,
+            xfails=xfails,
             formula=_formula,
             data_json=_DATA,
             script=script,

@@ -74,20 +74,27 @@ class Spill:
 
 class Spilled:
     """A record's place in the report, its text in the spill; with what the HTML report's
-    summary shows of it (its project, model, status and score)."""
+    summary shows of it (its project, model, status, score and xfail outcome)."""
 
-    __slots__ = ("key", "score", "spill", "status")
+    __slots__ = ("key", "score", "spill", "status", "xfail")
 
     def __init__(self, spill: Spill, record: Record) -> None:
         self.spill, self.key = spill, record.key
         self.status, self.score = record.status, json_safe(record.score)
+        self.xfail = record.xfail
 
     def text(self) -> str:
         return self.spill.text(self.key)
 
     def brief(self) -> dict[str, Any]:
         project, _, model, _ = self.key
-        return {"project": project, "model": model, "status": self.status, "score": self.score}
+        return {
+            "project": project,
+            "model": model,
+            "status": self.status,
+            "score": self.score,
+            "xfail": self.xfail,
+        }
 
 
 def schema() -> dict[str, Any]:
@@ -202,6 +209,7 @@ def _record(r: Record) -> dict[str, Any]:
         "weight": r.weight,
         "tags": list(r.tags),
         "group": r.group,
+        "xfail": r.xfail,
         "error": r.error,
         "samples": [_sample(s) for s in r.samples],
         "sampling": as_json(r.sampling) if r.sampling else None,

@@ -118,7 +118,7 @@ def spending(
         line += f"{'' if unjudged == 1 else 's'} by a judge without a price (set its price:)"
     if unrecorded > 1e-9:
         line += f", and {dollars(unrecorded)} on answers no case was graded by (of cases"
-        line += " the run stopped, cut short or ran again)"
+        line += " the run stopped, skipped, cut short or ran again)"
     if budget_skips:
         line += f"; {budget_skips} not run: budget spent"
     return line

@@ -267,6 +267,7 @@
     const badges = el("p", null, el("span", "badge " + r.status, r.status));
     if (r.flaky) badges.append(" ", el("span", "badge flaky", "flaky"));
     if (r.cached) badges.append(" ", el("span", "badge cached", "cached"));
+    if (r.xfail) badges.append(" ", el("span", "badge xfail", "marked xfail: " + r.xfail.replace("_strict", " (strict)")));
     box.append(badges, el("p", "reason", text(r.reason) || "(no reason given)"));
     box.append(pairs([
       ["score", fixed(r.score, 3)], ["passed", String(r.passed)], ["scorer", r.scorer || "–"],
