@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
+import unicodedata
 from xml.etree import ElementTree
 
 import pytest
 
+from pytest_arena.scorers.text import printable
 from tests.conftest import ARENA, MakeProject
 
 # sim_echo answers with its prompt, so the prompt is the model's output: it sets the
@@ -161,3 +164,28 @@ def test_a_metric_named_with_a_control_character_leaves_the_junit_xml_well_forme
     names = [p.get("name") for p in tree.iter("property")]
     if family == "xunit1":
         assert "metric.grounded\\x0bness" in names
+
+
+def test_invisible_characters_in_an_answer_are_shown_so_a_failure_does_not_look_like_a_pass(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """'Par\\u200bis' fails exact_match against 'Paris': the line says why, visibly."""
+    make_project(
+        "p",
+        "models: [sim_echo]\ntests:\n"
+        r'  - {id: q, input: "Par\u200bis\u061c\ufeff\u2028", reference: Paris}'
+        "\n",
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([r"expected 'Paris', got 'Par\u200bis\u061c\ufeff\u2028'"])
+    assert not {"\u200b", "\u061c", "\ufeff", "\u2028"} & set(result.stdout.str())
+
+
+def test_every_format_character_but_the_joiners_is_escaped() -> None:
+    """Unicode's category Cf, which a reader cannot see, and the line separators."""
+    hidden = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    kept = [c for c in [*hidden, "\u2028", "\u2029"] if printable(c) == c]
+    assert kept == ["\u200c", "\u200d"]  # the joiners shape words and emoji
+    assert printable("\U000e0041") == "\\U000e0041"
+    assert printable("👨\u200d👩") == "👨\u200d👩"

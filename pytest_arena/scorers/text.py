@@ -9,10 +9,16 @@ from typing import Any
 
 _FENCE = re.compile(r"^\s*```[\w+-]*[ \t]*\n(.*?)\n?```\s*$", re.S)
 _PREFIX = re.compile(r"^\s*(?:final answer|answer|the answer is)\s*[:\-]?\s*", re.I)
-# control characters (C0, DEL, C1), bidirectional overrides and isolates, lone surrogates
-# and noncharacters: what a terminal obeys, reorders a line by, or XML cannot hold
+# control characters (C0, DEL, C1), lone surrogates and noncharacters: what a terminal
+# obeys or XML cannot hold; Unicode's format characters (category Cf: bidirectional marks,
+# overrides and isolates, zero-width spaces, the BOM, tags) and line and paragraph
+# separators: what reorders a line or hides in it ('Par\u200bis' looks like 'Paris').
+# Not the zero-width joiners (U+200C, U+200D), which shape words and emoji as they should.
 _UNPRINTABLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
+    "[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff"
+    "\ufff9-\ufffb\ufffe\uffff\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
 )
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
@@ -63,7 +69,15 @@ def printable(text: str, *, lines: bool = False) -> str:
         if lines and char in "\n\t":
             return char
         code = ord(char)
-        return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        if char in _NAMED:
+            return _NAMED[char]
+        return (
+            f"\\x{code:02x}"
+            if code < 0x100
+            else f"\\u{code:04x}"
+            if code < 0x10000
+            else f"\\U{code:08x}"
+        )
 
     return _UNPRINTABLE.sub(escaped, text)
 
