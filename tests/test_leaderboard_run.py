@@ -111,3 +111,30 @@ def test_a_run_stopped_by_x_says_its_boards_hold_only_what_ran(
     assert "stopped early" not in whole.stdout.str()
     assert json.loads((pytester.path / "run.json").read_text())["stopped_early"] is False
     assert "stopped early" not in (pytester.path / "run.html").read_text()
+
+
+def test_a_run_stopped_by_ctrl_c_says_its_boards_hold_only_what_ran(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    tests = "".join(f"  - {{id: c{i}, input: x, reference: x}}\n" for i in range(6))
+    make_project("p", "models: [sim_echo]\ntests:\n" + tests)
+    pytester.makeconftest(  # Ctrl-C as the third case ends
+        "import pytest\n"
+        "ended = []\n"
+        "def pytest_runtest_logfinish(nodeid):\n"
+        "    ended.append(nodeid)\n"
+        "    if len(ended) == 3:\n"
+        "        raise KeyboardInterrupt\n"
+    )
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--arena-json", "run.json", no_reraise_ctrlc=True
+    )
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "arena: the run stopped early (interrupted): the boards hold only the 3 results it"
+            " got, not the whole benchmark"
+        ]
+    )
+    report = json.loads((pytester.path / "run.json").read_text())
+    assert (report["stopped_early"], len(report["records"])) == (True, 3)

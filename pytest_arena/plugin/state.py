@@ -74,9 +74,9 @@ class ArenaState:
         return defined
 
     def stopped_early(self, session: pytest.Session) -> bool:
-        """Whether -x, --maxfail or --sw ended the run before every selected item ran (one
-        that stops at the last item's failure ran them all)."""
-        if not (session.shouldfail or session.shouldstop):
+        """Whether -x, --maxfail, --sw or Ctrl-C ended the run before every selected item
+        ran (one that stops at the last item's failure ran them all)."""
+        if not (session.shouldfail or session.shouldstop or _interrupted(session)):
             return False
         return not session.testscollected or len(self.finished) < session.testscollected
 
@@ -85,7 +85,7 @@ class ArenaState:
         shown: the run stopped early, or input could not be loaded (`errors` say why)."""
         said = []
         if self.stopped_early(session):
-            stopped = session.shouldfail or session.shouldstop
+            stopped = session.shouldfail or session.shouldstop or "interrupted"
             said.append(
                 f"the run stopped early ({stopped}): the boards hold only the"
                 f" {len(self.records)} results it got, not the whole benchmark"
@@ -196,3 +196,9 @@ def _written_names(arena: Path) -> list[str]:
     except OSError:
         return []
     return [name for name in _NAME_LINE.findall(text) if name]
+
+
+def _interrupted(session: pytest.Session) -> bool:
+    """Whether Ctrl-C (or pytest.exit) ended the run: pytest sets the session's status
+    before the reports are written."""
+    return getattr(session, "exitstatus", None) == pytest.ExitCode.INTERRUPTED
