@@ -189,3 +189,27 @@ def test_every_format_character_but_the_joiners_is_escaped() -> None:
     assert kept == ["\u200c", "\u200d"]  # the joiners shape words and emoji
     assert printable("\U000e0041") == "\\U000e0041"
     assert printable("👨\u200d👩") == "👨\u200d👩"
+
+
+def test_a_metric_named_with_an_escape_keeps_the_leaderboards_columns_in_line(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    scorer = """
+        from pytest_arena.scorers import Scorer, ScoreResult
+
+        class Odd(Scorer):
+            name = "odd"
+
+            def score(self, output, reference, context):
+                return ScoreResult(score=1.0, passed=True, metrics={"\\x1b[1mrecall": 0.5, "a\\tb": 0.25})
+    """
+    yaml = "models: [sim_perfect]\nscorers: {default: odd}\ntests:\n  - {id: a, input: x}\n"
+    make_project("p", yaml, {"scorers/odd.py": scorer})
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == 0, result.stdout.str()
+    lines = result.stdout.lines
+    head = next(i for i, line in enumerate(lines) if line.lstrip().startswith("rank"))
+    header, rule, row = lines[head : head + 3]
+    assert header.endswith("\\x1b[1mrecall    a\\tb")
+    assert len(header) == len(rule) == len(row)  # every column as wide as its title
+    assert raw_controls("\n".join(lines)) == []

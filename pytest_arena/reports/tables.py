@@ -65,6 +65,9 @@ def render_board(board: Board, fmt: str = "simple", *, legend: bool = True) -> s
         cells.append(_ms(row.latency))
         cells += [_metric(row, name) for name in board.metric_names]
         table.append(cells)
+    # names escaped before the layout: tabulate takes an escape sequence for no width at all
+    headers = [printable(h) for h in headers]
+    table = [[printable(c) if isinstance(c, str) else c for c in row] for row in table]
     if fmt == "github":  # a name's `|` would end its cell; a name is text, not markup
         from pytest_arena.reports.markdown import escape_markdown
 
