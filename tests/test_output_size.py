@@ -258,3 +258,19 @@ def test_texts_are_bounded_whatever_the_record_holds() -> None:
     assert "raw output of 1,000,000 characters" in text
     assert "reference of 1,000,009 characters" in text
     assert len(error_text(record, "t" * HUGE)) < REASON_LIMIT + 400
+
+
+def test_tb_line_shows_one_line_for_a_reason_of_several(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "p",
+        "models: [sim_echo]\nscoring: [{scorer: exact_match}, {scorer: contains}]\n"
+        "tests:\n  - {id: a, input: '2+2', reference: '4'}\n",
+    )
+    result = pytester.runpytest("--tb=line", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    start = result.stdout.lines.index(next(s for s in result.stdout.lines if "FAILURES" in s))
+    failure = result.stdout.lines[start + 1 : start + 3]
+    assert failure[0] == "projects/p/arena.yaml:4: 0 of 2 components passed …"
+    assert failure[1].startswith("=")  # the next section: the reason's other lines are not here

@@ -96,8 +96,9 @@ class ReasonLocation:
     lineno: int
     message: str
 
-    def __str__(self) -> str:
-        return f"{self.path}:{self.lineno}: {self.message}"
+    def __str__(self) -> str:  # --tb=line's line: the message's first line
+        first, *more = self.message.split("\n", 1)
+        return f"{self.path}:{self.lineno}: {first}{' …' if more else ''}"
 
 
 class ReasonRepr:
