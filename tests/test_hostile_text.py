@@ -213,3 +213,92 @@ def test_a_metric_named_with_an_escape_keeps_the_leaderboards_columns_in_line(
     assert header.endswith("\\x1b[1mrecall    a\\tb")
     assert len(header) == len(rule) == len(row)  # every column as wide as its title
     assert raw_controls("\n".join(lines)) == []
+
+
+ROWS = [
+    '{"id": "ok", "input": "x", "reference": "x"}',
+    '{"id": "x\\u001b]0;OWNED\\u0007\\u001b[2J", "input": "x", "reference": "x"}',
+    '{"id": "y\\r\\nz\\u0000", "input": "x", "reference": "x"}',
+    '{"id": "c", "input": "x", "\\u001b[2Jreference": "x"}',
+]
+
+
+@pytest.mark.parametrize("options", [(), ("-v",), ("--co",)])
+def test_a_rows_id_with_control_characters_names_its_error_by_the_rows_place(
+    pytester: pytest.Pytester, make_project: MakeProject, options: tuple[str, ...]
+) -> None:
+    make_project(
+        "p",
+        "models: [sim_perfect]\ndatasets: [data/rows.jsonl]\n",
+        {"data/rows.jsonl": "\n".join(ROWS) + "\n"},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", *options)
+    out = result.stdout.str()
+    assert raw_controls(out) == []
+    for name in ("rows-2", "rows-3", "c"):  # the row's place, as for a row without an id
+        result.stdout.fnmatch_lines([f"*projects/p/data/rows.jsonl::{name}*"])
+    if options != ("--co",):
+        assert r"rows.jsonl:2: id: case id 'x\x1b]0;OWNED\x07\x1b[2J' may hold only" in out
+        assert r"rows.jsonl:3: id: case id 'y\r\nz\x00' may hold only" in out
+        assert r"rows.jsonl:4: \x1b[2Jreference: unknown key '\x1b[2Jreference'" in out
+
+
+def test_an_inline_cases_id_with_control_characters_names_its_error_by_its_place(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    tests = '  - {id: a, input: x, reference: x}\n  - {id: "b\\e[2J\\r", input: x, reference: x}\n'
+    make_project("p", "models: [sim_perfect]\ntests:\n" + tests)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-v")
+    assert result.ret == 1
+    out = result.stdout.str()
+    assert raw_controls(out) == []
+    result.stdout.fnmatch_lines(["projects/p/arena.yaml::tests.1 ERROR*"])
+    assert r"arena.yaml:4: tests[1].id: case id 'b\x1b[2J\r' may hold only" in out
+
+
+TWO_PLUS_TWO = "tests:\n  - {id: a, input: '2+2', reference: '4'}\n"
+
+
+@pytest.mark.parametrize(
+    ("yaml", "said"),
+    [
+        (
+            'name: "demo\\e]0;OWNED\\a\\e[2J"\n',
+            r"arena.yaml:1: name: project name 'demo\x1b]0;OWNED\x07\x1b[2J' holds control",
+        ),
+        (
+            'metrics: {weights: {"acc\\e[31m": 1}}\n',
+            r"arena.yaml:1: metrics.weights: metric name 'acc\x1b[31m' holds control",
+        ),
+        (
+            'gate: {all: {"pass\\e[2J": {min: 0.5}}}\n',
+            r"arena.yaml:1: gate.all: metric name 'pass\x1b[2J' holds control",
+        ),
+        (
+            'gate: {models: {"sim\\e[2J": {accuracy: {min: 0.5}}}}\n',
+            r"arena.yaml:1: gate.models: model key 'sim\x1b[2J' holds control",
+        ),
+        (
+            'datasets: ["data/x\\e[2J.jsonl"]\n',
+            r"arena.yaml:1: datasets[0].path: dataset path 'data/x\x1b[2J.jsonl' holds control",
+        ),
+        (
+            'tests:\n  - {id: b, input: x, "\\e[32mweird": 1}\n',
+            r"arena.yaml:2: tests[0].\x1b[32mweird: unknown key '\x1b[32mweird'",
+        ),
+        (  # any problem's text: what it quotes is escaped where it is said
+            'repeat: {min: 1, max: 2, "\\e[2Jx": 1}\n',
+            r"arena.yaml:1: repeat: repeat as a range: unknown key '\x1b[2Jx'",
+        ),
+    ],
+    ids=["name", "weights", "gate-all", "gate-models", "dataset", "unknown-key", "repeat-key"],
+)
+def test_a_name_or_key_with_control_characters_is_refused_and_said_escaped(
+    pytester: pytest.Pytester, make_project: MakeProject, yaml: str, said: str
+) -> None:
+    make_project("p", yaml + "models: [sim_small]\n" + ("" if "tests:" in yaml else TWO_PLUS_TWO))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == 1
+    out = result.stdout.str()
+    assert raw_controls(out) == []
+    assert said in out

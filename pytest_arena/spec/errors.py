@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_arena.scorers.text import printable
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -20,11 +22,13 @@ class Problem:
     hint: str = ""
 
     def format(self, root: Path | None = None) -> str:
+        """The problem as the terminal shows it: what it quotes from the user's file (a key,
+        a value) with control characters written as their escapes."""
         key = f"{self.key}: " if self.key else ""
         text = f"{location(self.path, self.line, root)}: {key}{self.message}"
         if self.hint:
             text += f"\n  fix: {self.hint}"
-        return text
+        return printable(text, lines=True)
 
 
 class SpecError(Exception):

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_arena.scorers.text import printable
 from pytest_arena.spec.case import Case
 from pytest_arena.spec.datasets import DELIMITERS, Row, as_written, dataset_format, read_rows
 from pytest_arena.spec.errors import Problem, SpecError
@@ -162,10 +163,13 @@ def _check_template(spec: ProjectSpec, lines: LineMap, path: Path) -> None:
 
 
 def _name_of(raw: Any, fallback: str) -> str:
+    """The name of a case's problem item: its id as written, or `fallback` for an id that is
+    no text or number, or that a terminal would not show as written (ESC, a newline)."""
     if isinstance(raw, dict):
         value = raw.get("id")
         if isinstance(value, str | int) and not isinstance(value, bool):
-            return str(value)
+            text = str(value)
+            return text if printable(text) == text else fallback
     return fallback
 
 
@@ -433,11 +437,12 @@ def _load_row(
     if misspelt:
         key, meant, field = misspelt
         line = row.lines.line((*row.loc, key)) if row.lines is not None else None
-        message = f"unknown key '{key}' (did you mean '{meant}'?); the case would have no {field}"
+        shown = printable(key)
+        message = f"unknown key '{shown}' (did you mean '{meant}'?); the case would have no {field}"
         if meant != field:
             message += f" (fields maps {field} to '{meant}')"
         hint = f"rename it to '{meant}'; a row's other keys are kept as the case's metadata"
-        problem = Problem(file, line or row.line, message, key=key, hint=hint)
+        problem = Problem(file, line or row.line, message, key=shown, hint=hint)
         project.problems.append(CaseProblem(name, problem, rel))
         return
     own = raw.get("metadata")  # a YAML row's own; else its checks say what is wrong with it

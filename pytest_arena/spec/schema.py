@@ -17,6 +17,8 @@ from pydantic import (
     model_validator,
 )
 
+from pytest_arena.scorers.text import printable
+
 CASE_ID = re.compile(r"[A-Za-z0-9_.-]+\Z")  # \Z: `$` would let a final newline in
 # a model key is part of each node id (`case[key]`), of -k and of the reports' tables
 MODEL_KEY = re.compile(r"[\w.\-/:@+]+\Z")
@@ -30,6 +32,17 @@ def model_key_problem(key: str) -> str | None:
         f"model key {key!r} may hold only letters, digits and _ . - / : @ + (no spaces,"
         " brackets, '|' or '::'), as it is part of each case's node id"
     )
+
+
+def plain_name(value: str, what: str) -> str:
+    """`value`, a name printed as written (in headlines, leaderboards and gate lines); a
+    ValueError with the fix when it holds what a terminal would obey (ESC, BEL, a newline)."""
+    if printable(value) != value:
+        raise ValueError(
+            f"{what} '{printable(value)}' holds control characters, which a terminal would act"
+            " on rather than show: write it without them"
+        )
+    return value
 
 
 def names_list(value: Any) -> Any:
@@ -125,6 +138,13 @@ class MetricsSpec(Strict):
     lower_is_better: list[str] = Field(default_factory=list)
     pass_k: int | None = Field(None, ge=1)  # the k of pass@k and pass^k; default: the repeats
 
+    @field_validator("weights", "lower_is_better")
+    @classmethod
+    def _plain_names(cls, value: Any) -> Any:
+        for name in value:
+            plain_name(name, "metric name")
+        return value
+
     @field_validator("weights")
     @classmethod
     def _non_negative(cls, value: dict[str, float]) -> dict[str, float]:
@@ -164,6 +184,22 @@ class GateSpec(Strict):
     regression: Literal["significant"] | None = None
     regression_level: float = Field(0.05, gt=0, lt=1)
     critical: Literal["no_regression"] | None = None
+
+    @field_validator("all")
+    @classmethod
+    def _plain_metrics(cls, value: dict[str, Bound]) -> dict[str, Bound]:
+        for metric in value:
+            plain_name(metric, "metric name")
+        return value
+
+    @field_validator("models")
+    @classmethod
+    def _plain_models(cls, value: dict[str, dict[str, Bound]]) -> dict[str, dict[str, Bound]]:
+        for model, limits in value.items():
+            plain_name(model, "model key")
+            for metric in limits:
+                plain_name(metric, "metric name")
+        return value
 
     @model_validator(mode="after")
     def _some_limits(self) -> GateSpec:
@@ -325,6 +361,7 @@ class DatasetSpec(SamplingSettings):
                 "a dataset's path is empty: give the file's path from arena.yaml's folder,"
                 " such as data/cases.jsonl"
             )
+        plain_name(value, "dataset path")  # it names the node of the file's problems
         if PurePosixPath(value.strip().replace("\\", "/")).name in ("", ".", ".."):
             raise ValueError(
                 f"dataset path {value!r} names a folder, not a file: give the file's path"
@@ -531,6 +568,11 @@ class ProjectSpec(SamplingSettings):
     datasets: list[DatasetSpec] = Field(default_factory=list)
 
     _scoring = field_validator("scoring")(_some_weight)
+
+    @field_validator("name")
+    @classmethod
+    def _plain(cls, value: str | None) -> str | None:
+        return value if value is None else plain_name(value, "project name")
 
     @field_validator("models", mode="before")
     @classmethod
