@@ -23,6 +23,24 @@ tests:
 """
 CASES = "".join(f'  - {{id: c{i}, input: "say {i}", reference: "{i}"}}\n' for i in range(10))
 LINE = re.compile(r"arena: (\d+)/10 calls, \$[\d.]+ spent(, about \d+s left)?")
+TALKATIVE = """
+models:
+  default: [talker]
+  define:
+    talker: {connector: python, callable: "agent:answer", concurrency: 1}
+tests:
+"""
+AGENT = """
+import logging
+import time
+
+
+def answer(prompt, request):
+    time.sleep(0.2)
+    logging.warning("agent answered %s", prompt)
+    print("agent printed", prompt)
+    return prompt.split()[-1]
+"""
 
 
 def test_the_counts_and_the_time_left() -> None:
@@ -57,12 +75,32 @@ def test_a_log_gets_plain_lines_while_calls_run_and_q_gets_none(
     assert not any(LINE.search(line) for line in off.stdout.lines)
 
 
-def _on_a_terminal(cwd: str, *args: str) -> str:
-    """pytest's output when its stdout is a terminal (a pseudo-terminal here)."""
+def test_a_log_under_v_gets_its_lines_without_blank_ones(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    # one call at a time: some are left when the head start ends, a line after each test
+    make_project("mine", SLOW.replace("concurrency: 2", "concurrency: 1") + CASES)
+    result = pytester.runpytest("--arena-progress-every", "0.01", "-v", "-p", "no:randomly")
+    assert result.ret == 0
+    lines = result.stdout.lines
+    first = next(i for i, line in enumerate(lines) if "::c0[slow]" in line)
+    last = next(i for i, line in enumerate(lines) if "::c9[slow]" in line)
+    assert any(LINE.search(line) for line in lines[first:last]), result.stdout.str()
+    assert "" not in lines[first : last + 1], result.stdout.str()  # pytest's own end them
+
+
+def _on_a_terminal(cwd: str, *args: str, columns: int = 120, **env: str) -> str:
+    """pytest's output when its stdout is a terminal (a pseudo-terminal here), `columns`
+    wide, in an interactive session (not CI's) unless `env` says otherwise."""
     import pty
 
     master, slave = pty.openpty()
-    env = {**os.environ, "COLUMNS": "120"}
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("CI", "BUILD_NUMBER")},
+        "TERM": "xterm",
+        "COLUMNS": str(columns),
+        **env,
+    }
     process = subprocess.Popen(
         [sys.executable, "-m", "pytest", *args],
         stdin=slave,
@@ -87,24 +125,31 @@ def _on_a_terminal(cwd: str, *args: str) -> str:
     return b"".join(chunks).decode()
 
 
-def _screen(text: str) -> list[str]:
-    """The lines a terminal shows for `text`: colours dropped, backspaces applied."""
+def _screen(text: str, columns: int | None = None) -> list[str]:
+    """The lines a terminal shows for `text`: colours dropped, backspaces applied (which
+    stop at the start of a row), lines wrapped at `columns`, if given."""
     text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text).replace("\r\n", "\n")
-    shown = []
-    for raw in text.split("\n"):
-        line: list[str] = []
-        at = 0
-        for ch in raw.split("\r")[-1]:
-            if ch == "\b":
-                at = max(0, at - 1)
-                continue
-            if at < len(line):
-                line[at] = ch
+    rows: list[list[str]] = [[]]
+    at = 0
+    for ch in text:
+        if ch == "\n":
+            rows.append([])
+            at = 0
+        elif ch == "\r":
+            at = 0
+        elif ch == "\b":
+            at = max(0, at - 1)
+        else:
+            if columns is not None and at == columns:
+                rows.append([])
+                at = 0
+            row = rows[-1]
+            if at < len(row):
+                row[at] = ch
             else:
-                line.append(ch)
+                row.append(ch)
             at += 1
-        shown.append("".join(line).rstrip())
-    return shown
+    return ["".join(row).rstrip() for row in rows]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
@@ -119,3 +164,42 @@ def test_a_terminal_gets_one_line_redrawn_and_erased(
     (row,) = [line for line in screen if line.startswith("projects/mine/arena.yaml")]
     assert re.fullmatch(r"projects/mine/arena\.yaml \.{10} +\[100%\]", row), row  # all erased
     assert not any(LINE.search(line) for line in screen)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+@pytest.mark.parametrize(
+    ("option", "other"), [("-s", "agent printed"), ("--log-cli-level=WARNING", "agent answered")]
+)
+def test_a_terminal_others_write_to_gets_no_line_redrawn(
+    pytester: pytest.Pytester, make_project: MakeProject, option: str, other: str
+) -> None:
+    cases = "".join(f'  - {{id: c{i}, input: "say {i}", reference: "{i}"}}\n' for i in range(8))
+    make_project("mine", TALKATIVE + cases, {"agent.py": AGENT})
+    raw = _on_a_terminal(str(pytester.path), "-p", "no:randomly", "-p", "no:cacheprovider", option)
+    assert f"{other} say 7" in raw  # the other writer
+    assert "\b" not in raw
+    assert not any(LINE.search(line) for line in _screen(raw))  # nothing left over
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+def test_a_narrow_terminal_gets_no_line_wider_than_itself(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("mine", SLOW + CASES)
+    raw = _on_a_terminal(str(pytester.path), "-p", "no:randomly", columns=30)
+    assert "\b" in raw  # drawn where it fits (in the blank line before the tests)
+    screen = _screen(raw, columns=30)  # pytest's own lines wrap: it takes 80 below 40
+    assert not any("/10 calls" in row for row in screen), screen  # all erased: none wrapped
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+@pytest.mark.parametrize("env", [{"CI": "true"}, {"TERM": "dumb"}])
+def test_a_terminal_in_ci_or_dumb_gets_plain_lines(
+    pytester: pytest.Pytester, make_project: MakeProject, env: dict[str, str]
+) -> None:
+    make_project("mine", SLOW + CASES)
+    raw = _on_a_terminal(
+        str(pytester.path), "-p", "no:randomly", "--arena-progress-every", "0.2", **env
+    )
+    assert "\b" not in raw
+    assert any(LINE.fullmatch(line) for line in _screen(raw)), raw  # lines of their own

@@ -2,17 +2,25 @@
 far and time left.
 
 On a terminal, one line at the end of pytest's own output, redrawn at most twice a second
-once the run has taken a second, and erased (with backspaces) before pytest writes again;
-without one (CI logs), a plain line every `--arena-progress-every` seconds (30). Nothing
-under `-q`, with `--arena-progress-every 0`, or under pytest-xdist (the calls are in the
-workers, whose output pytest does not show). The main thread draws it between tests and
-while it waits for a call started ahead; no thread of its own writes to the terminal.
+once the run has taken a second, and erased (with backspaces) before pytest writes again,
+never wider than the terminal (nor drawn when it does not fit); without one (CI logs), a
+plain line every `--arena-progress-every` seconds (30). Plain lines too where a line
+redrawn in place would go wrong: under CI (`CI`, `BUILD_NUMBER`) or `TERM=dumb`, as pytest
+decides, and where others write to the terminal while the calls run (the tests' output with
+`-s`, `--capture=tee-sys` or `-p no:capture`; live logs with `log_cli` or `--log-cli-level`).
+After a test's line under `-v`, a plain line is left for pytest's next line to end (no blank
+line between them). Nothing under `-q`, with `--arena-progress-every 0`, or under
+pytest-xdist (the calls are in the workers, whose output pytest does not show). The main
+thread draws it between tests and while it waits for a call started ahead; no thread of its
+own writes to the terminal.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import os
+import shutil
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -38,9 +46,9 @@ def add_options(group: pytest.OptionGroup) -> None:
         type=float,
         default=DEFAULT_EVERY,
         metavar="SECONDS",
-        help="without a terminal (CI logs), print the calls done, cache hits, spend and time"
-        f" left this often (default {DEFAULT_EVERY:g}); on a terminal one line is kept up to"
-        " date; 0 shows nothing",
+        help="without a terminal (CI logs, or with -s or live logs), print the calls done,"
+        f" cache hits, spend and time left this often (default {DEFAULT_EVERY:g}); on a"
+        " terminal one line is kept up to date; 0 shows nothing",
     )
 
 
@@ -63,6 +71,23 @@ def register(config: pytest.Config) -> None:
     config.pluginmanager.register(line, PLUGIN)
 
 
+def redrawable(config: pytest.Config) -> bool:
+    """Whether a terminal may get the line redrawn in place: not under CI or on a dumb
+    terminal, nor with other writers on its line (the tests' output, live logs)."""
+    if any(os.environ.get(var) for var in ("CI", "BUILD_NUMBER")):  # pytest's running_on_ci
+        return False
+    if os.environ.get("TERM") == "dumb":
+        return False
+    capman = config.pluginmanager.get_plugin("capturemanager")  # None under -p no:capture
+    if capman is None or config.getoption("capture", "fd") in ("no", "tee-sys"):
+        return False
+    try:
+        live_logs = config.getoption("log_cli_level", None) is not None or config.getini("log_cli")
+    except ValueError:  # -p no:logging
+        live_logs = False
+    return not live_logs
+
+
 def of(config: pytest.Config) -> ProgressLine | None:
     """The run's progress line, or None when it shows nothing."""
     return config.stash.get(_KEY, None)
@@ -71,7 +96,8 @@ def of(config: pytest.Config) -> ProgressLine | None:
 class ProgressLine:
     def __init__(self, config: pytest.Config, every: float) -> None:
         self.config = config
-        self.tw: Any = None  # pytest's terminal writer, once the run starts
+        self.reporter: Any = None  # pytest's terminal reporter, once the run starts
+        self.tw: Any = None  # and its terminal writer
         self.file: Any = None
         self.tty = False
         self.every = every
@@ -139,12 +165,17 @@ class ProgressLine:
                 self._draw(now)
         elif now - self.last >= self.every:
             self.last = now
+            text = self.counts.line(now)
+            if getattr(self.reporter, "currentfspath", None) == -2:  # -v: a test's line done
+                self.tw.write("\n" + text, flush=True)  # pytest's next line ends this one
+                return
             if self.tw.width_of_current_line:
                 self.tw.line()
-            self.tw.line(self.counts.line(now))
+            self.tw.line(text)
 
     def _draw(self, now: float) -> None:
-        room = self.tw.fullwidth - self.tw.width_of_current_line - 2
+        width = min(self.tw.fullwidth, shutil.get_terminal_size().columns)  # pytest: 80 if < 40
+        room = width - self.tw.width_of_current_line - 2
         self.clear()
         self.last = now
         if room < MIN_ROOM:
@@ -172,14 +203,14 @@ class ProgressLine:
         if self.begun:
             return
         self.begun = True
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        self.tw = getattr(reporter, "_tw", None)
+        self.reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        self.tw = getattr(self.reporter, "_tw", None)
         self.file = getattr(self.tw, "_file", None)
         if self.file is None:
             self.tw = None  # not pytest's own terminal: show nothing
             return
         isatty = getattr(self.file, "isatty", None)
-        self.tty = bool(isatty and isatty())
+        self.tty = bool(isatty and isatty()) and redrawable(self.config)
         self.counts.started = self.last = time.monotonic()
 
     @pytest.hookimpl(tryfirst=True)
