@@ -75,20 +75,6 @@ def test_a_log_gets_plain_lines_while_calls_run_and_q_gets_none(
     assert not any(LINE.search(line) for line in off.stdout.lines)
 
 
-def test_a_log_under_v_gets_its_lines_without_blank_ones(
-    pytester: pytest.Pytester, make_project: MakeProject
-) -> None:
-    # one call at a time: some are left when the head start ends, a line after each test
-    make_project("mine", SLOW.replace("concurrency: 2", "concurrency: 1") + CASES)
-    result = pytester.runpytest("--arena-progress-every", "0.01", "-v", "-p", "no:randomly")
-    assert result.ret == 0
-    lines = result.stdout.lines
-    first = next(i for i, line in enumerate(lines) if "::c0[slow]" in line)
-    last = next(i for i, line in enumerate(lines) if "::c9[slow]" in line)
-    assert any(LINE.search(line) for line in lines[first:last]), result.stdout.str()
-    assert "" not in lines[first : last + 1], result.stdout.str()  # pytest's own end them
-
-
 def _on_a_terminal(cwd: str, *args: str, columns: int = 120, **env: str) -> str:
     """pytest's output when its stdout is a terminal (a pseudo-terminal here), `columns`
     wide, in an interactive session (not CI's) unless `env` says otherwise."""

@@ -8,8 +8,7 @@ plain line every `--arena-progress-every` seconds (30). Plain lines too where a 
 redrawn in place would go wrong: under CI (`CI`, `BUILD_NUMBER`) or `TERM=dumb`, as pytest
 decides, and where others write to the terminal while the calls run (the tests' output with
 `-s`, `--capture=tee-sys` or `-p no:capture`; live logs with `log_cli` or `--log-cli-level`).
-After a test's line under `-v`, a plain line is left for pytest's next line to end (no blank
-line between them). Nothing under `-q`, with `--arena-progress-every 0`, or under
+Nothing under `-q`, with `--arena-progress-every 0`, or under
 pytest-xdist (the calls are in the workers, whose output pytest does not show). The main
 thread draws it between tests and while it waits for a call started ahead; no thread of its
 own writes to the terminal.
@@ -96,8 +95,7 @@ def of(config: pytest.Config) -> ProgressLine | None:
 class ProgressLine:
     def __init__(self, config: pytest.Config, every: float) -> None:
         self.config = config
-        self.reporter: Any = None  # pytest's terminal reporter, once the run starts
-        self.tw: Any = None  # and its terminal writer
+        self.tw: Any = None  # pytest's terminal writer, once the run starts
         self.file: Any = None
         self.tty = False
         self.every = every
@@ -165,13 +163,9 @@ class ProgressLine:
                 self._draw(now)
         elif now - self.last >= self.every:
             self.last = now
-            text = self.counts.line(now)
-            if getattr(self.reporter, "currentfspath", None) == -2:  # -v: a test's line done
-                self.tw.write("\n" + text, flush=True)  # pytest's next line ends this one
-                return
             if self.tw.width_of_current_line:
                 self.tw.line()
-            self.tw.line(text)
+            self.tw.line(self.counts.line(now))
 
     def _draw(self, now: float) -> None:
         width = min(self.tw.fullwidth, shutil.get_terminal_size().columns)  # pytest: 80 if < 40
@@ -203,8 +197,8 @@ class ProgressLine:
         if self.begun:
             return
         self.begun = True
-        self.reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        self.tw = getattr(self.reporter, "_tw", None)
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        self.tw = getattr(reporter, "_tw", None)
         self.file = getattr(self.tw, "_file", None)
         if self.file is None:
             self.tw = None  # not pytest's own terminal: show nothing
