@@ -302,3 +302,25 @@ def test_a_name_or_key_with_control_characters_is_refused_and_said_escaped(
     out = result.stdout.str()
     assert raw_controls(out) == []
     assert said in out
+
+
+def test_a_cjk_model_key_keeps_the_leaderboards_columns_in_line(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A wide character takes two columns of a terminal; the board counts it so."""
+    make_project(
+        "p",
+        "models:\n  default: [sim_perfect, 日本語モデル]\n"
+        "  define: {日本語モデル: {profile: sim_perfect}}\n"
+        "tests:\n  - {id: a, input: '2+2', reference: '4'}\n",
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == 0, result.stdout.str()
+    lines = result.stdout.lines
+    head = next(i for i, line in enumerate(lines) if line.lstrip().startswith("rank"))
+    table = lines[head : head + 4]
+    assert any("日本語モデル" in line for line in table)
+    widths = {
+        sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line) for line in table
+    }
+    assert len(widths) == 1, table

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 from pytest_arena.engine.money import dollars
@@ -73,9 +74,14 @@ def render_board(board: Board, fmt: str = "simple", *, legend: bool = True) -> s
 
         headers = [escape_markdown(h) for h in headers]
         table = [[escape_markdown(c) if isinstance(c, str) else c for c in row] for row in table]
-    from tabulate import tabulate  # not loaded by pytest runs that print no board
+    if fmt == "simple":
+        text = _simple(headers, table)
+    else:
+        from tabulate import tabulate  # loaded by the job summary alone
 
-    text = tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True, stralign="right")
+        text = tabulate(
+            table, headers=headers, tablefmt=fmt, disable_numparse=True, stralign="right"
+        )
     lines = [text, f"composite = {formula(board)}"]
     lines += verdict_lines(board, legend=legend)
     lines += [f"note: {n}" for n in board.notes]
@@ -148,6 +154,37 @@ def _graded(record: Record) -> int:
 
 def _cost(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
+
+
+def _simple(headers: list[str], rows: list[list[str | int]]) -> str:
+    """The table, right-aligned, its columns two spaces apart and as wide as a terminal
+    shows their text (a CJK model key or metric takes two columns a character; tabulate
+    counts one)."""
+    texts = [[str(cell) for cell in row] for row in rows]
+    widths = [  # a title has two spaces more, as tabulate's "simple" tables gave
+        max(shown_width(title) + 2, *map(shown_width, column))
+        for title, *column in zip(headers, *texts, strict=True)
+    ]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(" " * (w - shown_width(c)) + c for c, w in zip(cells, widths, strict=True))
+
+    return "\n".join([line(headers), "  ".join("-" * w for w in widths), *map(line, texts)])
+
+
+def shown_width(text: str) -> int:
+    """The columns a terminal gives `text`: two for a wide (East Asian) character, none for
+    a combining mark or a joiner."""
+    if text.isascii():
+        return len(text)
+    return sum(
+        0
+        if unicodedata.combining(ch) or ch in "\u200c\u200d"
+        else 2
+        if unicodedata.east_asian_width(ch) in "WF"
+        else 1
+        for ch in text
+    )
 
 
 def formula(board: Board) -> str:
