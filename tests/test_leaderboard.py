@@ -214,3 +214,21 @@ def test_a_weighted_metric_below_0_is_left_out_of_every_composite_saying_so(lowe
         " best / value) cannot rank, so the composite leaves it out for every model; weigh a"
         " metric of 0 or more"
     ) in board.warnings
+
+
+def test_the_terminals_table_is_tabulates_simple_table_for_ascii_text() -> None:
+    """The board's own layout (which counts a CJK character as two columns) gives what
+    tabulate's "simple" tables gave, for the text tabulate measures right."""
+    from tabulate import tabulate
+
+    from pytest_arena.reports.tables import _simple
+
+    headers = ["rank", "model", "composite", "pass rate", "cases", "cost", "recall"]
+    rows: list[list[str | int]] = [
+        ["=1", "sim_small", "0.758 ± 0.248", "33.3% ± 36.5", 3, "$0.01", "0.5"],
+        [2, "a-long-model-name/with:parts", "1.000", "100.0%", 12345, "–", "1"],
+    ]
+    for shown in (rows, rows[:1], [[*row[:-1], ""] for row in rows]):
+        assert _simple(headers, shown) == tabulate(
+            shown, headers=headers, tablefmt="simple", disable_numparse=True, stralign="right"
+        )

@@ -167,7 +167,8 @@ def _simple(headers: list[str], rows: list[list[str | int]]) -> str:
     ]
 
     def line(cells: list[str]) -> str:
-        return "  ".join(" " * (w - shown_width(c)) + c for c, w in zip(cells, widths, strict=True))
+        padded = (" " * (w - shown_width(c)) + c for c, w in zip(cells, widths, strict=True))
+        return "  ".join(padded).rstrip()
 
     return "\n".join([line(headers), "  ".join("-" * w for w in widths), *map(line, texts)])
 
