@@ -190,8 +190,8 @@ def test_answers_paid_for_cases_the_run_stopped_before_are_counted(
     result.stdout.fnmatch_lines(
         [
             "arena: 0 answers graded; $0.00 spent on models and judges,"
-            " and $60.00 on answers no case was graded by (of cases the run stopped, cut short"
-            " or ran again)"
+            " and $60.00 on answers no case was graded by (of cases the run stopped, skipped,"
+            " cut short or ran again)"
         ]
     )
 
