@@ -12,7 +12,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from pytest_arena.scorers.text import printable
+from pytest_arena.scorers.text import excerpt, printable
 from tests.conftest import ARENA, MakeProject
 
 # sim_echo answers with its prompt, so the prompt is the model's output: it sets the
@@ -324,3 +324,36 @@ def test_a_cjk_model_key_keeps_the_leaderboards_columns_in_line(
         sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line) for line in table
     }
     assert len(widths) == 1, table
+
+
+def test_a_name_with_an_invisible_mark_loads_and_is_shown_escaped(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Hebrew pasted with its right-to-left mark is a name a user means, not a mistake; a
+    folder named with an escape sequence is shown escaped too (it has no `name:` to check)."""
+    make_project(
+        "p",
+        'name: "בדיקה\\u200f"\nmodels: [sim_echo]\ntests:\n  - {id: a, input: x, reference: x}\n',
+    )
+    make_project(
+        "bad\x1b[31mred\x07", "models: [sim_echo]\ntests:\n  - {id: a, input: x, reference: y}\n"
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rf")
+    result.assert_outcomes(passed=1, failed=1)
+    for said in (
+        "*arena leaderboard: בדיקה\\u200f*",
+        "*arena leaderboard: bad\\x1b[[]31mred\\x07*",
+        "*_ bad\\x1b[[]31mred\\x07::a[[]sim_echo] _*",
+    ):
+        result.stdout.fnmatch_lines([said])
+    shown = result.stdout.str().replace(str(pytester.path), "")
+    arena_lines = [line for line in shown.splitlines() if "projects/" not in line]
+    assert raw_controls("\n".join(arena_lines)) == []
+    assert "\u200f" not in shown
+
+
+def test_a_flags_emoji_is_kept_whole_and_an_excerpt_never_splits_an_escape() -> None:
+    scotland = "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    assert printable(f"Flag: {scotland} Scotland") == f"Flag: {scotland} Scotland"
+    assert excerpt("x" * 57 + "\U000e0041" * 3) == "'" + "x" * 57 + "…'"
+    assert excerpt("a" * 50 + "\xad" * 5) == "'" + "a" * 50 + "\\xad\\xad…'"

@@ -222,7 +222,10 @@ def answer(prompt, request):
 
 @pytest.mark.parametrize("strict", [False, True])
 def test_an_xfail_mark_keeps_pytests_verdict_and_the_reports_say_it(
-    pytester: pytest.Pytester, make_project: MakeProject, strict: bool
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    strict: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A case marked xfail is counted as pytest counts it (not FLAKY or "PASSED (7/8)"),
     and its record in the JSON report says what pytest made of it."""
@@ -234,6 +237,7 @@ def test_an_xfail_mark_keeps_pytests_verdict_and_the_reports_say_it(
         "    for item in items:\n"
         f"        item.add_marker(pytest.mark.xfail(reason='known', strict={strict}))\n"
     )
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(pytester.path / "summary.md"))
     result = pytester.runpytest(
         "-v", "-rxX", "--arena-json", "run.json", "--arena-html", "run.html"
     )
@@ -259,6 +263,9 @@ def test_an_xfail_mark_keeps_pytests_verdict_and_the_reports_say_it(
     assert (records["coin"]["status"], records["coin"]["xfail"]) == ("failed", "xfailed")
     assert (records["mostly"]["status"], records["mostly"]["xfail"]) == ("flaky", "xfailed")
     assert records["early"]["status"] == "passed"
+    summary = (pytester.path / "summary.md").read_text()
+    assert "flaky cases" not in summary  # xfailed, as pytest says
+    assert "arena leaderboard" in summary
     page = (pytester.path / "run.html").read_text()
     said = "xpassed (strict)" if strict else "xpassed"
     assert '<span class="badge xfail">2 xfailed</span>' in page

@@ -13,9 +13,10 @@ _PREFIX = re.compile(r"^\s*(?:final answer|answer|the answer is)\s*[:\-]?\s*", r
 # obeys or XML cannot hold; Unicode's format characters (category Cf: bidirectional marks,
 # overrides and isolates, zero-width spaces, the BOM, tags) and line and paragraph
 # separators: what reorders a line or hides in it ('Par\u200bis' looks like 'Paris').
-# Not the zero-width joiners (U+200C, U+200D), which shape words and emoji as they should.
+# Not the zero-width joiners (U+200C, U+200D), which shape words and emoji as they should,
+# nor the tags of a flag's emoji (a black flag, tags, a cancel tag: Scotland's), matched first.
 _UNPRINTABLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "(\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f)|[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
     "\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff"
     "\ufff9-\ufffb\ufffe\uffff\U000110bd\U000110cd\U00013430-\U0001343f"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
@@ -66,7 +67,7 @@ def printable(text: str, *, lines: bool = False) -> str:
 
     def escaped(match: re.Match[str]) -> str:
         char = match.group()
-        if lines and char in "\n\t":
+        if match.group(1) or (lines and char in "\n\t"):  # a flag, or lines kept
             return char
         code = ord(char)
         if char in _NAMED:
@@ -82,12 +83,15 @@ def printable(text: str, *, lines: bool = False) -> str:
     return _UNPRINTABLE.sub(escaped, text)
 
 
+_PART_ESCAPE = re.compile(r"\\(?:x[0-9a-f]?|u[0-9a-f]{0,3}|U[0-9a-f]{0,7})?\Z")
+
+
 def excerpt(value: Any, limit: int = 60) -> str:
     """A short excerpt of a value for reasons: text quoted, other values as JSON."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     text = printable(text)
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+    if len(text) > limit:  # cut before an escape the limit would split (`\U…`)
+        text = _PART_ESCAPE.sub("", text[: limit - 1]) + "…"
     return f"'{text}'" if isinstance(value, str) else text
 
 

@@ -79,7 +79,8 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
     _check_template(spec, lines, path)
     # the folder it is in, resolved: a symlink to a shared arena.yaml is that folder's
     root = Path(os.path.realpath(path.parent))
-    project = ProjectFile(spec.name or _folder_name(root), root, path, spec, lines)
+    name = printable(spec.name) if spec.name else _folder_name(root)  # as a terminal shows it
+    project = ProjectFile(name, root, path, spec, lines)
     seen: dict[str, tuple[Path, int]] = {}
     for index, raw in enumerate(spec.tests):
         loc = ("tests", index)
@@ -127,9 +128,11 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
 
 def _folder_name(root: Path) -> str:
     """The project's name from its folder's: bytes the locale could not read (a name in
-    Latin-1 under a UTF-8 locale) written as their escapes, so that the name can be hashed,
-    printed and saved."""
-    return root.name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    Latin-1 under a UTF-8 locale) and what a terminal would obey or hide (ESC, a
+    right-to-left mark) written as their escapes, so that the name can be hashed, printed
+    and saved."""
+    name = root.name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return printable(name)
 
 
 def _id_text(text: str) -> str:

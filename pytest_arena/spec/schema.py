@@ -19,6 +19,7 @@ from pydantic import (
 
 from pytest_arena.scorers.text import printable
 
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL, C1: what a terminal obeys
 CASE_ID = re.compile(r"[A-Za-z0-9_.-]+\Z")  # \Z: `$` would let a final newline in
 # a model key is part of each node id (`case[key]`), of -k and of the reports' tables
 MODEL_KEY = re.compile(r"[\w.\-/:@+]+\Z")
@@ -35,9 +36,11 @@ def model_key_problem(key: str) -> str | None:
 
 
 def plain_name(value: str, what: str) -> str:
-    """`value`, a name printed as written (in headlines, leaderboards and gate lines); a
-    ValueError with the fix when it holds what a terminal would obey (ESC, BEL, a newline)."""
-    if printable(value) != value:
+    """`value`, a name printed in headlines, leaderboards and gate lines; a ValueError with
+    the fix when it holds what a terminal would obey (ESC, BEL, a newline). Invisible
+    characters that a terminal only shows (a right-to-left mark pasted with Hebrew text)
+    are kept, and escaped where the name is shown."""
+    if _CONTROLS.search(value):
         raise ValueError(
             f"{what} '{printable(value)}' holds control characters, which a terminal would act"
             " on rather than show: write it without them"
