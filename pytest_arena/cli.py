@@ -303,7 +303,9 @@ def _compare_command(args: argparse.Namespace) -> int:
 
 
 def _models_command(args: argparse.Namespace) -> int:
+    from pytest_arena.connectors.base import shown_url
     from pytest_arena.connectors.catalog import catalog
+    from pytest_arena.connectors.http_api import VARIABLE_CASE
     from pytest_arena.spec import SpecError, load_project
 
     defined = {}
@@ -325,14 +327,15 @@ def _models_command(args: argparse.Namespace) -> int:
             key = "none sent (api_key_env names one)"
         elif info.key_env is None:
             key = "none needed"
-        else:
-            key = f"{info.key_env} ({'set' if info.key_set else 'not set'})"
+        else:  # a name not written as variables are may be a key pasted there: not shown
+            named = info.key_env if VARIABLE_CASE.match(info.key_env) else "(api_key_env)"
+            key = f"{named} ({'set' if info.key_set else 'not set'})"
         rows.append(
             (
                 info.key,
                 info.source,
                 info.connector,
-                info.base_url or UNKNOWN,
+                shown_url(info.base_url) if info.base_url else UNKNOWN,
                 info.model or UNKNOWN,
                 price,
                 info.problem or limits,

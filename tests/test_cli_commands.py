@@ -234,6 +234,11 @@ def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
               rpm: 30
             router: {connector: openai, base_url: "http://127.0.0.1:8/v1", model: llama}
             openai:gpt-4o-mini: {price: {input_per_mtok: 1, output_per_mtok: 2}}
+            pasted:  # a Groq key pasted as the variable's name, a password in the URL
+              connector: openai
+              base_url: "http://bob:pw-very-secret@127.0.0.1:7/v1?key=sk-very-secret-query"
+              model: llama
+              api_key_env: gsk_verysecretvalue123
         tests:
           - {id: a, input: x, reference: x}
         """,
@@ -244,7 +249,8 @@ def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
     result = pytester.run(*ARENA, "models", "--project", "projects/mine")
     assert result.ret == 0, result.stderr.str()
     out = result.stdout.str()
-    assert "sk-very-secret-value" not in out
+    for secret in ("sk-very-secret-value", "gsk_verysecret", "pw-very-secret", "bob", "query"):
+        assert secret not in out
     result.stdout.fnmatch_lines(
         [
             "*sim_small*builtin*sim*$0.15 / $0.6*16 at once, timeout 120s, 4 retries*none needed*",
@@ -253,6 +259,7 @@ def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
             "*router*defined*openai*http://127.0.0.1:8/v1*none sent (api_key_env names one)*",
             "*openai:gpt-4o-mini*defined*openai*https://api.openai.com/v1*gpt-4o-mini*$1 / $2*"
             "OPENAI_API_KEY (not set)*",
+            "*pasted*defined*openai*http://127.0.0.1:7/v1?key=[*][*][*]*(api_key_env) (not set)*",
             "*anthropic:claude-3-5-haiku-latest*provider*anthropic*$0.8 / $4*ANTHROPIC_API_KEY*",
         ]
     )

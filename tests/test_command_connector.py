@@ -295,3 +295,23 @@ def test_a_retry_after_a_timeout_runs_in_a_fresh_workspace(
     make_project("p", yaml, {"agent.py": agent})
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)  # before: the retry found the first try's draft.txt
+
+
+def test_the_values_of_env_are_kept_out_of_the_stderr_it_keeps(tmp_path: Path) -> None:
+    """`curl -v` in an agent prints the header it sends: the stderr tail went whole into the
+    JSON report and the cache, though `env:` values are treated as secrets elsewhere."""
+    token = "sk-test-5f3c9a1e7b2d4c6a8e0f"
+    agent = (
+        "import os, sys\nprint('> Authorization: Bearer ' + os.environ['TOKEN'], file=sys.stderr)\n"
+    )
+    connector = build(
+        tmp_path,
+        python_command("agent.py") + f"env: {{TOKEN: {token}}}\n",
+        {"agent.py": agent + "print('done')\n", "fail.py": agent + "sys.exit(3)\n"},
+    )
+    response = call(connector, request(tmp_path / "work"))
+    assert response.meta["stderr_tail"] == "> Authorization: Bearer ***"
+    failing = build(tmp_path, python_command("fail.py") + f"env: {{TOKEN: {token}}}\n")
+    with pytest.raises(ConnectorError) as caught:
+        call(failing, request(tmp_path / "work2"))
+    assert "Bearer ***" in str(caught.value) and token not in str(caught.value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import socket
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 
 from pytest_arena.connectors import Connector, ConnectorError, Request, Response, build_connector
 from pytest_arena.connectors.anthropic import AnthropicConnector
+from pytest_arena.connectors.base import redacted, url_secrets
 from pytest_arena.spec import Case, SpecError, load_project
 from pytest_arena.spec.schema import ModelDef
 from tests.conftest import MakeProject
@@ -543,4 +545,79 @@ def test_a_bad_base_url_from_the_environment_names_the_variable(
     file = load_project(path)
     with pytest.raises(SpecError) as caught:
         build_connector("openai:gpt-4o-mini", file.spec.models.define, file.path, file.lines)
-    assert "the environment variable OPENAI_BASE_URL is '127.0.0.1:18801/v1'" in str(caught.value)
+    assert "the environment variable OPENAI_BASE_URL holds no http(s) URL" in str(caught.value)
+    assert "18801" not in str(caught.value)  # not quoted: a key put there would be said
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+def test_a_key_the_servers_json_escapes_is_redacted_too(
+    fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """A key with a stray non-ASCII character (é, a curly quote) comes back in a JSON error
+    as `\\u00e9`: the text matched nothing, and the decoded message held the whole key."""
+    key = "sk-test-é5f3c9a1e7b2d4c6a8e0f"
+    monkeypatch.setenv(KEY_ENV, key)
+    error = failure(make(name, fake_llm), request("[[fault=401 echo_headers=1]]"))
+    assert "you sent" in str(error) and "***" in str(error)
+    assert "5f3c9a1e7b2d4c6a8e0f" not in str(error)
+
+
+def test_credentials_in_the_base_url_or_the_proxy_are_said_of_no_failure_and_no_cache_key(
+    fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = fake_llm.base_url.replace("http://", f"http://alice:{SECRET}@") + f"?key={SECRET}"
+    connector = make("openai", fake_llm, base_url=base, api_key_env=None)  # no header too
+    error = failure(connector, request("[[fault=401 echo_headers=1]]"))
+    identity = str(connector.cache_identity())
+    basic = base64.b64encode(f"alice:{SECRET}".encode()).decode()  # the header sent
+    assert redacted(f"Authorization: Basic {basic}", url_secrets(base)).endswith("Basic ***")
+    for text in (str(error), repr(connector), identity):
+        assert SECRET not in text and "alice" not in text and basic not in text, text
+    assert "key=***" in identity  # and a digest of the URL: another key is another entry
+    with socket.socket() as spare:  # a proxy that listens nowhere, with a password
+        spare.bind(("127.0.0.1", 0))
+        port = spare.getsockname()[1]
+    monkeypatch.setenv("HTTP_PROXY", f"http://alice:{SECRET}@127.0.0.1:{port}")
+    monkeypatch.setenv("NO_PROXY", "localhost")
+    error = failure(make("openai", fake_llm), request("hi"))
+    assert f"through the proxy 127.0.0.1:{port} that" in str(error)
+    assert SECRET not in str(error) and "alice" not in str(error)
+
+
+def test_a_key_pasted_as_a_variable_name_is_not_said_when_it_is_unset(
+    fake_llm: FakeLLMServer,
+) -> None:
+    """`gsk_...` (Groq's keys), hex keys: they pass as variable names, and were printed."""
+    pasted = "gsk_" + SECRET.replace("-", "")
+    error = failure(make("openai", fake_llm, api_key_env=pasted), request("hi"))
+    assert "the API key variable that api_key_env names is not set" in str(error)
+    assert pasted not in str(error)
+
+
+def test_what_aiohttp_quotes_of_the_request_is_redacted() -> None:
+    """A server whose malformed reply holds the request's Authorization line: aiohttp's
+    error quotes it, and it reached every report."""
+
+    async def scenario() -> str:
+        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            head = await reader.readuntil(b"\r\n\r\n")
+            auth = next(line for line in head.split(b"\r\n") if line.startswith(b"Authorization"))
+            writer.write(b"HTTP/1.1 401 No\r\nContent-Length: " + auth + b"\r\n\r\n")
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        connector = make("openai", base_url=f"http://127.0.0.1:{port}/v1", api_key_env=KEY_ENV)
+        try:
+            await connector.acomplete(request("hi"))
+        except ConnectorError as error:
+            return str(error)
+        finally:
+            await connector.aclose()
+            server.close()
+        raise AssertionError("the call did not fail")
+
+    said = asyncio.run(scenario())
+    assert "the request failed" in said and "***" in said, said
+    assert SECRET not in said

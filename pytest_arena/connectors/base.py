@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import json
+import re
 from abc import ABC
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
@@ -203,6 +206,42 @@ def secret_safe_digest(value: Any) -> str:
     (headers, environment variables) decide the key without being stored in it."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def redacted(text: str, secrets: Iterable[str]) -> str:
+    """`text` with each secret of 8 characters or more written as `***`, also where JSON
+    wrote it escaped (a key that holds a stray BOM or a curly quote comes back from a
+    server's JSON error as `\\ufeffsk-...`)."""
+    for secret in secrets:
+        if len(secret) < 8:
+            continue
+        text = text.replace(secret, "***")
+        escaped = json.dumps(secret)[1:-1]
+        if escaped != secret:
+            text = re.sub(re.escape(escaped), "***", text, flags=re.IGNORECASE)
+    return text
+
+
+def url_secrets(url: str) -> list[str]:
+    """What a URL may carry of a credential: its user and password (also as the Basic
+    authorization header made of them, which a server may quote), its query's values."""
+    parts = urlsplit(url)
+    found = [value for _, value in parse_qsl(parts.query)]
+    if parts.username or parts.password:
+        user, password = unquote(parts.username or ""), unquote(parts.password or "")
+        basic = base64.b64encode(f"{user}:{password}".encode("latin-1", "replace")).decode()
+        found += [user, password, basic]
+    return found
+
+
+def shown_url(url: str) -> str:
+    """`url` without a credential it holds: no `user:password@`, and query values as `***`."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc and not parts.query:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    query = "&".join(f"{name}=***" for name, _ in parse_qsl(parts.query, keep_blank_values=True))
+    return urlunsplit((parts.scheme, host, parts.path, query, parts.fragment))
 
 
 def estimate_tokens(text: str) -> int:

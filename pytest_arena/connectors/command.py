@@ -18,6 +18,7 @@ from pytest_arena.connectors.base import (
     Request,
     Response,
     SettingProblem,
+    redacted,
     secret_safe_digest,
 )
 from pytest_arena.engine import processes
@@ -128,7 +129,7 @@ class CommandConnector(Connector):
             ) from None
         stdout, stderr = done.stdout, done.stderr
         if done.returncode != 0:
-            tail = stderr.decode(errors="replace").strip()[-STDERR_TAIL:]
+            tail = self._tail(stderr)
             hint = "".join(
                 f"\n{name} was not set: {size // 1024} KiB is too much for an environment"
                 f" variable; read the file named by {name}_FILE instead"
@@ -149,9 +150,15 @@ class CommandConnector(Connector):
         meta: dict[str, Any] = {
             "workspace": str(workspace),
             "exit_status": done.returncode,
-            "stderr_tail": stderr.decode(errors="replace").strip()[-STDERR_TAIL:],
+            "stderr_tail": self._tail(stderr),
         }
         return Response(text=text, meta=meta)
+
+    def _tail(self, stderr: bytes) -> str:
+        """The end of what the command wrote to stderr, without the values of its `env:`,
+        which may hold a key (`curl -v` prints the header it sends)."""
+        text = redacted(stderr.decode(errors="replace"), self.settings.env.values())
+        return text.strip()[-STDERR_TAIL:]
 
 
 def _pass_json(env: dict[str, str], name: str, data: Any, workspace: Path) -> list[tuple[str, int]]:

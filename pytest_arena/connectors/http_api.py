@@ -25,7 +25,10 @@ from pytest_arena.connectors.base import (
     Response,
     SettingProblem,
     estimate_tokens,
+    redacted,
     secret_safe_digest,
+    shown_url,
+    url_secrets,
 )
 from pytest_arena.spec.errors import did_you_mean
 from pytest_arena.spec.images import content_text, image_count
@@ -56,6 +59,7 @@ REQUEST_PARAMS = frozenset(  # written beside the settings by mistake; they belo
 )
 SHOWN_BODY = 200  # characters of an unexpected body quoted in an error
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # an environment variable's name
+VARIABLE_CASE = re.compile(r"[A-Z_][A-Z0-9_]*\Z")  # one named as variables are: shown
 # No overall limit: the engine times each call out by cancelling it. These only end calls
 # that would otherwise wait forever when no engine timeout is set.
 SOCK_CONNECT, SOCK_READ = 60, 900
@@ -139,9 +143,8 @@ class HttpConnector(Connector):
             data["base_url"] = os.environ.get(env, "").strip() or cls.default_base_url
             parts = urlsplit(data["base_url"])
             if parts.scheme not in ("http", "https") or not parts.hostname:  # from the variable
-                raise SettingProblem(
-                    f"the environment variable {env} is {data['base_url']!r}, which is not an"
-                    " http(s) URL",
+                raise SettingProblem(  # not quoted: a key set there by mistake stays unsaid
+                    f"the environment variable {env} holds no http(s) URL",
                     None,
                     f"set {env} to, e.g., 'http://127.0.0.1:8000/v1', or unset it to reach"
                     f" {cls.default_base_url}",
@@ -156,13 +159,15 @@ class HttpConnector(Connector):
 
     def __repr__(self) -> str:
         s = self.settings
-        return f"<{type(self).__name__} {self.key!r} {s.model!r} at {s.base_url}>"
+        return f"<{type(self).__name__} {self.key!r} {s.model!r} at {shown_url(s.base_url)}>"
 
     def cache_identity(self) -> dict[str, Any]:
         s = self.settings
+        url = s.base_url.rstrip("/")
+        shown = shown_url(url)  # a credential in the URL decides the key, as a digest
         return {
             "connector": self.name,
-            "base_url": s.base_url.rstrip("/"),
+            "base_url": url if shown == url else f"{shown} {secret_safe_digest(url)}",
             "model": s.model,
             "params": s.params,
             # (a model without headers keeps the key it always had)
@@ -220,6 +225,13 @@ class HttpConnector(Connector):
     def preflight(self) -> str | None:
         env = self.settings.api_key_env
         if env and not os.environ.get(env, "").strip():
+            if not VARIABLE_CASE.match(env):  # gsk_..., hex: a key pasted as its name?
+                return (
+                    "the API key variable that api_key_env names is not set (the name is not"
+                    " shown: with lower-case letters it may be a key pasted there); set"
+                    " api_key_env to the variable's name, such as OPENAI_API_KEY, and keep the"
+                    " key itself out of arena.yaml"
+                )
             return (
                 f"the API key variable {env} is not set; export {env}=... (or set api_key_env"
                 " to the variable that holds it)"
@@ -261,19 +273,20 @@ class HttpConnector(Connector):
                 else ""
             )
             raise ConnectorError(
-                f"{where}: cannot connect{via}: {_connect_problem(exc)}",
+                self._redact(f"{where}: cannot connect{via}: {_connect_problem(exc)}"),
                 retryable=True,
                 unreachable=True,
             ) from None
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
             problem, unreachable = _dropped(exc)
             raise ConnectorError(
-                f"{where}: {problem}", retryable=True, unreachable=unreachable
+                self._redact(f"{where}: {problem}"), retryable=True, unreachable=unreachable
             ) from None
         except asyncio.TimeoutError:
             raise ConnectorError(f"{where}: no reply in time", retryable=True) from None
         except aiohttp.ClientError as exc:
-            raise ConnectorError(f"{where}: the request failed: {_describe(exc)}") from None
+            said = self._redact(_describe(exc))  # aiohttp's may quote what was sent
+            raise ConnectorError(f"{where}: the request failed: {said}") from None
         text = self._redact(raw.decode("utf-8", "replace"))
         if 300 <= status < 400:
             moved = reply_headers.get("Location", "elsewhere")
@@ -285,7 +298,7 @@ class HttpConnector(Connector):
         if status >= 400:
             retryable = status in RETRYABLE_STATUS or status >= 500
             retry_after = _retry_after(reply_headers.get("Retry-After")) if retryable else None
-            said = _server_message(text)
+            said = self._redact(_server_message(text))  # as decoded: escapes undone
             if status == 400 and "image" in said.lower() and image_count(request.messages):
                 raise ConnectorError(
                     f"{where}: HTTP 400: the model refused the image input of case"
@@ -314,7 +327,8 @@ class HttpConnector(Connector):
                     " (no API key was sent: arena sends one to another server than the"
                     " provider's only if api_key_env names the variable that holds it)"
                 )
-            return f" (the key sent is the one in {env}: check it is this server's)"
+            named = env if VARIABLE_CASE.match(env) else "the variable api_key_env names"
+            return f" (the key sent is the one in {named}: check it is this server's)"
         if status in (404, 405):
             return (
                 f" (posted to {urlsplit(self.url).path}, as requests go to {self.url_rule}:"
@@ -323,9 +337,12 @@ class HttpConnector(Connector):
         return ""
 
     def _redact(self, text: str) -> str:
+        """`text` without the key, the headers' values or the credentials of the URLs."""
         env = self.settings.api_key_env
-        key = os.environ.get(env, "").strip() if env else ""
-        return text.replace(key, "***") if len(key) >= 8 else text
+        secrets = [os.environ.get(env, "").strip() if env else ""]
+        secrets += self.settings.headers.values()
+        secrets += url_secrets(self.url) + url_secrets(self._proxy or "")
+        return redacted(text, secrets)
 
 
 def answer(
@@ -373,8 +390,8 @@ def joined(base_url: str, path: str) -> str:
 
 
 def _host(url: str) -> str:
-    parts = urlsplit(url)
-    return parts.netloc or url
+    """The host and port of `url` (no `user:password@` it may hold)."""
+    return urlsplit(url).netloc.rpartition("@")[2] or shown_url(url)
 
 
 def _same_host(url: str, other: str) -> bool:
