@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import json
 import re
@@ -222,7 +223,8 @@ def redacted(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def url_secrets(url: str) -> list[str]:
+@functools.lru_cache(maxsize=64)  # read for each reply, of one or two URLs a run
+def url_secrets(url: str) -> tuple[str, ...]:
     """What a URL may carry of a credential: its user and password (also as the Basic
     authorization header made of them, which a server may quote), its query's values."""
     parts = urlsplit(url)
@@ -231,7 +233,7 @@ def url_secrets(url: str) -> list[str]:
         user, password = unquote(parts.username or ""), unquote(parts.password or "")
         basic = base64.b64encode(f"{user}:{password}".encode("latin-1", "replace")).decode()
         found += [user, password, basic]
-    return found
+    return tuple(found)
 
 
 def shown_url(url: str) -> str:

@@ -340,8 +340,8 @@ class HttpConnector(Connector):
         """`text` without the key, the headers' values or the credentials of the URLs."""
         env = self.settings.api_key_env
         secrets = [os.environ.get(env, "").strip() if env else ""]
-        secrets += self.settings.headers.values()
-        secrets += url_secrets(self.url) + url_secrets(self._proxy or "")
+        secrets += [*self.settings.headers.values(), *url_secrets(self.url)]
+        secrets += url_secrets(self._proxy or "")
         return redacted(text, secrets)
 
 
