@@ -621,3 +621,22 @@ def test_what_aiohttp_quotes_of_the_request_is_redacted() -> None:
     said = asyncio.run(scenario())
     assert "the request failed" in said and "***" in said, said
     assert SECRET not in said
+
+
+def test_only_values_named_as_credentials_are_redacted_never_an_answer(
+    fake_llm: FakeLLMServer,
+) -> None:
+    """`X-Title` or Azure's `api-version` name no credential: an answer that holds their
+    values is graded as written, and such a URL keeps its cache key; `x-api-key` is one."""
+    other = "sk-other-9a8b7c6d5e4f3a2b1c0d"
+    base = fake_llm.base_url + "?api-version=2024-02-01"
+    headers = {"X-Title": "benchmark-suite", "x-api-key": other}
+    connector = make("openai", fake_llm, base_url=base, headers=headers)
+    answer = call(connector, request("benchmark-suite 2024-02-01"))
+    assert answer.text == "benchmark-suite 2024-02-01"
+    assert connector.cache_identity()["base_url"] == base
+    error = failure(
+        make("openai", fake_llm, headers={"x-api-key": other}),
+        request("[[fault=401 echo_headers=1]]"),
+    )
+    assert other not in str(error)

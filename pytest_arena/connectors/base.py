@@ -223,12 +223,22 @@ def redacted(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
+# what names a credential: a header (`x-api-key`, `Authorization`) or a query parameter
+# (`?key=`, Azure's `sig=`); `api-version` or `Content-Type` name none, and stay as written
+CREDENTIAL_NAME = re.compile(r"key|token|secret|pass|auth|sig|cookie|session|credential", re.I)
+
+
+def credentials_of(named: Iterable[tuple[str, str]]) -> list[str]:
+    """The values of the (name, value) pairs whose name says they are a credential."""
+    return [value for name, value in named if CREDENTIAL_NAME.search(name)]
+
+
 @functools.lru_cache(maxsize=64)  # read for each reply, of one or two URLs a run
 def url_secrets(url: str) -> tuple[str, ...]:
     """What a URL may carry of a credential: its user and password (also as the Basic
-    authorization header made of them, which a server may quote), its query's values."""
+    authorization header made of them, which a server may quote), its query's credentials."""
     parts = urlsplit(url)
-    found = [value for _, value in parse_qsl(parts.query)]
+    found = credentials_of(parse_qsl(parts.query))
     if parts.username or parts.password:
         user, password = unquote(parts.username or ""), unquote(parts.password or "")
         basic = base64.b64encode(f"{user}:{password}".encode("latin-1", "replace")).decode()
@@ -237,12 +247,16 @@ def url_secrets(url: str) -> tuple[str, ...]:
 
 
 def shown_url(url: str) -> str:
-    """`url` without a credential it holds: no `user:password@`, and query values as `***`."""
+    """`url` without a credential it holds: no `user:password@`, and a query parameter that
+    names a credential (`?key=`) as `***`; a URL without one, as written."""
     parts = urlsplit(url)
-    if "@" not in parts.netloc and not parts.query:
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    if "@" not in parts.netloc and not credentials_of(pairs):
         return url
     host = parts.netloc.rpartition("@")[2]
-    query = "&".join(f"{name}=***" for name, _ in parse_qsl(parts.query, keep_blank_values=True))
+    query = "&".join(
+        f"{name}={'***' if CREDENTIAL_NAME.search(name) else value}" for name, value in pairs
+    )
     return urlunsplit((parts.scheme, host, parts.path, query, parts.fragment))
 
 

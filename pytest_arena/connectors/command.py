@@ -18,6 +18,7 @@ from pytest_arena.connectors.base import (
     Request,
     Response,
     SettingProblem,
+    credentials_of,
     redacted,
     secret_safe_digest,
 )
@@ -155,9 +156,9 @@ class CommandConnector(Connector):
         return Response(text=text, meta=meta)
 
     def _tail(self, stderr: bytes) -> str:
-        """The end of what the command wrote to stderr, without the values of its `env:`,
-        which may hold a key (`curl -v` prints the header it sends)."""
-        text = redacted(stderr.decode(errors="replace"), self.settings.env.values())
+        """The end of what the command wrote to stderr, without the values of its `env:`
+        named as credentials (`UPSTREAM_TOKEN`: `curl -v` prints the header it sends)."""
+        text = redacted(stderr.decode(errors="replace"), credentials_of(self.settings.env.items()))
         return text.strip()[-STDERR_TAIL:]
 
 

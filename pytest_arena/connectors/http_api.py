@@ -24,6 +24,7 @@ from pytest_arena.connectors.base import (
     Request,
     Response,
     SettingProblem,
+    credentials_of,
     estimate_tokens,
     redacted,
     secret_safe_digest,
@@ -337,10 +338,10 @@ class HttpConnector(Connector):
         return ""
 
     def _redact(self, text: str) -> str:
-        """`text` without the key, the headers' values or the credentials of the URLs."""
+        """`text` without the key, the credentials of the headers and of the URLs."""
         env = self.settings.api_key_env
         secrets = [os.environ.get(env, "").strip() if env else ""]
-        secrets += [*self.settings.headers.values(), *url_secrets(self.url)]
+        secrets += [*credentials_of(self.settings.headers.items()), *url_secrets(self.url)]
         secrets += url_secrets(self._proxy or "")
         return redacted(text, secrets)
 
