@@ -16,7 +16,7 @@ import pytest
 
 from pytest_arena.connectors import Connector, ConnectorError, Request, Response, build_connector
 from pytest_arena.connectors.anthropic import AnthropicConnector
-from pytest_arena.connectors.base import redacted, url_secrets
+from pytest_arena.connectors.base import redacted, shown_url, url_secrets
 from pytest_arena.spec import Case, SpecError, load_project
 from pytest_arena.spec.schema import ModelDef
 from tests.conftest import MakeProject
@@ -640,3 +640,23 @@ def test_only_values_named_as_credentials_are_redacted_never_an_answer(
         request("[[fault=401 echo_headers=1]]"),
     )
     assert other not in str(error)
+
+
+def test_credentials_are_redacted_whole_in_every_form_a_url_holds_them() -> None:
+    secrets = url_secrets("http://johnsmith:johnsmith-2024!x@proxy:3128")
+    assert redacted("bad password johnsmith-2024!x", secrets) == "bad password ***"  # longest first
+    encoded = "http://svc-user:p%40ss-very-secret@127.0.0.1:9"  # as aiohttp quotes it back
+    assert redacted(f"url='{encoded}'", url_secrets(encoded)) == "url='http://***:***@127.0.0.1:9'"
+    assert shown_url("http://h/v1?sk-abcdefghijkl") == "http://h/v1?***"  # a bare key
+    assert shown_url("http://h/v1?key=abc&api-version=1") == "http://h/v1?key=***&api-version=1"
+
+
+def test_a_cache_miss_never_says_the_credential_an_older_key_held() -> None:
+    """Keys written before a URL's credential was kept as a digest hold the URL whole."""
+    from pytest_arena.cache.diff import Difference, describe
+
+    old = "http://h/v1?key=AIzaSyD-very-secret-key-123"
+    said = describe([Difference("base_url", "http://h/v1?key=*** 8b9c0d1e", old)])
+    assert said == "base_url (a credential in it: not shown)"
+    said = describe([Difference("base_url", "http://other/v1", old)])
+    assert "AIzaSyD" not in said and "'http://other/v1' here" in said

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_arena.cache.keys import join
+from pytest_arena.connectors.base import shown_url
 
 SHOWN_DIFFERENCES = 5  # more are counted, not listed
 SNIPPET = 60  # characters of a long string shown around its first difference
@@ -66,10 +67,15 @@ def differences(here: Any, cached: Any, path: str = "") -> list[Difference]:
 
 def describe(diffs: list[Difference]) -> str:
     """`params.temperature (0.2 here, 0.0 cached) and messages[1].content ('a' here, 'b' cached)`"""
-    shown = [
-        f"{d.path} ({_show(d.here, d.cached)} here, {_show(d.cached, d.here)} cached)"
-        for d in diffs[:SHOWN_DIFFERENCES]
-    ]
+    shown = []
+    for d in diffs[:SHOWN_DIFFERENCES]:
+        here, cached = d.here, d.cached
+        if d.path == "base_url":  # an entry of an older key may hold a URL's credential
+            here, cached = (shown_url(v) if isinstance(v, str) else v for v in (here, cached))
+            if here == cached:
+                shown.append(f"{d.path} (a credential in it: not shown)")
+                continue
+        shown.append(f"{d.path} ({_show(here, cached)} here, {_show(cached, here)} cached)")
     if len(diffs) > SHOWN_DIFFERENCES:
         shown.append(f"{len(diffs) - SHOWN_DIFFERENCES} more")
     if len(shown) == 1:

@@ -213,7 +213,7 @@ def redacted(text: str, secrets: Iterable[str]) -> str:
     """`text` with each secret of 8 characters or more written as `***`, also where JSON
     wrote it escaped (a key that holds a stray BOM or a curly quote comes back from a
     server's JSON error as `\\ufeffsk-...`)."""
-    for secret in secrets:
+    for secret in sorted(secrets, key=len, reverse=True):  # one may hold another
         if len(secret) < 8:
             continue
         text = text.replace(secret, "***")
@@ -238,11 +238,12 @@ def url_secrets(url: str) -> tuple[str, ...]:
     """What a URL may carry of a credential: its user and password (also as the Basic
     authorization header made of them, which a server may quote), its query's credentials."""
     parts = urlsplit(url)
-    found = credentials_of(parse_qsl(parts.query))
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    found = credentials_of(pairs) + [name for name, value in pairs if not value]  # `?sk-...`
     if parts.username or parts.password:
         user, password = unquote(parts.username or ""), unquote(parts.password or "")
         basic = base64.b64encode(f"{user}:{password}".encode("latin-1", "replace")).decode()
-        found += [user, password, basic]
+        found += [user, password, basic, parts.username or "", parts.password or ""]
     return tuple(found)
 
 
@@ -251,11 +252,14 @@ def shown_url(url: str) -> str:
     names a credential (`?key=`) as `***`; a URL without one, as written."""
     parts = urlsplit(url)
     pairs = parse_qsl(parts.query, keep_blank_values=True)
-    if "@" not in parts.netloc and not credentials_of(pairs):
+    if "@" not in parts.netloc and not url_secrets(url):
         return url
     host = parts.netloc.rpartition("@")[2]
     query = "&".join(
-        f"{name}={'***' if CREDENTIAL_NAME.search(name) else value}" for name, value in pairs
+        "***"
+        if not value  # a bare `?sk-...`: itself a key
+        else f"{name}={'***' if CREDENTIAL_NAME.search(name) else value}"
+        for name, value in pairs
     )
     return urlunsplit((parts.scheme, host, parts.path, query, parts.fragment))
 
