@@ -56,6 +56,17 @@ def failure(connector: Connector, req: Request) -> ConnectorError:
     return caught.value
 
 
+def dead_proxy(monkeypatch: pytest.MonkeyPatch, userinfo: str = "") -> int:
+    """HTTP_PROXY set to a port of 127.0.0.1 that nothing listens on (NO_PROXY: localhost
+    alone); the port."""
+    with socket.socket() as spare:
+        spare.bind(("127.0.0.1", 0))
+        port: int = spare.getsockname()[1]
+    monkeypatch.setenv("HTTP_PROXY", f"http://{userinfo}127.0.0.1:{port}")
+    monkeypatch.setenv("NO_PROXY", "localhost")
+    return port
+
+
 @pytest.fixture(autouse=True)
 def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, SECRET)
@@ -497,11 +508,7 @@ def test_a_proxy_that_cannot_be_reached_is_named(
     """With HTTP_PROXY set and 127.0.0.1 not in NO_PROXY, the failure blamed the server."""
     for name in ("http_proxy", "no_proxy", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
-    with socket.socket() as spare:  # a port nothing listens on
-        spare.bind(("127.0.0.1", 0))
-        port = spare.getsockname()[1]
-    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
-    monkeypatch.setenv("NO_PROXY", "localhost")
+    port = dead_proxy(monkeypatch)
     error = failure(make("openai", fake_llm), request("hi"))
     assert f"cannot connect (through the proxy 127.0.0.1:{port} that HTTP(S)_PROXY" in str(error)
     assert fake_llm.total == 0
@@ -574,11 +581,7 @@ def test_credentials_in_the_base_url_or_the_proxy_are_said_of_no_failure_and_no_
     for text in (str(error), repr(connector), identity):
         assert SECRET not in text and "alice" not in text and basic not in text, text
     assert "key=***" in identity  # and a digest of the URL: another key is another entry
-    with socket.socket() as spare:  # a proxy that listens nowhere, with a password
-        spare.bind(("127.0.0.1", 0))
-        port = spare.getsockname()[1]
-    monkeypatch.setenv("HTTP_PROXY", f"http://alice:{SECRET}@127.0.0.1:{port}")
-    monkeypatch.setenv("NO_PROXY", "localhost")
+    port = dead_proxy(monkeypatch, f"alice:{SECRET}@")  # with a password
     error = failure(make("openai", fake_llm), request("hi"))
     assert f"through the proxy 127.0.0.1:{port} that" in str(error)
     assert SECRET not in str(error) and "alice" not in str(error)
