@@ -16,7 +16,7 @@ import pytest
 
 from pytest_arena.connectors import Connector, ConnectorError, Request, Response, build_connector
 from pytest_arena.connectors.anthropic import AnthropicConnector
-from pytest_arena.connectors.base import redacted, shown_url, url_secrets
+from pytest_arena.connectors.base import credential_name, redacted, shown_url, url_secrets
 from pytest_arena.spec import Case, SpecError, load_project
 from pytest_arena.spec.schema import ModelDef
 from tests.conftest import MakeProject
@@ -652,6 +652,9 @@ def test_credentials_are_redacted_whole_in_every_form_a_url_holds_them() -> None
     assert redacted(f"url='{encoded}'", url_secrets(encoded)) == "url='http://***:***@127.0.0.1:9'"
     assert shown_url("http://h/v1?sk-abcdefghijkl") == "http://h/v1?***"  # a bare key
     assert shown_url("http://h/v1?key=abc&api-version=1") == "http://h/v1?key=***&api-version=1"
+    named = ["Authorization", "Ocp-Apim-Subscription-Key", "access_token", "sig", "Cookie"]
+    assert all(map(credential_name, named))
+    assert not any(map(credential_name, ["X-Design", "X-Title", "api-version", "passage_id"]))
 
 
 def test_a_cache_miss_never_says_the_credential_an_older_key_held() -> None:

@@ -223,14 +223,37 @@ def redacted(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-# what names a credential: a header (`x-api-key`, `Authorization`) or a query parameter
-# (`?key=`, Azure's `sig=`); `api-version` or `Content-Type` name none, and stay as written
-CREDENTIAL_NAME = re.compile(r"key|token|secret|pass|auth|sig|cookie|session|credential", re.I)
+# the words of a name that say it holds a credential: a header (`x-api-key`,
+# `Authorization`), a query parameter (`?key=`, Azure's `sig=`), a variable (`API_TOKEN`);
+# `api-version`, `Content-Type` or `X-Design` say none, and their values stay as written
+_CREDENTIAL_WORDS = frozenset(
+    [
+        "auth",
+        "authorization",
+        "bearer",
+        "cookie",
+        "credential",
+        "credentials",
+        "pass",
+        "passwd",
+        "pwd",
+        "session",
+        "sig",
+        "signature",
+    ]
+)
+_CREDENTIAL_ENDS = ("key", "token", "secret", "password")  # apikey, access_token
+
+
+def credential_name(name: str) -> bool:
+    """Whether `name` (of a header, a query parameter, a variable) names a credential."""
+    words = re.findall(r"[a-z0-9]+", name.lower())
+    return any(w in _CREDENTIAL_WORDS or w.endswith(_CREDENTIAL_ENDS) for w in words)
 
 
 def credentials_of(named: Iterable[tuple[str, str]]) -> list[str]:
     """The values of the (name, value) pairs whose name says they are a credential."""
-    return [value for name, value in named if CREDENTIAL_NAME.search(name)]
+    return [value for name, value in named if credential_name(name)]
 
 
 @functools.lru_cache(maxsize=64)  # read for each reply, of one or two URLs a run
@@ -258,7 +281,7 @@ def shown_url(url: str) -> str:
     query = "&".join(
         "***"
         if not value  # a bare `?sk-...`: itself a key
-        else f"{name}={'***' if CREDENTIAL_NAME.search(name) else value}"
+        else f"{name}={'***' if credential_name(name) else value}"
         for name, value in pairs
     )
     return urlunsplit((parts.scheme, host, parts.path, query, parts.fragment))
