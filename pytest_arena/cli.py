@@ -176,7 +176,10 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help()
         return 0
     given = any(_names_cases(arg, before) for before, arg in itertools.pairwise(["", *rest]))
-    pytest_args = [*(args.project or ([] if given else ["projects"]))]
+    # the examples' folder when there is one; else what pytest itself collects (a project
+    # made by `arena init .`, or an arena.yaml at the top)
+    default = ["projects"] if Path("projects").is_dir() and not given else []
+    pytest_args = [*(args.project or default)]
     if args.models:
         pytest_args += ["--arena-models", args.models]
     pytest_args += rest

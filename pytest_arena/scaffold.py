@@ -8,7 +8,7 @@ import re
 import shlex
 from pathlib import Path
 
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")  # as a folder under projects/ may be named
 
 ARENA_YAML = """\
 # A pytest-arena project: one test per case and model.
@@ -111,11 +111,13 @@ def shown(target: Path) -> str:
 
 
 def files(name: str, folder: str) -> dict[str, str]:
-    """The new project's files, by path relative to its folder."""
+    """The new project's files, by path relative to its folder (a module's name has `_`
+    for the project's `-`)."""
+    module = name.replace("-", "_")
     return {
         "arena.yaml": ARENA_YAML.format(folder=folder),
         "scorers/keywords.py": SCORER,
-        f"tests/test_{name}_keywords.py": SCORER_TEST.format(name=name),
+        f"tests/test_{module}_keywords.py": SCORER_TEST.format(name=module),
     }
 
 
@@ -124,8 +126,8 @@ def init(target: Path) -> list[Path]:
     name = Path(os.path.abspath(target)).name  # `arena init .` names it after the folder
     if not NAME.match(name):
         raise InitError(
-            f"'{name}' cannot name a project: use letters, digits and underscores,"
-            " starting with a letter (e.g. my_project)"
+            f"'{name}' cannot name a project: use letters, digits, '_' and '-',"
+            " starting with a letter (e.g. my-project)"
         )
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise InitError(f"{target} exists and is not an empty folder; pick another name")

@@ -155,3 +155,14 @@ def test_the_installed_release_is_the_version_arena_and_its_reports_name() -> No
     from pytest_arena import __version__
 
     assert version("pytest-arena") == __version__
+
+
+def test_arena_evaluate_without_a_projects_folder_runs_what_pytest_collects(
+    pytester: pytest.Pytester,
+) -> None:
+    """A project made by `arena init .`, or an arena.yaml at the top: there is no
+    projects/ folder, and evaluate said "file or directory not found: projects"."""
+    (pytester.path / "arena.yaml").write_text(PROJECT)
+    result = pytester.run(*ARENA, "evaluate", "-q")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(["*2 passed*"])

@@ -68,9 +68,14 @@ def test_init_refuses_a_folder_with_files_and_a_bad_name(pytester: pytest.Pytest
     assert taken.ret == 1
     taken.stderr.fnmatch_lines(["arena init: taken exists and is not an empty folder*"])
     assert (pytester.path / "taken" / "notes.txt").read_text() == "mine"
-    bad = pytester.run(*ARENA, "init", "my-project")
+    bad = pytester.run(*ARENA, "init", "my project")
     assert bad.ret == 1
-    bad.stderr.fnmatch_lines(["arena init: 'my-project' cannot name a project*"])
+    bad.stderr.fnmatch_lines(["arena init: 'my project' cannot name a project*"])
+    hyphened = pytester.run(*ARENA, "init", "projects/faq-bot")  # a name pytest runs as well
+    assert hyphened.ret == 0, hyphened.stderr.str()
+    assert (pytester.path / "projects/faq-bot/tests/test_faq_bot_keywords.py").exists()
+    ran = pytester.runpytest_subprocess("projects/faq-bot")
+    ran.assert_outcomes(passed=4)  # as a project named my_project: its cases and tests
     (pytester.path / "afile").write_text("")
     inside = pytester.run(*ARENA, "init", "afile/sub")  # a file where a folder should be
     assert inside.ret == 1
