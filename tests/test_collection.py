@@ -195,3 +195,19 @@ def test_no_model_is_called_during_collection(
     assert not (root / "calls.log").exists()
     pytester.runpytest("-q")
     assert (root / "calls.log").read_text().split() == ["capital", "sum"]
+
+
+def test_an_arena_yml_is_said_to_be_renamed_not_passed_over(pytester: pytest.Pytester) -> None:
+    """Dataset files may be .yml, so a project file is easily named so: it ran nothing,
+    and said nothing (exit 5, "no tests ran")."""
+    folder = pytester.path / "projects" / "p"
+    folder.mkdir(parents=True)
+    (folder / "arena.yml").write_text("models: [sim_perfect]\ntests:\n  - {id: a, input: x}\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "arena.yml: pytest-arena reads a project from arena.yaml, and this file is not read",
+            "  fix: rename it to arena.yaml",
+        ]
+    )

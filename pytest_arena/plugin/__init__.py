@@ -20,7 +20,7 @@ from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import failure_style, options, outputs, progress_line
 from pytest_arena.plugin.state import COLLECT, COLLECTED, LEDGERS, NEAR_MISSES, SPENT, ArenaState
 from pytest_arena.plugin.terminal import PROBLEM_ATTR, RECORD_ATTR, ArenaReporter
-from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
+from pytest_arena.spec.files import DATASET_FORMATS, MISNAMED_FILE, PROJECT_FILE
 
 if TYPE_CHECKING:
     from pytest_arena.engine.calls import Engine
@@ -149,6 +149,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         from pytest_arena.plugin.collect import ArenaFile
 
         return ArenaFile.from_parent(parent, path=file_path)
+    if file_path.name == MISNAMED_FILE and not (file_path.parent / PROJECT_FILE).exists():
+        from pytest_arena.plugin.collect import MisnamedFile
+
+        return MisnamedFile.from_parent(parent, path=file_path)
     if file_path.suffix.lower() in DATASET_FORMATS:
         arena = ArenaState.of(parent.config).project_file(file_path.parent)
         if arena is not None:  # in a project's folder: perhaps one of its dataset files

@@ -573,6 +573,19 @@ class ArenaItem(pytest.Item):
         )
 
 
+class MisnamedFile(pytest.File):
+    """An `arena.yml` beside no `arena.yaml`: one error item that says to rename it, rather
+    than a project that runs nothing and says nothing."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        yield ProblemItem.from_parent(
+            self,
+            name="config",
+            message=f"{self.path.name}: pytest-arena reads a project from {PROJECT_FILE},"
+            f" and this file is not read\n  fix: rename it to {PROJECT_FILE}",
+        )
+
+
 class ProblemItem(pytest.Item):
     """Stands for input that could not be loaded, so the rest of the run goes on."""
 
