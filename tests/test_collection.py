@@ -211,3 +211,28 @@ def test_an_arena_yml_is_said_to_be_renamed_not_passed_over(pytester: pytest.Pyt
             "  fix: rename it to arena.yaml",
         ]
     )
+
+
+def test_arena_options_that_found_no_project_say_why(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A repository's `testpaths = tests` leaves projects/ out: `--arena-models` did nothing,
+    the run was green, and nothing said why."""
+    make_project("p", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
+    pytester.makeini("[pytest]\ntestpaths = tests\n")
+    (pytester.path / "tests").mkdir()
+    (pytester.path / "tests" / "test_app.py").write_text("def test_app():\n    pass\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-models", "sim_small")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "arena: no arena.yaml was collected, so --arena-models had nothing to act on: pytest"
+            " collected from testpaths (tests); run `pytest projects`, or add the projects'"
+            " folder to testpaths"
+        ]
+    )
+    plain = pytester.runpytest("-p", "no:cacheprovider")  # no arena option: nothing to say
+    plain.stdout.no_fnmatch_line("arena:*")
+    both = pytester.runpytest("-p", "no:cacheprovider", "--arena-models=sim_small", "projects")
+    both.assert_outcomes(passed=1)
+    both.stdout.no_fnmatch_line("*no arena.yaml was collected*")

@@ -171,6 +171,7 @@ class ArenaOutputs:
         self.unloaded: list[str] = []  # under --collect-only: what could not be loaded
         self.html: Path | None = None  # the HTML report, once written
         self.no_case: list[str] | None = None  # the run collected projects, but not one case
+        self.no_project = ""  # why arena's options, given, found no arena.yaml to act on
         self.mistakes: list[str] = []  # leaderboard settings that name what no record has
         self.baseline: list[Record] | None = None
         self.baseline_path = options.report_path(config, "arena_baseline")
@@ -352,6 +353,8 @@ class ArenaOutputs:
         items, empty = self.state.items, self.state.empty
         if self.xdist is not None and self.xdist.collected:
             items, empty = self.xdist.collected["items"], self.xdist.collected["empty"]
+        if not items and not empty and not self.state.problems:
+            self.no_project = _no_project(self.config)
         if items or not empty or self.config.getoption("collectonly", False):
             return  # (no items and nothing empty: a collection error, which pytest reports)
         self.no_case = list(empty)
@@ -384,6 +387,8 @@ class ArenaOutputs:
             )
             for line in self.unloaded:
                 terminalreporter.write_line(f"  {line}")
+        if self.no_project:
+            terminalreporter.write_line(f"arena: {self.no_project}", yellow=True)
         if self.html is not None:
             terminalreporter.write_line(f"arena: HTML report: {self.html}")
         if self.no_case is not None:
@@ -492,3 +497,22 @@ def _flaky(records: Sequence[Record]) -> dict[str, list[tuple[str, str]]]:
         if r.status == FLAKY and not r.xfail:  # pytest counts an xfail-marked one its way
             found.setdefault(r.project, []).append((f"{r.case_id}[{r.model}]", flaky_tally(r)))
     return found
+
+
+def _no_project(config: pytest.Config) -> str:
+    """What to say when the command line gave arena's options and pytest collected no
+    arena.yaml: most often `testpaths` (set for the repository's own tests) left the
+    projects out. Empty when no arena option was given."""
+    given = sorted(
+        {a.split("=")[0] for a in config.invocation_params.args if a.startswith("--arena-")}
+    )
+    if not given:
+        return ""
+    said = f"no arena.yaml was collected, so {', '.join(given)} had nothing to act on"
+    if config.args_source == pytest.Config.ArgsSource.TESTPATHS:
+        paths = " ".join(config.getini("testpaths"))
+        return (
+            f"{said}: pytest collected from testpaths ({paths}); run `pytest projects`,"
+            " or add the projects' folder to testpaths"
+        )
+    return f"{said}: give the projects' folder (`pytest projects`)"
