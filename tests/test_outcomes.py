@@ -189,6 +189,11 @@ def test_unscored_cases_are_their_own_category_and_never_fail(
     assert outcomes["unscored"] == 2
     assert "failed" not in outcomes
     result.stdout.fnmatch_lines(["projects/notes/arena.yaml::short[[]sim_perfect] UNSCORED*"])
+    # their reason, which no failure block shows, is said once; they are not counted graded
+    result.stdout.fnmatch_lines(
+        ["*arena: unscored cases (no verdict), by reason*", "2 x recorded only"]
+    )
+    result.stdout.fnmatch_lines(["arena: 1 answer graded (2 more unscored);*"])
     # the pass rate counts only the scored case; the metric is the mean of 2 and 14 characters
     result.stdout.re_match_lines(
         [

@@ -18,6 +18,7 @@ from pytest_arena.reports.failures import message
 RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
 PROBLEM_ATTR = "arena_problem"  # and a problem item's message on its failed report
 _VERDICT = {True: "passed", False: "failed", None: "unscored"}
+UNSCORED_REASONS = 5  # the most common reasons of unscored cases said, the rest counted
 
 
 # the boards' own signs, as ASCII writes them, for a terminal that cannot show them
@@ -146,6 +147,15 @@ class ArenaReporter:
                 "the 95% interval of their pass rate still holds min_pass_rate after the most"
                 " samples; they fail the run unless arena.yaml says 'flaky: pass'"
             )
+        unscored = Counter(
+            r.reason for r in self.state.records if r.status == UNSCORED and not r.xfail
+        )
+        if unscored:  # no verdict, no failure block: their reasons are said here
+            terminalreporter.write_sep("-", "arena: unscored cases (no verdict), by reason")
+            for reason, count in unscored.most_common(UNSCORED_REASONS):
+                terminalreporter.write_line(f"{count} x {message(reason) or '(no reason given)'}")
+            if len(unscored) > UNSCORED_REASONS:
+                terminalreporter.write_line(f"and {len(unscored) - UNSCORED_REASONS} more reasons")
         changed = [r for r in self.state.records if "override" in r.detail]
         if changed:
             terminalreporter.write_sep("-", "verdicts changed by hooks.py override_verdict")

@@ -6,7 +6,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from pytest_arena.engine.money import dollars
-from pytest_arena.record import ERROR, Record
+from pytest_arena.record import ERROR, UNSCORED, Record
 from pytest_arena.reports.leaderboard import Board, Row
 from pytest_arena.reports.statistics import Interval
 from pytest_arena.reports.verdicts import Comparison, Power, half_width
@@ -107,6 +107,9 @@ def spending(
     unrecorded = (spent_on_calls or 0.0) - spent
     graded = sum(_graded(r) for r in records)
     parts = [f"{graded} answer{'' if graded == 1 else 's'} graded"]
+    unscored = sum(_unscored(r) for r in records)
+    if unscored:
+        parts[0] += f" ({unscored} more unscored)"
     if cached or judged_from_cache or partly:
         saved = sum(cached) + judged_from_cache + partly
         pieces = (("turns", partly), ("verdicts", judged_from_cache))
@@ -146,10 +149,18 @@ def _answers(record: Record) -> list[tuple[bool, float | None, float]]:
 
 def _graded(record: Record) -> int:
     """The answers a record graded: none for an error (no answer, or a scorer that broke on
-    it), each sample's that did not end in one for a repeated case."""
+    it) or an unscored answer (no verdict), each sample's that did not end in one for a
+    repeated case."""
     if record.samples:
-        return sum(s.get("status") != ERROR for s in record.samples)
-    return int(record.status != ERROR)
+        return sum(s.get("status") not in (ERROR, UNSCORED) for s in record.samples)
+    return int(record.status not in (ERROR, UNSCORED))
+
+
+def _unscored(record: Record) -> int:
+    """The answers a record left without a verdict (UNSCORED)."""
+    if record.samples:
+        return sum(s.get("status") == UNSCORED for s in record.samples)
+    return int(record.status == UNSCORED)
 
 
 def _cost(value: object) -> float | None:
