@@ -233,6 +233,7 @@ class ArenaOutputs:
             self.lost = self.xdist.lost_records()
             records.extend(self.lost)
         self._no_case(session)
+        self._no_project()
         self._unloaded(session)
         path = options.report_path(self.config)
         html_path = options.report_path(self.config, "arena_html")
@@ -350,16 +351,26 @@ class ArenaOutputs:
         """A run that collected projects and not one case of them fails as pytest's "no
         tests ran" does (exit status 5), rather than passing on the strength of other tests.
         Cases that -k or -m deselect were collected: the user chose."""
-        items, empty = self.state.items, self.state.empty
-        if self.xdist is not None and self.xdist.collected:
-            items, empty = self.xdist.collected["items"], self.xdist.collected["empty"]
-        if not items and not empty and not self.state.problems:
-            self.no_project = _no_project(self.config)
+        items, empty = self._collected()
         if items or not empty or self.config.getoption("collectonly", False):
             return  # (no items and nothing empty: a collection error, which pytest reports)
         self.no_case = list(empty)
         if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
+
+    def _collected(self) -> tuple[Any, Any]:
+        """The arena items collected and the projects that held no case (the workers' own,
+        under pytest-xdist)."""
+        if self.xdist is not None and self.xdist.collected:
+            return self.xdist.collected["items"], self.xdist.collected["empty"]
+        return self.state.items, self.state.empty
+
+    def _no_project(self) -> None:
+        """Arena's options given on the command line, and not one arena.yaml collected:
+        say why (most often `testpaths`, set for the repository's own tests)."""
+        items, empty = self._collected()
+        if not items and not empty and not self.state.problems:
+            self.no_project = _no_project(self.config)
 
     def _unloaded(self, session: pytest.Session) -> None:
         """--collect-only of a project that cannot be loaded fails, as of a Python file that

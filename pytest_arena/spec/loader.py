@@ -440,12 +440,11 @@ def _load_row(
     if misspelt:
         key, meant, field = misspelt
         line = row.lines.line((*row.loc, key)) if row.lines is not None else None
-        shown = printable(key)
-        message = f"unknown key '{shown}' (did you mean '{meant}'?); the case would have no {field}"
+        message = f"unknown key '{key}' (did you mean '{meant}'?); the case would have no {field}"
         if meant != field:
             message += f" (fields maps {field} to '{meant}')"
         hint = f"rename it to '{meant}'; a row's other keys are kept as the case's metadata"
-        problem = Problem(file, line or row.line, message, key=shown, hint=hint)
+        problem = Problem(file, line or row.line, message, key=key, hint=hint)
         project.problems.append(CaseProblem(name, problem, rel))
         return
     own = raw.get("metadata")  # a YAML row's own; else its checks say what is wrong with it

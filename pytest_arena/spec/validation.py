@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from pytest_arena.scorers.text import printable
 from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
 from pytest_arena.spec.yamlfile import LineMap, Loc
 
@@ -61,7 +60,7 @@ def _problems(
         at = lines.line(full) if lines is not None else line
         key = dotted(full)
         if kind == "extra_forbidden":
-            name = printable(str(loc[-1]))  # the user's own key, as a terminal may show it
+            name = str(loc[-1])
             known = sorted({*_fields_at(model, loc[:-1]), *(beside if len(loc) == 1 else ())})
             hint = did_you_mean(name, known)
             hint = f"{hint + ' ' if hint else ''}known keys here: {', '.join(known)}"
@@ -95,12 +94,11 @@ _TYPES = {"str", "int", "float", "bool", "dict", "list", "function-after", "func
 
 
 def dotted(loc: Loc) -> str:
-    """`loc` as a key path, `tests[1].input`; a user's key with control characters in it is
-    written with their escapes."""
+    """`loc` as a key path, `tests[1].input` (Problem.format escapes what a key holds)."""
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return printable(out)
+    return out
 
 
 def _describe(value: Any) -> str:
