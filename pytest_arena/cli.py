@@ -151,7 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     try:
-        return _main(argv)
+        status = _main(argv)
+        sys.stdout.flush()  # here, not at exit, where Python 3.14 says the broken pipe
+        return status
     except BrokenPipeError:  # `arena models | head -1`: the reader has gone
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # or the exit's flush says it again

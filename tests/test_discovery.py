@@ -203,6 +203,19 @@ def test_a_scorer_file_shared_by_symlink_is_the_projects_own(tmp_path: Path) -> 
         assert "polite" in found.entries
 
 
+def test_a_dangling_link_or_a_subfolder_in_scorers_is_passed_over(tmp_path: Path) -> None:
+    """What is not a file in scorers/ is not a scorer, and not the folder's problem: the
+    scorer beside it is found."""
+    scorers_in(tmp_path, {"tone.py": POLITE, "words.py": "MARKER = 'please'\n"})
+    scorers = tmp_path / "scorers"
+    (scorers / "gone.py").symlink_to(tmp_path / "nowhere.py")
+    (scorers / "loop.py").symlink_to(scorers / "loop.py")
+    (scorers / "kept").mkdir()
+    found = discover(tmp_path, project_package(tmp_path), BUILTINS)
+    assert found.problems == []
+    assert "tone" in found.entries
+
+
 def test_a_skip_at_a_scorer_files_import_skips_nothing_of_the_benchmark(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

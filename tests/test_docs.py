@@ -13,8 +13,10 @@ run block of `python` lines only reads what the run before it wrote, and goes wi
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -25,6 +27,8 @@ import pytest
 from pytest_arena.spec import load_project
 from tests.conftest import ROOT, XDIST
 
+# programs the guides' shell scripts use that a minimal system may lack
+SCRIPT_PROGRAMS = ("jq", "bc")
 DOCS = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
 BLOCK = re.compile(
     r"(?:<!--\s*(?P<directive>[^>]*?)\s*-->\s*\n)?^(?P<fence>`{3,})(?P<lang>[\w-]*)\n(?P<body>.*?)^(?P=fence)\s*$",
@@ -132,7 +136,16 @@ def test_the_yaml_block_is_a_valid_arena_yaml(block: Block, tmp_path: Path) -> N
 def test_the_guide_runs_as_written(
     run: Run, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    scripts = " ".join(
+        b.body for b in run.steps if b.directive.startswith("file: ") and b.lang == "bash"
+    )
+    used = [program for program in SCRIPT_PROGRAMS if re.search(rf"\b{program}\b", scripts)]
+    if missing := [program for program in used if shutil.which(program) is None]:
+        pytest.skip(f"the guide's script needs {' and '.join(missing)}, not installed here")
     monkeypatch.chdir(pytester.path)
+    # `python` in a guide (`command: python agent.py`) is the reader's, as in an activated
+    # virtualenv: a Debian or Ubuntu system has no `python` of its own
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     for block in run.steps:
         if block.directive.startswith("file: "):
             path = pytester.path / block.directive.removeprefix("file: ")

@@ -225,8 +225,10 @@ def test_calls_to_a_provider_that_cannot_be_reached_stop_being_tried() -> None:
         f"127.0.0.1:{port}: cannot connect: connection refused (5 tries in a row could not"
         " connect: the model's calls are no longer tried)"
     }
-    # each call was tried once, a few of them twice: not 50 calls x 5 tries
-    assert 50 <= tries < 50 + limits.concurrency
+    # each call was tried once, a few of them twice: not 50 calls x 5 tries. The breaker
+    # opens when a retry fails, so the retries started before then are at most as many as
+    # can be in flight at once (all of them, on a busy machine)
+    assert 50 <= tries <= 50 + limits.concurrency
     assert sum(r.retries for r in results) == tries - 50
 
 

@@ -136,10 +136,12 @@ def _doc(function: Any) -> str:
     if doc is not None or sys.flags.optimize < 2:
         return doc or ""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(function))))
+        source = textwrap.dedent(inspect.getsource(inspect.unwrap(function)))
+        # optimize=0: from Python 3.14 on, parsing under -OO drops the docstrings too
+        tree = compile(source, "<tool>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True, optimize=0)
     except (OSError, TypeError, SyntaxError):
         return ""
-    node = tree.body[0] if tree.body else None
+    node = tree.body[0] if isinstance(tree, ast.Module) and tree.body else None
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return ast.get_docstring(node) or ""
     return ""

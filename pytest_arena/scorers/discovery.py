@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import inspect
 import math
 import os
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -92,7 +94,7 @@ def discover(
     if not folder.is_dir():
         return found
     try:  # unreadable, or its files cannot be looked at: the project's problem
-        paths = [p for p in sorted(folder.iterdir()) if p.is_file()]
+        paths = [p for p in sorted(folder.iterdir()) if _is_file(p)]
     except OSError as exc:
         found.problems.append(
             Problem(
@@ -180,6 +182,17 @@ def _add_script(found: ScorerSet, path: Path) -> None:
         argv.insert(0, "bash")  # a script pasted from elsewhere, without its '#!' line first
     scorer = ScriptScorer(name, argv, f"script {shown}")
     found.entries[name] = ScorerEntry(scorer, path, None, None, shown)
+
+
+def _is_file(path: Path) -> bool:
+    """`path.is_file()`, except that a folder that cannot be entered raises: Python 3.14's
+    `is_file` says False, and a locked scorers/ folder would seem empty."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):  # a dangling link
+            return False
+        raise
 
 
 def _add_plugin_scorer(found: ScorerSet, plugin: str, cls: type[Scorer]) -> None:

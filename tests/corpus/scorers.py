@@ -257,7 +257,12 @@ scorers(
         ),
     },
     "projects/scorer_non_utf8_source/scorers/mine.py:8: scorer file scorers/mine.py failed to"
-    " import: SyntaxError: (unicode error) 'utf-8' codec can't decode byte 0xe9*",
+    " import: SyntaxError: "
+    + (
+        "(unicode error) 'utf-8' codec can't decode byte 0xe9*"
+        if sys.version_info < (3, 14)
+        else "Non-UTF-8 code starting with '?xe9' on line 8*"  # Python 3.14's words
+    ),
 )
 scorers(
     "scorer_binary_file",
