@@ -232,3 +232,14 @@ def test_the_terminals_table_is_tabulates_simple_table_for_ascii_text() -> None:
         assert _simple(headers, shown) == tabulate(
             shown, headers=headers, tablefmt="simple", disable_numparse=True, stralign="right"
         )
+
+
+def test_a_model_with_unscored_cases_only_is_named_beside_the_scored_ones() -> None:
+    records = [rec("open", "a", UNSCORED, 0.0), rec("graded", "a", PASSED, 1.0)]
+    board = build_board("p", records)
+    said = [w for w in board.warnings if w.startswith("no case was scored")]
+    assert said == [
+        "no case was scored for open (each unscored case says why), so there is no accuracy"
+        " (-) and the composite counts it as 0: it is not a score"
+    ]
+    assert build_board("p", [rec("m", "a", PASSED, 1.0)]).warnings == []

@@ -138,3 +138,19 @@ def test_a_run_stopped_by_ctrl_c_says_its_boards_hold_only_what_ran(
     )
     report = json.loads((pytester.path / "run.json").read_text())
     assert (report["stopped_early"], len(report["records"])) == (True, 3)
+
+
+def test_a_model_none_of_whose_cases_was_scored_is_not_shown_as_scoring_0(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Cases without a reference are unscored: the board showed a composite of 0.000 with
+    an accuracy of -, as if the model had got everything wrong."""
+    make_project("open", "models: [sim_perfect]\ntests:\n  - {id: a, input: 'Say hi.'}\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        [
+            "*arena leaderboard: open*",
+            "*no case was scored for any model (each unscored case says why), so there is no"
+            " accuracy (-) and the composite counts it as 0: it is not a score*",
+        ]
+    )

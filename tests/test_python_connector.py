@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import os
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -553,3 +554,64 @@ def test_a_missing_neighbour_imported_relatively_is_said_by_its_own_name(
         ]
     )
     assert "_arena_projects" not in result.stdout.str()
+
+
+ENDS_THE_RUN = """
+import pytest
+
+def answer(prompt):
+    if prompt == "stop":
+        pytest.exit("the agent has seen enough", returncode=3)
+    return prompt
+"""
+
+
+@pytest.mark.parametrize("concurrency", [1, 8])
+def test_an_agent_that_calls_pytest_exit_ends_the_run_as_a_test_would(
+    pytester: pytest.Pytester, make_project: MakeProject, concurrency: int
+) -> None:
+    """`pytest.exit()` in an agent (and `q` in pytest's debugger, which raises it) ended
+    one call as the agent's error, and the run went on with the next case."""
+    cases = "".join(f"  - {{id: c{i}, input: 'c{i}', reference: 'c{i}'}}\n" for i in range(6))
+    make_project(
+        "quits",
+        "models:\n  default: [mine]\n  define:\n"
+        f'    mine: {{connector: python, callable: "agent:answer", concurrency: {concurrency}}}\n'
+        "tests:\n  - {id: a, input: a, reference: a}\n"
+        "  - {id: halt, input: stop, reference: stop}\n" + cases,
+        {"agent.py": ENDS_THE_RUN},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly")
+    assert result.ret == 3  # the agent's return code, as pytest.exit() gives a test's
+    result.stdout.fnmatch_lines(["*Exit: the agent has seen enough*"])
+    result.assert_outcomes(passed=1)  # the case before it; none after it ran
+    assert "c0[mine]" not in result.stdout.str()
+
+
+def test_q_in_the_debugger_of_an_agents_breakpoint_ends_the_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`q` at an agent's `breakpoint()` (run with -s, as the agents guide says) failed that
+    call with `raised Exit` and went on with the next case."""
+    import subprocess
+    import sys
+
+    make_project(
+        "debugged",
+        "models:\n  default: [mine]\n  define:\n"
+        '    mine: {connector: python, callable: "agent:answer", concurrency: 1}\n'
+        "tests:\n  - {id: a, input: a, reference: a}\n  - {id: b, input: b, reference: b}\n",
+        {"agent.py": "def answer(prompt):\n    breakpoint()\n    return prompt\n"},
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-s", "-p", "no:cacheprovider", "-p", "no:randomly"],
+        cwd=pytester.path,
+        input="q\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONBREAKPOINT"},
+    )
+    assert done.returncode == 2, done.stdout[-2000:]
+    assert "Exit: Quitting debugger" in done.stdout
+    assert "PASSED" not in done.stdout and "FAILED" not in done.stdout

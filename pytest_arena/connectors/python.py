@@ -115,7 +115,8 @@ class PythonConnector(Connector):
                 raise
             raise self._failed(exc) from exc  # an inner task of the agent's own, cancelled
         except BaseException as exc:  # sys.exit() too: the agent's error, not the loop's end
-            raise self._failed(exc.raised if isinstance(exc, Raised) else exc) from exc
+            cause = exc.raised if isinstance(exc, Raised) else exc
+            raise self._failed(cause) from cause  # the engine's `ends_run` looks at the cause
         return self._in(self._response(result), request)
 
     def complete(self, request: Request) -> Response:

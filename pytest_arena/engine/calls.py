@@ -66,6 +66,7 @@ class CallResult:
     warning: str | None = None  # the call worked, but something beside it did not
     trajectory: list[dict[str, Any]] | None = None  # the steps of a tool loop
     failure: str | None = None  # the loop ended without an answer (max_turns)
+    ends_run: BaseException | None = None  # the agent's pytest.exit(): see Engine.ends_run
 
 
 _Started = tuple[Coroutine[Any, Any, "CallResult"], concurrent.futures.Future["CallResult"]]
@@ -90,6 +91,9 @@ class Engine:
     make_workspace_root: Callable[[], Path] = field(default=lambda: new_run_folder())
     ledgers: Path | None = None  # a folder of ledgers shared with the run's other processes
     processes: int = 1  # the run's processes (xdist workers); each takes a share of limits
+    # what an agent raises that ends the run (pytest.exit()'s, given by the plugin): its call
+    # is not tried again, and its result carries it to be raised on pytest's thread
+    ends_run: tuple[type[BaseException], ...] = ()
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
     _lanes: dict[Hashable, Lane] = field(default_factory=dict)  # by provider
@@ -398,8 +402,12 @@ class Engine:
         if request.workspace is None:
             request.workspace = self._workspace(request)
 
+        ends_run: list[BaseException] = []
+
         async def ask(turn_request: Request) -> Turn:
             r = await self._attempts(connector, turn_request, limits, budgets)
+            if r.ends_run is not None:
+                ends_run.append(r.ends_run)
             return Turn(r.response, r.error, r.skipped, r.retries, r.cached, r.latency_ms, r.cost)
 
         done = await run_loop(ask, request, tools)
@@ -414,6 +422,7 @@ class Engine:
             cached_cost=done.cached_cost,
             trajectory=done.trajectory,
             failure=done.failure,
+            ends_run=ends_run[0] if ends_run else None,
         )
         if last.response is not None:
             result.response = replace(
@@ -482,6 +491,8 @@ class Engine:
                 try:
                     response = await _within(connector.acomplete(request), limits.timeout)
                 except ConnectorError as exc:
+                    if isinstance(exc.__cause__, self.ends_run):
+                        return CallResult(error=str(exc), retries=retries, ends_run=exc.__cause__)
                     failure, retryable, wait = str(exc), exc.retryable, exc.retry_after
                     unreachable = exc.unreachable
                     if not unreachable:

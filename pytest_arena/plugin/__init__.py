@@ -124,6 +124,7 @@ def _engine(config: pytest.Config) -> Engine:
         store=None if mode is CacheMode.OFF else ResponseCache(path, mode),
         ledgers=Path(worker[LEDGERS]) if LEDGERS in worker else None,
         processes=int(worker.get("workercount", 1)),
+        ends_run=(pytest.exit.Exception,),  # an agent's pytest.exit(), or `q` in its debugger
     )
     engine.budget = engine.new_budget(config.getoption("arena_max_cost"), "--arena-max-cost")
     tmp_path_factory = getattr(config, "_tmp_path_factory", None)  # gone with -p no:tmpdir

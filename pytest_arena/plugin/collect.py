@@ -532,6 +532,9 @@ class ArenaItem(pytest.Item):
                 result = self.project.engine.wait(call)
             if line is not None and call is None:
                 line.count(result)
+            if result.ends_run is not None:  # the agent's pytest.exit(): from pytest's thread
+                self.pending = []
+                raise result.ends_run
             if result.skipped is not None:
                 self.pending = []
                 said = result.skipped

@@ -94,6 +94,13 @@ def build_board(project: str, records: list[Record]) -> Board:
             " composite counts it as 0; the pass rate counts cases, whatever their weight."
             " Give the cases that should count a weight above 0"
         )
+    unscored = [row.model for row in rows if row.unscored and not _graded(row)]
+    if unscored:
+        whose = "any model" if len(unscored) == len(rows) else ", ".join(unscored)
+        warnings.append(
+            f"no case was scored for {whose} (each unscored case says why), so there is no"
+            " accuracy (-) and the composite counts it as 0: it is not a score"
+        )
     known = [*BUILTIN_DIMENSIONS, *metric_names]
     written = board_settings.get("weights_at") or {}
     mistakes: list[str] = []
