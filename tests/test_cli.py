@@ -157,6 +157,17 @@ def test_the_installed_release_is_the_version_arena_and_its_reports_name() -> No
     assert version("pytest-arena") == __version__
 
 
+def test_the_installed_package_carries_its_license_text() -> None:
+    """pyproject.toml said MIT, and no wheel or sdist held the license, which the MIT
+    license asks every copy to."""
+    from importlib.metadata import distribution
+
+    installed = distribution("pytest-arena")
+    assert installed.metadata["License-Expression"] == "MIT"
+    (license_file,) = [f for f in installed.files or () if f.name == "LICENSE"]
+    assert "Permission is hereby granted" in license_file.read_text()
+
+
 def test_arena_evaluate_without_a_projects_folder_runs_what_pytest_collects(
     pytester: pytest.Pytester,
 ) -> None:
