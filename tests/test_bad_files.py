@@ -283,3 +283,36 @@ def test_an_unreadable_scorers_folder_is_its_projects_problem(
         ]
     )
     assert "Traceback" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("mode", [0, 0o644])  # neither read nor entered; read, not entered
+def test_a_dataset_in_a_folder_that_cannot_be_entered_is_said_and_the_rest_runs(
+    pytester: pytest.Pytester, make_project: MakeProject, mode: int
+) -> None:
+    """Up to Python 3.13 the whole arena.yaml failed to collect with a PermissionError
+    traceback, its inline cases lost; on 3.14 the dataset was said not to exist."""
+    import sys
+
+    from tests.conftest import denied_writes
+
+    make_project(
+        "p",
+        "models: [sim_perfect]\ndatasets: [data/cases.jsonl]\n"
+        "tests:\n  - {id: a, input: x, reference: x}\n",
+        {"data/cases.jsonl": '{"id": "d1", "input": "y", "reference": "y"}\n'},
+    )
+    data = pytester.path / "projects" / "p" / "data"
+    data.chmod(mode)
+    try:
+        pytest_cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA"]
+        result = pytester.run(*denied_writes(), *pytest_cmd, "projects/p/arena.yaml")
+    finally:
+        data.chmod(0o755)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/p/data/cases.jsonl: cannot read the file: Permission denied",
+            "  fix: let its folders be entered and the file read (chmod u+rx, u+r)",
+            "PASSED projects/p/arena.yaml::a[[]sim_perfect]",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str() and "does not exist" not in result.stdout.str()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -297,8 +298,17 @@ def _load_dataset(
     file = (project.root / dataset.path).resolve()
     rel = dataset.path
     line = project.lines.line((*loc, "path")) or project.lines.line(loc)
-    if not file.is_file():
-        folder = file.is_dir()
+    try:
+        mode: int | None = file.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None
+    except OSError as exc:  # a folder on its way that cannot be entered: not "no such file"
+        why = f"cannot read the file: {exc.strerror or exc}"
+        hint = "let its folders be entered and the file read (chmod u+rx, u+r)"
+        project.problems.append(CaseProblem(rel, Problem(file, None, why, hint=hint), rel))
+        return
+    if mode is None or not stat.S_ISREG(mode):
+        folder = mode is not None and stat.S_ISDIR(mode)
         message = (
             f"dataset path '{rel}' names a folder, not a file"
             if folder
