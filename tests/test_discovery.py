@@ -328,3 +328,33 @@ def test_pytest_skip_or_fail_in_a_scorer_skips_or_fails_its_case_as_in_a_test(
     result = pytester.runpytest("-p", "no:cacheprovider", "-rsf")
     result.assert_outcomes(skipped=1, failed=1)
     result.stdout.fnmatch_lines(["SKIPPED * graded by hand later", "FAILED * not this one"])
+
+
+def test_pytest_exit_in_a_scorer_ends_the_run_as_in_a_test(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """pytest.exit() (and `q` at a scorer's breakpoint(), which raises it) failed that case,
+    'raised Exit', and the run went on: its Exit is an Exception, not an outcome."""
+    make_project(
+        "quiz",
+        "models: [sim_perfect]\nscorers: {default: stopper}\ntests:\n"
+        "  - {id: a, input: x, reference: x}\n  - {id: b, input: y, reference: y}\n",
+        {
+            "scorers/stopper.py": """
+                import pytest
+
+                from pytest_arena.scorers import Scorer
+
+
+                class Stopper(Scorer):
+                    name = "stopper"
+
+                    def score(self, output, reference, context):
+                        pytest.exit("graded enough", returncode=3)
+            """
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly")
+    assert result.ret == 3
+    result.stdout.fnmatch_lines(["*Exit: graded enough*"])
+    assert "raised Exit" not in result.stdout.str()

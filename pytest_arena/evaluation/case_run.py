@@ -283,6 +283,8 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
         record.reason = stop.message
         return Outcome(record, _user_traceback(stop.exc))
     except Exception as exc:  # no check foresaw it (a bug of ours): the case still counts
+        if isinstance(exc, _FOR_THE_RUN):  # pytest.exit()'s Exit is an Exception
+            raise
         record.error = record.reason = f"pytest-arena could not grade the answer: {exc!r}"
         return Outcome(record, traceback.format_exc())
     finally:

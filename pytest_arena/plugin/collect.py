@@ -38,8 +38,9 @@ from pytest_arena.spec.loader import CaseProblem
 # --maxfail or --sw, which mean to stop at the first failures.
 HEAD_START = 2.0
 
-# pytest.skip() or pytest.fail() in a scorer or hook skips or fails its case, as in a test
-for_the_run(pytest.skip.Exception, pytest.fail.Exception)
+# pytest.skip() or pytest.fail() in a scorer or hook skips or fails its case, and
+# pytest.exit() (or `q` at its breakpoint()) ends the run, as in a test
+for_the_run(pytest.skip.Exception, pytest.fail.Exception, pytest.exit.Exception)
 
 
 class ArenaWarning(pytest.PytestWarning):
