@@ -151,7 +151,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     try:
-        status = _main(argv)
+        try:
+            status = _main(argv)
+        except SystemExit:  # argparse's --help, --version and usage errors: flushed here too
+            sys.stdout.flush()
+            raise
         sys.stdout.flush()  # here, not at exit, where Python 3.14 says the broken pipe
         return status
     except BrokenPipeError:  # `arena models | head -1`: the reader has gone

@@ -85,18 +85,21 @@ def test_arena_version_and_an_unknown_option_are_said(pytester: pytest.Pytester)
     odd.stderr.fnmatch_lines(["usage: arena*", "arena: error: unrecognized arguments: --verbose"])
 
 
-def test_output_into_a_closed_pipe_ends_quietly(pytester: pytest.Pytester) -> None:
-    """`arena models | head -1` ended in a BrokenPipeError traceback once head had gone."""
+@pytest.mark.parametrize("args", [["models"], ["--help"], ["models", "--help"], ["--version"]])
+def test_output_into_a_closed_pipe_ends_quietly(pytester: pytest.Pytester, args: list[str]) -> None:
+    """`arena models | head -1` ended in a BrokenPipeError traceback once head had gone; and
+    `arena --help | head -1`, whose SystemExit passed the flush, with status 120 on 3.14."""
     import os
     import subprocess
 
     read, write = os.pipe()
     os.close(read)  # the reader has gone before a line is written
     try:
-        process = subprocess.run([*ARENA, "models"], stdout=write, stderr=subprocess.PIPE)
+        process = subprocess.run([*ARENA, *args], stdout=write, stderr=subprocess.PIPE)
     finally:
         os.close(write)
-    assert process.returncode == 1
+    # argparse's help that cannot be written is dropped quietly up to Python 3.13 (status 0)
+    assert process.returncode in ((1,) if args == ["models"] else (0, 1))
     assert process.stderr == b""
 
 
