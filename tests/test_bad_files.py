@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 import time
 
 import pytest
@@ -316,3 +317,75 @@ def test_a_dataset_in_a_folder_that_cannot_be_entered_is_said_and_the_rest_runs(
         ]
     )
     assert "Traceback" not in result.stdout.str() and "does not exist" not in result.stdout.str()
+
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63606060f80f00010401007e7ec5160000000049454e44ae426082"
+)
+
+
+@pytest.mark.parametrize("what", ["image", "rubric_file"])
+def test_a_file_in_a_folder_that_cannot_be_entered_is_said_so_not_missing(
+    pytester: pytest.Pytester, make_project: MakeProject, what: str
+) -> None:
+    """As a dataset's: up to Python 3.13 the whole arena.yaml failed to collect with a
+    PermissionError traceback; on 3.14 the file was said not to exist."""
+    import sys
+
+    from tests.conftest import denied_writes
+
+    if what == "image":
+        spec = (
+            "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n"
+            "  - id: pic\n    input:\n      - role: user\n        content:\n"
+            "          - {image: locked/a.png, alt: a dot}\n    reference: dot\n"
+        )
+        files = {"locked/a.png": PNG}
+        said = "*image file 'locked/a.png': cannot read the file: Permission denied"
+    else:
+        spec = (
+            "models: [sim_perfect]\nscorers:\n  default: llm_judge\n  options:\n"
+            "    llm_judge: {rubric_file: locked/r.md}\n"
+            "tests:\n  - {id: a, input: x, reference: x}\n"
+        )
+        files = {"locked/r.md": "Pass it.\n"}
+        said = "*/locked/r.md: cannot read the file: Permission denied"
+    root = make_project("p", spec)
+    for name, content in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            (root / name).write_bytes(content)
+        else:
+            (root / name).write_text(content)
+    locked = root / "locked"
+    locked.chmod(0)
+    try:
+        pytest_cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA"]
+        result = pytester.run(*denied_writes(), *pytest_cmd, "projects/p/arena.yaml")
+    finally:
+        locked.chmod(0o755)
+    result.stdout.fnmatch_lines(
+        [said, "*fix: let its folders be entered and the file read (chmod u+rx, u+r)*"]
+    )
+    out = result.stdout.str()
+    assert "Traceback" not in out and "does not exist" not in out
+    if what == "image":
+        result.stdout.fnmatch_lines(["PASSED projects/p/arena.yaml::a[[]sim_perfect]"])
+
+
+@pytest.mark.skipif(sys.version_info < (3, 13), reason="resolve() raises a loop up to 3.12")
+def test_a_dataset_that_links_to_itself_is_not_given_a_chmod_fix(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """It was said as 'cannot read the file: Too many levels of symbolic links' with the fix
+    for a folder that cannot be entered, which no chmod gives."""
+    root = make_project(
+        "p",
+        "models: [sim_perfect]\ndatasets: [data/cases.jsonl]\ntests:\n  - {id: a, input: x, reference: x}\n",
+    )
+    (root / "data").mkdir()
+    (root / "data" / "cases.jsonl").symlink_to("cases.jsonl")
+    result = pytester.runpytest("-p", "no:cacheprovider", "projects/p/arena.yaml")
+    result.stdout.fnmatch_lines(["*dataset file 'data/cases.jsonl' does not exist*"])
+    assert "chmod u+rx" not in result.stdout.str()

@@ -31,7 +31,7 @@ from pytest_arena.spec.errors import Problem, did_you_mean, location
 from pytest_arena.spec.loader import CaseProblem
 from pytest_arena.spec.python_files import project_package
 from pytest_arena.spec.schema import ComponentSpec
-from pytest_arena.spec.text_files import read_text
+from pytest_arena.spec.text_files import is_file, read_text
 from pytest_arena.spec.validation import dotted
 
 DEFAULT_SCORER = "exact_match"
@@ -353,12 +353,12 @@ class Project:
             else:
                 at = where()
             path = self.file.root / value
-            if not path.is_file():
-                raise PlanError(
-                    f"{at}: {key} '{value}' does not exist (looked in {self.file.root});"
-                    " paths are relative to the folder holding arena.yaml"
-                )
             try:
+                if not is_file(path):
+                    raise PlanError(
+                        f"{at}: {key} '{value}' does not exist (looked in {self.file.root});"
+                        " paths are relative to the folder holding arena.yaml"
+                    )
                 read_text(path)
                 bound.check_file(key, path)
             except SpecError as exc:

@@ -8,6 +8,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_arena.spec.errors import SpecError
+from pytest_arena.spec.text_files import is_file
+
 MEDIA_TYPES = {
     ".png": "image/png",
     ".jpg": "image/jpeg",
@@ -41,12 +44,21 @@ def image_part(source: str, root: Path, alt: str | None, detail: str | None) -> 
                 f"image '{source}' is not a PNG, JPEG, GIF or WebP file (by its suffix)",
                 "name a .png, .jpg, .gif or .webp file, or give an http(s) URL",
             )
-        if not path.is_file():
+        try:
+            if not is_file(path):
+                raise ImageProblem(
+                    f"image file '{source}' does not exist (looked in {root})",
+                    "paths are relative to the folder holding arena.yaml",
+                )
+            data = path.read_bytes()
+        except SpecError as exc:  # a folder on its way that cannot be entered
+            (problem,) = exc.problems
+            raise ImageProblem(f"image file '{source}': {problem.message}", problem.hint) from None
+        except OSError as exc:  # the file itself cannot be read
             raise ImageProblem(
-                f"image file '{source}' does not exist (looked in {root})",
-                "paths are relative to the folder holding arena.yaml",
-            )
-        data = path.read_bytes()
+                f"image file '{source}': cannot read the file: {exc.strerror or exc}",
+                "let the file be read (chmod u+r)",
+            ) from None
         if len(data) > MAX_IMAGE_BYTES:
             raise ImageProblem(
                 f"image file '{source}' is {len(data) / 2**20:.1f} MiB ({len(data):,} bytes);"

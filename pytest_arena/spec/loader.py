@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import errno
 import os
 import re
 import stat
@@ -25,6 +26,7 @@ from pytest_arena.spec.schema import (
     TextPart,
 )
 from pytest_arena.spec.template import compile_template, variables
+from pytest_arena.spec.text_files import ENTER_HINT
 from pytest_arena.spec.validation import dotted, validate
 from pytest_arena.spec.yamlfile import LineMap, load_yaml
 
@@ -303,10 +305,13 @@ def _load_dataset(
     except (FileNotFoundError, NotADirectoryError):
         mode = None
     except OSError as exc:  # a folder on its way that cannot be entered: not "no such file"
-        why = f"cannot read the file: {exc.strerror or exc}"
-        hint = "let its folders be entered and the file read (chmod u+rx, u+r)"
-        project.problems.append(CaseProblem(rel, Problem(file, None, why, hint=hint), rel))
-        return
+        if exc.errno == errno.ELOOP:  # a link to itself: no file, and no chmod helps
+            mode = None
+        else:
+            why = f"cannot read the file: {exc.strerror or exc}"
+            hint = ENTER_HINT if isinstance(exc, PermissionError) else ""
+            project.problems.append(CaseProblem(rel, Problem(file, None, why, hint=hint), rel))
+            return
     if mode is None or not stat.S_ISREG(mode):
         folder = mode is not None and stat.S_ISDIR(mode)
         message = (

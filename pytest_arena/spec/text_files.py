@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import errno
+import stat
 from pathlib import Path
 
 from pytest_arena.spec.errors import Problem, SpecError
 
 UTF8_HINT = "save the file as UTF-8 (most editors offer it under 'Save with encoding')"
+ENTER_HINT = "let its folders be entered and the file read (chmod u+rx, u+r)"
+
+
+def is_file(path: Path) -> bool:
+    """Whether `path` is a file: False where nothing is (a dangling link, a loop), SpecError
+    where it cannot be looked at. Up to Python 3.13 `Path.is_file()` raised a folder that
+    cannot be entered's PermissionError, and from 3.14 it says False, as if nothing were there."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+            return False
+        why = f"cannot read the file: {exc.strerror or exc}"
+        hint = ENTER_HINT if isinstance(exc, PermissionError) else ""
+        raise SpecError([Problem(path, None, why, hint=hint)]) from None
 
 
 def read_text(path: Path) -> str:
