@@ -152,12 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     try:
         try:
-            status = _main(argv)
-        except SystemExit:  # argparse's --help, --version and usage errors: flushed here too
-            sys.stdout.flush()
-            raise
-        sys.stdout.flush()  # here, not at exit, where Python 3.14 says the broken pipe
-        return status
+            return _main(argv)
+        finally:  # argparse's --help and --version too: here, not at exit, where Python
+            sys.stdout.flush()  # 3.14 says the broken pipe
     except BrokenPipeError:  # `arena models | head -1`: the reader has gone
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # or the exit's flush says it again
