@@ -23,7 +23,7 @@ from tabulate import tabulate
 from pytest_arena import __version__
 from pytest_arena.cache import CacheError, ResponseCache, UnreadableCache
 from pytest_arena.cache.location import default_cache_path, find_rootdir, named_like_a_cache
-from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
+from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE, resolved
 
 UNKNOWN = "\u2013"  # an en dash: no value (an unknown price is never $0)
 
@@ -264,7 +264,7 @@ def _report_command(args: argparse.Namespace) -> int:
         report = _read_report("report", args.json)
     except _Refused as exc:
         return _fail("report", str(exc), USAGE_ERROR)
-    if args.html.resolve() == args.json.resolve():
+    if resolved(args.html) == resolved(args.json):
         return _fail(
             "report", f"--html {args.html} is the report read; name another file", USAGE_ERROR
         )
@@ -283,7 +283,7 @@ def _compare_command(args: argparse.Namespace) -> int:
         a, b = _read_report("compare", args.a), _read_report("compare", args.b)
     except _Refused as exc:
         return _fail("compare", str(exc), USAGE_ERROR)
-    if args.html is not None and args.html.resolve() in (args.a.resolve(), args.b.resolve()):
+    if args.html is not None and resolved(args.html) in (resolved(args.a), resolved(args.b)):
         return _fail(
             "compare", f"--html {args.html} is a report compared; name another file", USAGE_ERROR
         )

@@ -259,8 +259,6 @@ def test_an_unreadable_scorers_folder_is_its_projects_problem(
 ) -> None:
     """A scorers/ folder that could not be read ended collection with a traceback, and no
     other project ran."""
-    import sys
-
     from tests.conftest import denied_writes
 
     make_project("locked", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
@@ -292,8 +290,6 @@ def test_a_dataset_in_a_folder_that_cannot_be_entered_is_said_and_the_rest_runs(
 ) -> None:
     """Up to Python 3.13 the whole arena.yaml failed to collect with a PermissionError
     traceback, its inline cases lost; on 3.14 the dataset was said not to exist."""
-    import sys
-
     from tests.conftest import denied_writes
 
     make_project(
@@ -331,8 +327,6 @@ def test_a_file_in_a_folder_that_cannot_be_entered_is_said_so_not_missing(
 ) -> None:
     """As a dataset's: up to Python 3.13 the whole arena.yaml failed to collect with a
     PermissionError traceback; on 3.14 the file was said not to exist."""
-    import sys
-
     from tests.conftest import denied_writes
 
     if what == "image":
@@ -374,7 +368,6 @@ def test_a_file_in_a_folder_that_cannot_be_entered_is_said_so_not_missing(
         result.stdout.fnmatch_lines(["PASSED projects/p/arena.yaml::a[[]sim_perfect]"])
 
 
-@pytest.mark.skipif(sys.version_info < (3, 13), reason="resolve() raises a loop up to 3.12")
 def test_a_dataset_that_links_to_itself_is_not_given_a_chmod_fix(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -158,6 +158,24 @@ def test_a_report_that_fails_to_be_written_at_the_end_is_said_under_the_board(
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # asked for and not delivered
 
 
+def test_a_report_named_by_a_link_to_itself_is_said_under_the_board(
+    pytester: pytest.Pytester, quiz: None
+) -> None:
+    """Up to Python 3.12 the check that two reports name two files raised the loop
+    (INTERNALERROR, no run)."""
+    (pytester.path / "arena.json").symlink_to("arena.json")
+    result = pytester.runpytest("--arena-json=arena.json")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*sim_perfect*1.000*",
+            "arena: the --arena-json report was not written: *symbolic links*arena.json*",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*INTERNALERROR*")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
 def test_a_gated_run_whose_report_is_not_written_says_the_status_it_ends_with(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

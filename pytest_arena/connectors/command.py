@@ -24,6 +24,7 @@ from pytest_arena.connectors.base import (
 )
 from pytest_arena.engine import processes
 from pytest_arena.record import json_safe
+from pytest_arena.spec.files import resolved
 
 STDERR_TAIL = 600  # characters of stderr quoted when the program fails
 # Linux refuses to start a program with one variable over 128 KiB ("Argument list too long")
@@ -97,7 +98,7 @@ class CommandConnector(Connector):
             relative = not arg.startswith("-") and not Path(arg).is_absolute()
             is_path = i == 0 and os.sep in arg
             if relative and (is_path or (local.is_file() and (i > 0 or not shutil.which(arg)))):
-                arg = str(local.resolve())
+                arg = str(resolved(local))
             out.append(arg)
         return out
 

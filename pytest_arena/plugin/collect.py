@@ -27,7 +27,7 @@ from pytest_arena.reports import failures
 from pytest_arena.reports.failures import error_text, failure_text
 from pytest_arena.spec import Case, SpecError
 from pytest_arena.spec.errors import location
-from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
+from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE, resolved
 from pytest_arena.spec.loader import CaseProblem
 
 # Seconds pytest's thread waits, before the first item, for the calls started ahead (less
@@ -123,7 +123,7 @@ def run_project(session: pytest.Session, arena: Path) -> RunProject:
     project.repeat = state.repeat
     run.project = project
     for dataset in project.file.spec.datasets:
-        source = (project.root / dataset.path).resolve()
+        source = resolved(project.root / dataset.path)
         if _own_file(project.root, source):
             run.own.setdefault(source, dataset.path)
     models = state.models or project.default_models()
@@ -232,7 +232,7 @@ def dataset_file(parent: pytest.Collector, path: Path, arena: Path) -> DatasetFi
         if reached(parent.session, run.arena):
             return None  # its arena.yaml reports the problem
         return DatasetFile.from_parent(parent, path=path, run=run)  # fails, with the problem
-    source = path.resolve()
+    source = resolved(path)
     if source not in run.own:
         return None
     written = Path(os.path.normpath(arena.parent / run.own[source]))
@@ -312,7 +312,7 @@ class DatasetFile(pytest.File):
                 yield ProblemItem.from_parent(self, name=name, message=message, folder=folder)
         if run.idle:
             return
-        problems, cases = run.of_file(self.path.resolve())
+        problems, cases = run.of_file(resolved(self.path))
         seen: set[tuple[str, str]] = set()  # a file named twice has its bad rows read twice
         for case_problem in problems:
             message = "\n".join(p.format() for p in case_problem.problems)

@@ -13,6 +13,7 @@ import pytest
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import failure_style
 from pytest_arena.reports.report_files import written_at
+from pytest_arena.spec.files import resolved
 
 MAX_REPEAT = 1000  # the most samples of a case, as spec.schema's (not imported: pydantic is slow)
 
@@ -53,7 +54,7 @@ def _one_file_each(config: pytest.Config) -> str:
         if path is None:
             continue
         option = others.get(name) or "--" + name.replace("_", "-")
-        where = written_at(path).resolve()
+        where = resolved(written_at(path))
         if where.exists() and not where.is_file():
             continue  # /dev/null takes any number of reports
         if where in seen:

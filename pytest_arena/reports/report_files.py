@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
+from pytest_arena.spec.files import resolved
+
 LONE_SURROGATES = "backslashreplace"  # a lone surrogate in a model's text, written as \udcxx
 
 
@@ -40,4 +42,4 @@ def written_whole(path: Path) -> Iterator[TextIO]:
 def written_at(path: Path) -> Path:
     """Where writing `path` writes: a symlink's target (a link to the latest report stays a
     link), else `path`."""
-    return path.resolve() if path.is_symlink() else path
+    return resolved(path) if path.is_symlink() else path

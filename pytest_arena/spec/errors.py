@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_arena.scorers.text import printable
+from pytest_arena.spec.files import resolved
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def location(path: Path, line: int | None = None, root: Path | None = None) -> s
 @functools.lru_cache(maxsize=256)
 def _shown(path: Path, base: Path) -> str:
     try:
-        return str(path.resolve().relative_to(base.resolve()))
+        return str(resolved(path).relative_to(resolved(base)))
     except ValueError:
         return str(path)
 

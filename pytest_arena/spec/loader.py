@@ -16,6 +16,7 @@ from pytest_arena.scorers.text import printable
 from pytest_arena.spec.case import Case
 from pytest_arena.spec.datasets import DELIMITERS, Row, as_written, dataset_format, read_rows
 from pytest_arena.spec.errors import Problem, SpecError
+from pytest_arena.spec.files import resolved
 from pytest_arena.spec.images import ImageProblem, image_part
 from pytest_arena.spec.schema import (
     CaseSpec,
@@ -297,7 +298,7 @@ def _load_dataset(
     seen: dict[str, tuple[Path, int]],
     prefix: str,
 ) -> None:
-    file = (project.root / dataset.path).resolve()
+    file = resolved(project.root / dataset.path)
     rel = dataset.path
     line = project.lines.line((*loc, "path")) or project.lines.line(loc)
     try:
