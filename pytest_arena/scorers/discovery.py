@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import inspect
 import math
 import os
@@ -19,6 +18,7 @@ from pytest_arena.scorers.builtins import BUILTINS, builtin
 from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.spec.errors import Problem, did_you_mean
 from pytest_arena.spec.python_files import import_file, import_problem
+from pytest_arena.spec.text_files import file_mode
 
 SCORERS_DIR = "scorers"
 SHELL_SUFFIXES = (".sh", ".bash")
@@ -185,14 +185,9 @@ def _add_script(found: ScorerSet, path: Path) -> None:
 
 
 def _is_file(path: Path) -> bool:
-    """`path.is_file()`, except that a folder that cannot be entered raises: Python 3.14's
-    `is_file` says False, and a locked scorers/ folder would seem empty."""
-    try:
-        return stat.S_ISREG(path.stat().st_mode)
-    except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):  # a dangling link
-            return False
-        raise
+    """Whether `path` is a file; OSError where it cannot be looked at (`file_mode`)."""
+    mode = file_mode(path)
+    return mode is not None and stat.S_ISREG(mode)
 
 
 def _add_plugin_scorer(found: ScorerSet, plugin: str, cls: type[Scorer]) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import errno
 import os
 import re
 import stat
@@ -27,7 +26,7 @@ from pytest_arena.spec.schema import (
     TextPart,
 )
 from pytest_arena.spec.template import compile_template, variables
-from pytest_arena.spec.text_files import ENTER_HINT
+from pytest_arena.spec.text_files import file_mode, unreadable
 from pytest_arena.spec.validation import dotted, validate
 from pytest_arena.spec.yamlfile import LineMap, load_yaml
 
@@ -302,17 +301,10 @@ def _load_dataset(
     rel = dataset.path
     line = project.lines.line((*loc, "path")) or project.lines.line(loc)
     try:
-        mode: int | None = file.stat().st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        mode = None
+        mode = file_mode(file)
     except OSError as exc:  # a folder on its way that cannot be entered: not "no such file"
-        if exc.errno == errno.ELOOP:  # a link to itself: no file, and no chmod helps
-            mode = None
-        else:
-            why = f"cannot read the file: {exc.strerror or exc}"
-            hint = ENTER_HINT if isinstance(exc, PermissionError) else ""
-            project.problems.append(CaseProblem(rel, Problem(file, None, why, hint=hint), rel))
-            return
+        project.problems.append(CaseProblem(rel, unreadable(file, exc), rel))
+        return
     if mode is None or not stat.S_ISREG(mode):
         folder = mode is not None and stat.S_ISDIR(mode)
         message = (

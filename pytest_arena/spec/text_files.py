@@ -12,18 +12,32 @@ UTF8_HINT = "save the file as UTF-8 (most editors offer it under 'Save with enco
 ENTER_HINT = "let its folders be entered and the file read (chmod u+rx, u+r)"
 
 
-def is_file(path: Path) -> bool:
-    """Whether `path` is a file: False where nothing is (a dangling link, a loop), SpecError
-    where it cannot be looked at. Up to Python 3.13 `Path.is_file()` raised a folder that
-    cannot be entered's PermissionError, and from 3.14 it says False, as if nothing were there."""
+def file_mode(path: Path) -> int | None:
+    """`path`'s mode (its link's target's); None where nothing is (a dangling link, a loop),
+    OSError where it cannot be looked at. Up to Python 3.13 `Path.is_file()` raised a folder
+    that cannot be entered's PermissionError, and from 3.14 it says False, as if nothing were
+    there: a locked folder would seem empty."""
     try:
-        return stat.S_ISREG(path.stat().st_mode)
+        return path.stat().st_mode
     except OSError as exc:
         if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
-            return False
-        why = f"cannot read the file: {exc.strerror or exc}"
-        hint = ENTER_HINT if isinstance(exc, PermissionError) else ""
-        raise SpecError([Problem(path, None, why, hint=hint)]) from None
+            return None
+        raise
+
+
+def is_file(path: Path) -> bool:
+    """Whether `path` is a file, as `file_mode` says; SpecError where it cannot be looked at."""
+    try:
+        mode = file_mode(path)
+    except OSError as exc:
+        raise SpecError([unreadable(path, exc)]) from None
+    return mode is not None and stat.S_ISREG(mode)
+
+
+def unreadable(path: Path, exc: OSError) -> Problem:
+    """The problem of a file that cannot be looked at or read, with the fix a lock has."""
+    hint = ENTER_HINT if isinstance(exc, PermissionError) else ""
+    return Problem(path, None, f"cannot read the file: {exc.strerror or exc}", hint=hint)
 
 
 def read_text(path: Path) -> str:
