@@ -7,10 +7,11 @@ import csv
 import json
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeProject
+from tests.conftest import MakeProject, denied_writes
 
 GOOD = """
 models: [sim_perfect]
@@ -25,6 +26,17 @@ def run(pytester: pytest.Pytester) -> pytest.RunResult:
     assert "INTERNALERROR" not in result.stdout.str()
     assert "Traceback" not in result.stdout.str()
     return result
+
+
+def run_locked(pytester: pytest.Pytester, folder: Path, mode: int, *files: str) -> pytest.RunResult:
+    """pytest on `files` (default: projects/p/arena.yaml) while `folder` has `mode`, as a
+    user whom the modes bind (root is run without the capabilities that pass them)."""
+    folder.chmod(mode)
+    try:
+        pytest_cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA"]
+        return pytester.run(*denied_writes(), *pytest_cmd, *(files or ["projects/p/arena.yaml"]))
+    finally:
+        folder.chmod(0o755)
 
 
 @pytest.mark.parametrize(
@@ -259,21 +271,14 @@ def test_an_unreadable_scorers_folder_is_its_projects_problem(
 ) -> None:
     """A scorers/ folder that could not be read ended collection with a traceback, and no
     other project ran."""
-    from tests.conftest import denied_writes
-
     make_project("locked", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
     make_project("fine", "models: [sim_perfect]\ntests:\n  - {id: b, input: y, reference: y}\n")
     scorers = pytester.path / "projects" / "locked" / "scorers"
     scorers.mkdir()
     (scorers / "shout.py").write_text("")
-    scorers.chmod(mode)
-    try:
-        # the arena.yaml files named: pytest's own walk stops at any folder it cannot read
-        files = ["projects/locked/arena.yaml", "projects/fine/arena.yaml"]
-        pytest_cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA"]
-        result = pytester.run(*denied_writes(), *pytest_cmd, *files)
-    finally:
-        scorers.chmod(0o755)
+    # the arena.yaml files named: pytest's own walk stops at any folder it cannot read
+    files = ["projects/locked/arena.yaml", "projects/fine/arena.yaml"]
+    result = run_locked(pytester, scorers, mode, *files)
     result.stdout.fnmatch_lines(
         [
             "*projects/locked/scorers: the scorers folder scorers/ cannot be read (Permission"
@@ -290,21 +295,13 @@ def test_a_dataset_in_a_folder_that_cannot_be_entered_is_said_and_the_rest_runs(
 ) -> None:
     """Up to Python 3.13 the whole arena.yaml failed to collect with a PermissionError
     traceback, its inline cases lost; on 3.14 the dataset was said not to exist."""
-    from tests.conftest import denied_writes
-
     make_project(
         "p",
         "models: [sim_perfect]\ndatasets: [data/cases.jsonl]\n"
         "tests:\n  - {id: a, input: x, reference: x}\n",
         {"data/cases.jsonl": '{"id": "d1", "input": "y", "reference": "y"}\n'},
     )
-    data = pytester.path / "projects" / "p" / "data"
-    data.chmod(mode)
-    try:
-        pytest_cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA"]
-        result = pytester.run(*denied_writes(), *pytest_cmd, "projects/p/arena.yaml")
-    finally:
-        data.chmod(0o755)
+    result = run_locked(pytester, pytester.path / "projects" / "p" / "data", mode)
     result.stdout.fnmatch_lines(
         [
             "projects/p/data/cases.jsonl: cannot read the file: Permission denied",
@@ -327,8 +324,6 @@ def test_a_file_in_a_folder_that_cannot_be_entered_is_said_so_not_missing(
 ) -> None:
     """As a dataset's: up to Python 3.13 the whole arena.yaml failed to collect with a
     PermissionError traceback; on 3.14 the file was said not to exist."""
-    from tests.conftest import denied_writes
-
     if what == "image":
         spec = (
             "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n"
@@ -352,13 +347,7 @@ def test_a_file_in_a_folder_that_cannot_be_entered_is_said_so_not_missing(
             (root / name).write_bytes(content)
         else:
             (root / name).write_text(content)
-    locked = root / "locked"
-    locked.chmod(0)
-    try:
-        pytest_cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA"]
-        result = pytester.run(*denied_writes(), *pytest_cmd, "projects/p/arena.yaml")
-    finally:
-        locked.chmod(0o755)
+    result = run_locked(pytester, root / "locked", 0)
     result.stdout.fnmatch_lines(
         [said, "*fix: let its folders be entered and the file read (chmod u+rx, u+r)*"]
     )
