@@ -23,11 +23,13 @@ subprocess in a fresh folder of generated files. The targets and their baselines
   system's accounting of the finished process, as `/usr/bin/time -v` reports it) is
   printed too, and arena's against bare pytest's, within 1.2 x. At scale:
 
-      python benchmarks/speed.py sim --cases 50000 --models sim_small --runs 1
-      python benchmarks/speed.py sim --cases 50000 --models sim_small --runs 1 --pytest-args=--tb=no
+      python benchmarks/speed.py sim --cases 50000 --models sim_small --runs 1 \
+          --arena-variant=--tb=no --bare-args=--tb=no
 
-  (the first against the second: a large failing run's default output within 1.3 x of
-  its --tb=no twin).
+  (arena with pytest's default output against its --tb=no twin, "arena #1": a large
+  failing run's default output within 1.3 x of it; the peak memory against bare pytest
+  with as many failures. Bare pytest runs with --tb=no: under the default output pytest's
+  summary of 29,000 failures takes time quadratic in them, over 11 minutes here.)
 - (d) first: the time from launching `pytest` on an http project of --cases cases to the
   first request reaching the server, within 0.5 s. The server is a small one in this
   script's own process (http.server on a thread), so launch and arrival are read on one
@@ -366,7 +368,8 @@ def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str])
     items, failures = sum(counts.values()), failed(arena.output)
     message = message_length(arena.output)
     write_bare(base / "bare", items, failures, message)
-    bare = Command("bare pytest", [*PYTEST, *BARE, *xdist, *extra, "test_bare.py"], base / "bare")
+    bare_argv = [*PYTEST, *BARE, *xdist, *extra, *shlex.split(args.bare_args), "test_bare.py"]
+    bare = Command("bare pytest", bare_argv, base / "bare")
     commands = [arena, bare]
     client = None
     if args.target == "http" and args.latency_ms > 0:
@@ -499,6 +502,12 @@ def main() -> None:
         default="",
         metavar="ARGS",
         help="sim, http: more pytest options for arena and bare pytest alike (e.g. --tb=no)",
+    )
+    parser.add_argument(
+        "--bare-args",
+        default="",
+        metavar="ARGS",
+        help="sim, http: more pytest options for bare pytest alone (e.g. --tb=no)",
     )
     parser.add_argument(
         "--url", default="", help="http: a server already running (default: start the fake one)"
