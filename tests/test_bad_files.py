@@ -289,19 +289,24 @@ def test_an_unreadable_scorers_folder_is_its_projects_problem(
     assert "Traceback" not in result.stdout.str()
 
 
-@pytest.mark.parametrize("mode", [0, 0o644])  # neither read nor entered; read, not entered
-def test_a_dataset_in_a_folder_that_cannot_be_entered_is_said_and_the_rest_runs(
-    pytester: pytest.Pytester, make_project: MakeProject, mode: int
+@pytest.mark.parametrize(
+    ("locked", "mode"),
+    [("data", 0), ("data", 0o644), ("data/cases.jsonl", 0)],  # not entered, not read
+    ids=["folder-0", "folder-644", "file-0"],
+)
+def test_a_dataset_that_cannot_be_read_is_said_with_the_fix_and_the_rest_runs(
+    pytester: pytest.Pytester, make_project: MakeProject, locked: str, mode: int
 ) -> None:
-    """Up to Python 3.13 the whole arena.yaml failed to collect with a PermissionError
-    traceback, its inline cases lost; on 3.14 the dataset was said not to exist."""
+    """In a folder that cannot be entered: up to Python 3.13 the whole arena.yaml failed to
+    collect with a PermissionError traceback, its inline cases lost; on 3.14 the dataset was
+    said not to exist. A file that cannot be read was said without the fix."""
     make_project(
         "p",
         "models: [sim_perfect]\ndatasets: [data/cases.jsonl]\n"
         "tests:\n  - {id: a, input: x, reference: x}\n",
         {"data/cases.jsonl": '{"id": "d1", "input": "y", "reference": "y"}\n'},
     )
-    result = run_locked(pytester, pytester.path / "projects" / "p" / "data", mode)
+    result = run_locked(pytester, pytester.path / "projects" / "p" / locked, mode)
     result.stdout.fnmatch_lines(
         [
             "projects/p/data/cases.jsonl: cannot read the file: Permission denied",

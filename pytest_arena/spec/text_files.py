@@ -50,8 +50,7 @@ def read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as exc:
-        why = exc.strerror or str(exc)
-        raise SpecError([Problem(path, None, f"cannot read the file: {why}")]) from None
+        raise SpecError([unreadable(path, exc)]) from None
 
 
 def decode(path: Path, data: bytes, first_line: int = 1) -> str:
