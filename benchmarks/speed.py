@@ -17,7 +17,11 @@ subprocess in a fresh folder of generated files. The targets and their baselines
   connector posts ({"model", "messages"}, with the same Content-Type header), at most
   --concurrency at a time, to the same server process (tests/fake_llm_server.py, started
   once as a process of its own), reads each answer and compares it with the reference.
-- (b) http at 0 ms: arena within 2 x of bare pytest.
+- (b) http at 0 ms: arena within 2 x of bare pytest. The plain client is timed too, and
+  a process that only starts and imports what it imports: the difference of their CPU
+  times is what the calls cost the client, and bare pytest's time plus that is the floor
+  of a run whose calls and items share one interpreter's lock, printed as a ratio to bare
+  pytest beside issue 16's 1.25 x.
 - (c) sim: arena on sim models (--models, default sim_perfect) within 1.3 x of bare pytest.
 - peak memory: for sim and http, each command's peak resident memory (the operating
   system's accounting of the finished process, as `/usr/bin/time -v` reports it) is
@@ -82,6 +86,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
 BARE = ["-p", "no:arena"]  # pytest alone: without the plugin, installed in this Python as it is
 TARGETS = {"sim": 1.3, "http-latency": 1.1, "http-0": 2.0, "first": 0.5, "memory": 1.2}
+OVERHEAD_BOUND = 1.25  # issue 16: the http run at 0 ms against bare pytest
 DEFAULT_MESSAGE = 40  # characters of a bare failure's message when arena's run had none
 
 CLIENT = '''\
@@ -202,10 +207,13 @@ class Command:
     outputs: list[int] = field(default_factory=list)  # characters printed, per timed run
     peak: float = 0.0  # MB of resident memory at most, of the last run
     peaks: list[float] = field(default_factory=list)  # per timed run
+    cpu: float = 0.0  # CPU seconds (user + system) of the last run
+    cpus: list[float] = field(default_factory=list)  # per timed run
 
     def run(self, env: dict[str, str]) -> float:
         """Wall seconds of one run, from the process's start to its exit; its peak resident
-        memory (the operating system's accounting of the finished child) goes to `peaks`."""
+        memory and CPU time (the operating system's accounting of the finished child) go
+        to `peak` and `cpu`."""
         with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
             started = time.perf_counter()
             child = subprocess.Popen(self.argv, cwd=self.cwd, env=env, stdout=out, stderr=err)
@@ -223,6 +231,7 @@ class Command:
         self.output = stdout
         # ru_maxrss: kilobytes on Linux, bytes on macOS
         self.peak = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+        self.cpu = usage.ru_utime + usage.ru_stime
         return elapsed
 
 
@@ -372,7 +381,7 @@ def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str])
     bare = Command("bare pytest", bare_argv, base / "bare")
     commands = [arena, bare]
     client = None
-    if args.target == "http" and args.latency_ms > 0:
+    if args.target == "http":
         write_client(base / "client", args.cases)
         client = Command(
             "aiohttp client",
@@ -380,6 +389,9 @@ def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str])
             base / "client",
         )
         commands.insert(1, client)
+        if args.latency_ms == 0:  # what the client's start costs, to tell its calls' CPU time
+            imports = "import asyncio, json, sys; import aiohttp"
+            commands.insert(2, Command("client's start", [sys.executable, "-c", imports], base))
     for i, variant in enumerate(args.arena_variant, 1):
         more = shlex.split(variant)
         name = f"arena #{i}"
@@ -395,11 +407,28 @@ def measure(args: argparse.Namespace, base: Path, url: str, env: dict[str, str])
             command.times.append(command.run(env))
             command.outputs.append(len(command.output))
             command.peaks.append(command.peak)
+            command.cpus.append(command.cpu)
             if command is arena:
                 arena_failures.append(failed(arena.output))
             if command is client and not command.output.startswith(f"{args.cases} calls"):
                 sys.exit(f"the client did not make {args.cases} calls: {command.output!r}")
     report(args, commands, client, items, failures, message, arena_failures)
+
+
+def say_floor(commands: list[Command], client: Command, bare: Command) -> None:
+    """The overhead-bound run's floor in one interpreter: pytest's thread and the engine's
+    share one interpreter lock, so arena's run cannot take less than bare pytest plus the
+    CPU time the same calls take in the plain client (its start, imports, not counted)."""
+    start = next(c for c in commands if c.name == "client's start")
+    calls = statistics.median(client.cpus) - statistics.median(start.cpus)
+    floor = statistics.median(bare.times) + calls
+    ratio = floor / statistics.median(bare.times)
+    print(
+        f"floor          bare pytest + the client's calls ({calls:.2f} s of CPU) ="
+        f" {floor:.2f} s = {ratio:.2f} x bare pytest, under one interpreter lock;"
+        f" issue 16's overhead-bound target <= {OVERHEAD_BOUND:g} x is"
+        f" {'above' if ratio <= OVERHEAD_BOUND else 'under'} it"
+    )
 
 
 def report(
@@ -436,6 +465,7 @@ def report(
             f"   (min {min(times):.2f}, max {max(times):.2f})"
             f"   output {statistics.median(command.outputs) / 1000:.0f} kB"
             f"   peak memory {statistics.median(command.peaks):.0f} MB"
+            f"   CPU {statistics.median(command.cpus):.2f} s"
         )
     for i, variant in enumerate(args.arena_variant, 1):
         other = next(c for c in commands if c.name == f"arena #{i}")
@@ -445,7 +475,9 @@ def report(
             f"arena #{i} (+ {variant}) against arena: {change * 100:+.1f}% by the medians"
             f"   (rounds: min {min(rounds) * 100:+.1f}%, max {max(rounds) * 100:+.1f}%)"
         )
-    if client is not None:
+    if client is not None and args.latency_ms == 0:
+        say_floor(commands, client, bare)
+    if client is not None and args.latency_ms > 0:
         baseline = [c + b for c, b in zip(client.times, bare.times, strict=True)]
         stated = "arena / (aiohttp client + bare pytest)"
         target = TARGETS["http-latency"]
