@@ -78,6 +78,41 @@ def test_xunit1_points_file_and_line_at_the_case_in_yaml(
     assert "file" not in cases(str(pytester.path / "out2.xml"))["inline[sim_perfect]"].attrib
 
 
+@pytest.mark.parametrize("family", ["xunit1", "xunit2"])
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_case_marked_xfail_says_what_pytest_made_of_it(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: str, family: str
+) -> None:
+    make_project(
+        "sums",
+        """
+        models: [sim_echo]
+        tests:
+          - {id: wrong, input: "3", reference: "4"}
+          - {id: right, input: "4", reference: "4"}
+          - {id: plain, input: "6", reference: "6"}
+        """,
+    )
+    pytester.makeconftest(
+        "import pytest\n"
+        "def pytest_collection_modifyitems(items):\n"
+        "    for item in items:\n"
+        "        if 'plain' not in item.name:\n"
+        "            item.add_marker(pytest.mark.xfail(reason='known'))\n"
+    )
+    result = pytester.runpytest(
+        *XDIST, "-n", workers, "--junitxml=out.xml", "-o", f"junit_family={family}"
+    )
+    result.assert_outcomes(xfailed=1, xpassed=1, passed=1)
+    found = cases(pytester.path / "out.xml")
+    wrong = record_of(found["wrong[sim_echo]"], family)
+    assert (wrong["status"], wrong["xfail"]) == ("failed", "xfailed")  # the scorer's, pytest's
+    assert record_of(found["right[sim_echo]"], family)["xfail"] == "xpassed"
+    assert "xfail" not in record_of(found["plain[sim_echo]"], family)
+    if family == "xunit2":
+        assert_valid(pytester.path / "out.xml")
+
+
 def test_a_broken_case_is_an_error_with_its_problem_as_the_message(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -277,6 +277,13 @@ def pytest_runtest_makereport(
     if isinstance(item, collect.ProblemItem) and phase_done and report.failed:
         setattr(report, PROBLEM_ATTR, item.message)  # for the JSON report, also from workers
     if record is not None and phase_done:
+        record.xfail = outputs.xfail_outcome(report)
+        if record.xfail:  # known only now: for --junitxml's per-case properties too
+            from pytest_arena.plugin.junit_xml import properties_per_case
+            from pytest_arena.reports.junit import set_properties
+
+            if properties_per_case(item.config):  # the teardown's report carries them
+                set_properties(item.user_properties, record)
         setattr(report, RECORD_ATTR, record.to_dict())
         if isinstance(item, collect.ArenaItem):
             item.record = None  # the report carries it from here: kept once, not twice

@@ -17,6 +17,7 @@ import pytest
 from pytest_arena import __version__
 from pytest_arena.plugin import options
 from pytest_arena.plugin.state import COLLECT, ArenaState
+from pytest_arena.record import XFAILED, XPASSED, XPASSED_STRICT
 
 RERUN = "rerun"  # the outcome pytest-rerunfailures gives the reports of a try it runs again
 RERUN_PASSED = 7  # its --fail-on-flaky exit status: a test passed on a rerun
@@ -42,6 +43,16 @@ def failed_by_pytest(report: Any, record: Any) -> bool:
 def strict_xpass(report: Any) -> bool:
     """Whether pytest failed the report as a strict xfail that passed."""
     return isinstance(report.longrepr, str) and report.longrepr.startswith("[XPASS(strict)]")
+
+
+def xfail_outcome(report: Any) -> str | None:
+    """What pytest made of an xfail mark on the report's case, if it had one: XFAILED,
+    XPASSED or XPASSED_STRICT."""
+    if strict_xpass(report):
+        return XPASSED_STRICT
+    if not hasattr(report, "wasxfail"):
+        return None
+    return XFAILED if report.skipped else XPASSED
 
 
 XDIST = "arena-xdist"

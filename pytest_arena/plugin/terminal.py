@@ -10,9 +10,9 @@ import pytest
 
 from pytest_arena.engine.money import BUDGET_SPENT
 from pytest_arena.plugin.failure_style import FailureStyle
-from pytest_arena.plugin.outputs import RERUN, strict_xpass
+from pytest_arena.plugin.outputs import RERUN, strict_xpass, xfail_outcome
 from pytest_arena.plugin.state import ArenaState
-from pytest_arena.record import FLAKY, UNSCORED, XFAILED, XPASSED, XPASSED_STRICT, Record
+from pytest_arena.record import FLAKY, UNSCORED, Record
 from pytest_arena.reports.failures import message
 
 RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
@@ -96,7 +96,7 @@ class ArenaReporter:
                 if known is not board and known == board:
                     record["board"] = known
             kept = Record.from_dict(record)
-            kept.xfail = _xfail(report)
+            kept.xfail = xfail_outcome(report)
             if self.spills:
                 if self.state.spill is None:
                     from pytest_arena.reports.json_report import Spill
@@ -196,12 +196,3 @@ class ArenaReporter:
                 f"arena: {count} answer{'' if count == 1 else 's'} not cached: {warning}",
                 yellow=True,
             )
-
-
-def _xfail(report: pytest.TestReport) -> str | None:
-    """What pytest made of an xfail mark on the report's case, if it had one."""
-    if strict_xpass(report):
-        return XPASSED_STRICT
-    if not hasattr(report, "wasxfail"):
-        return None
-    return XFAILED if report.skipped else XPASSED

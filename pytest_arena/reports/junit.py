@@ -34,7 +34,8 @@ _NOT_XML = re.compile(r"[\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]")
 
 
 def properties(record: Record) -> list[tuple[str, str]]:
-    """`(name, value)` pairs: project, case, model, status (`flaky` too), score, passed,
+    """`(name, value)` pairs: project, case, model, status (`flaky` too), for a case marked
+    xfail what pytest made of it (xfail: xfailed, xpassed or xpassed_strict), score, passed,
     cost, tokens, latency (ms); for a repeated case its samples, samples_passed, pass_rate
     and min_pass_rate; and each custom metric as `metric.NAME`."""
     pairs: list[tuple[str, Any]] = [
@@ -42,6 +43,7 @@ def properties(record: Record) -> list[tuple[str, str]]:
         ("case", record.case_id),
         ("model", record.model),
         ("status", record.status),
+        *([("xfail", record.xfail)] if record.xfail else []),
         ("score", record.score),
         ("passed", record.passed),
         ("cost", record.cost),
