@@ -287,15 +287,17 @@ class ArenaOutputs:
         before = int(session.exitstatus)
         enabled = bool(self.config.getoption("arena_gate"))
         stopped_early = self.state.stopped_early(session)
+        # pytest-rerunfailures' --fail-on-flaky status (7) is for a run that is green but
+        # for the tests that passed only on a rerun: the gates decide as for a green run
+        flaky = self.passed_on_rerun and self.config.getoption("fail_on_flaky", False)
+        green = before == RERUN_PASSED and flaky
         after = gates.exit_status(
-            before,
+            pytest.ExitCode.OK if green else before,
             self.results,
             self.failures_outside_gates,
             enabled=enabled,
             stopped_early=stopped_early,
         )
-        # pytest-rerunfailures gives its status only to a run green before the gates made it so
-        flaky = self.passed_on_rerun and self.config.getoption("fail_on_flaky", False)
         if after == pytest.ExitCode.OK != before and flaky:
             after = RERUN_PASSED
         if after != before:

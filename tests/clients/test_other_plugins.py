@@ -468,3 +468,26 @@ def test_a_case_that_passed_on_a_rerun_keeps_fail_on_flaky_beside_a_gate_that_he
     for path in pytester.path.rglob(".seen_*"):
         path.unlink()
     assert pytester.runpytest(*reruns).ret == pytest.ExitCode.OK  # without it: the gate's
+
+
+@pytest.mark.parametrize("first", ["arena", "rerunfailures"])
+def test_a_gate_that_failed_beside_a_case_that_passed_on_a_rerun_fails_the_run(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    monkeypatch: pytest.MonkeyPatch,
+    first: str,
+) -> None:
+    """--fail-on-flaky's exit 7 says a green run had a test that passed only on a rerun;
+    a gate that failed makes the run red, so its exit is 1, as without reruns (whichever
+    plugin pytest loads first)."""
+    gated = GATED.replace("SCORER", "flip").replace("accuracy: {min: 0.9}", "cost: {max: 0}")
+    project = gated.replace("[sim_perfect]", "[sim_small]")  # priced; flip grades alone
+    make_project("flip", project, files={"scorers/flip.py": FIRST_TRY_FAILS})
+    plugins = ["pytest_arena.plugin", "pytest_rerunfailures"]
+    if first == "rerunfailures":
+        plugins.reverse()
+    monkeypatch.setenv("PYTEST_PLUGINS", ",".join(plugins))
+    result = pytester.runpytest("--reruns", "1", "-p", "no:cacheprovider", "--fail-on-flaky")
+    assert result.parseoutcomes() == {"passed": 2, "rerun": 2}
+    result.stdout.fnmatch_lines(["gate failed: 1 of 1 checks outside their limits"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
