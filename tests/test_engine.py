@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import importlib
+import json
 import sys
 import threading
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from pytest_arena.connectors import Connector, Request, build_connector
 from pytest_arena.engine.calls import THREAD_NAME, Engine
 from pytest_arena.engine.limits import Limits
+from pytest_arena.reports.json_report import schema
 from pytest_arena.spec import Case
 from pytest_arena.spec.schema import ModelDef
 from tests.conftest import XDIST, MakeProject
@@ -293,7 +296,7 @@ def test_a_repeated_case_the_budget_cuts_short_says_how_many_samples_it_had(
         "budget: {max_cost: 1.5}\nrepeat: 5\n"
         "tests:\n  - {id: a, input: hello there, reference: hello there}\n",
     )
-    result = pytester.runpytest("-p", "no:cacheprovider", "-rs")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rs", "--arena-json", "run.json")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(
         [
@@ -309,6 +312,13 @@ def test_a_repeated_case_the_budget_cuts_short_says_how_many_samples_it_had(
             " 1 not run: budget spent"
         ]
     )
+    # and the JSON report says so too: the case has no record, its samples' money is there
+    report = json.loads((pytester.path / "run.json").read_text())
+    assert report["records"] == []
+    spend = report["spend"]
+    assert (spend["on_graded"], spend["budget_skips"]) == (0, 1)
+    assert spend["total"] == spend["on_ungraded"] == pytest.approx(2.2)
+    jsonschema.validate(report, schema())
 
 
 def test_a_case_whose_judge_the_budget_refuses_is_skipped_not_an_error(

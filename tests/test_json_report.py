@@ -102,8 +102,12 @@ def test_the_report_is_the_same_under_xdist(
 ) -> None:
     make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     alone, spread = run_report(pytester, *XDIST, "-n", "0"), run_report(pytester, *XDIST, "-n", "2")
-    for part in ("records", "leaderboards", "gates", "exit_status"):
+    for part in ("records", "leaderboards", "gates", "exit_status", "spend"):
         assert spread[part] == alone[part], part
+    # pricey's three answers: $9 for c1 (see the record above), the spend its records hold
+    costs = sum(r["cost"] for r in alone["records"] if r["cost"] is not None)
+    assert alone["spend"]["total"] == alone["spend"]["on_graded"] == pytest.approx(costs)
+    assert alone["spend"]["on_ungraded"] == 0 and costs > 9
 
 
 def test_a_run_without_arena_items_writes_an_empty_report(pytester: pytest.Pytester) -> None:

@@ -318,6 +318,7 @@ class ArenaOutputs:
                 baseline=baseline.as_data(self.compared) if self.baseline is not None else None,
                 spill=self.state.spill,
                 problems=self.state.problems,
+                spend=self._spend(records),
             )
             self._write(session, "--arena-json", path, json_report.write_report, report)
             if html_path:
@@ -481,6 +482,20 @@ class ArenaOutputs:
                 f"exit status {after} (not {before}): the gates decide for their projects;"
                 " --no-arena-gate lets failed cases decide"
             )
+
+    def _spend(self, records: list[Record]) -> dict[str, Any]:
+        """The run's spend line as data: dollars and counts (`Spent`)."""
+        from pytest_arena.reports.tables import spent
+
+        money = spent(records, self.state.spent_on_calls())
+        return {
+            "total": money.total,
+            "on_graded": money.graded,
+            "on_ungraded": money.ungraded,
+            "unpriced_answers": money.unpriced_answers,
+            "unpriced_verdicts": money.unpriced_verdicts,
+            "budget_skips": self.state.budget_skips,
+        }
 
 
 def _whole_suite(config: pytest.Config) -> bool:

@@ -58,6 +58,7 @@ class ArenaState:
     workers_spent: float | None = None  # on the xdist controller: what its workers paid
     workers_near_misses: dict[str, int] = field(default_factory=dict)  # and their caches'
     finished: set[str] = field(default_factory=set)  # items whose run ended (as xdist tells)
+    budget_skips: int = 0  # cases a budget kept from running (or cut short)
 
     def defined_cases(self) -> dict[str, list[str]]:
         """The case ids each project collected in this process defines, by project name: what

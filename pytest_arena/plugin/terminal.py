@@ -49,7 +49,6 @@ class ArenaReporter:
         self.lean = lean  # no report shows whole records: keep what the boards need
         self.spills = spills  # the JSON or HTML report shows them: spill them, keep lean ones
         self.failure_style = failure_style
-        self.budget_skips = 0
         self.boards: dict[str, Any] = {}  # each project's leaderboard settings, kept once
         self.session: pytest.Session | None = None
 
@@ -116,15 +115,15 @@ class ArenaReporter:
             and isinstance(report.longrepr, tuple)
             and report.longrepr[2].removeprefix("Skipped: ").startswith(BUDGET_SPENT)
         ):
-            self.budget_skips += 1
+            self.state.budget_skips += 1
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.state.records:
             spent = self.state.spent_on_calls()
-            if self.budget_skips or spent:  # no case graded, money spent all the same
+            if self.state.budget_skips or spent:  # no case graded, money spent all the same
                 from pytest_arena.reports.tables import spending
 
-                line = spending([], self.budget_skips, spent)
+                line = spending([], self.state.budget_skips, spent)
                 terminalreporter.write_line(f"arena: {line}")
             return
         # here, not at the top: a run without arena projects does not load them
@@ -176,7 +175,7 @@ class ArenaReporter:
         if self.session is not None:
             for said in self.state.partial(self.session):
                 terminalreporter.write_line(f"arena: {said}", yellow=True)
-        line = spending(self.state.records, self.budget_skips, self.state.spent_on_calls())
+        line = spending(self.state.records, self.state.budget_skips, self.state.spent_on_calls())
         terminalreporter.write_line(f"arena: {line}")
         warned = Counter(
             str(r.detail["warning"]) for r in self.state.records if r.detail.get("warning")

@@ -128,6 +128,7 @@ def build_report(
     baseline: list[dict[str, Any]] | None = None,
     spill: Spill | None = None,
     problems: Iterable[Mapping[str, str]] = (),
+    spend: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The report as plain JSON data (see docs/reports.md for every field). With `spill`,
     the records it holds stay there until `write_report` (or `html.write_html`) writes them:
@@ -145,6 +146,7 @@ def build_report(
         "gates": [_gate(g) for g in gates],
         "baseline": json_safe(baseline),
         "problems": [{"item": p["item"], "message": p["message"]} for p in problems],
+        **({"spend": dict(spend)} if spend is not None else {}),
     }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pytest_arena.engine.money import dollars
 from pytest_arena.record import ERROR, UNSCORED, Record
@@ -89,6 +90,39 @@ def render_board(board: Board, fmt: str = "simple", *, legend: bool = True) -> s
     return printable("\n".join(lines), lines=True)
 
 
+@dataclass(frozen=True)
+class Spent:
+    """Dollars a run spent on models and judges: on the answers and verdicts its records
+    hold, and on answers no case was graded by (the engine's total less those: cases the
+    run stopped, skipped, cut short or ran again). Answers of a model without a price and
+    verdicts of a judge without one are counted, not priced."""
+
+    graded: float
+    ungraded: float
+    unpriced_answers: int
+    unpriced_verdicts: int
+
+    @property
+    def total(self) -> float:
+        return self.graded + self.ungraded
+
+
+def spent(records: Sequence[Record], spent_on_calls: float | None = None) -> Spent:
+    """What `records` cost, beside `spent_on_calls` (the engine's total, when known)."""
+    answers = [a for r in records for a in _answers(r)]
+    # an answer not wholly from the cache: what its live turns cost (a tool loop replayed
+    # up to its last turn paid for that turn alone)
+    paid = sum((cost or 0.0) - part for was_cached, cost, part in answers if not was_cached)
+    paid += sum(r.judge_cost or 0.0 for r in records) - sum(r.judge_cached_cost for r in records)
+    ungraded = (spent_on_calls or 0.0) - paid
+    return Spent(
+        graded=paid,
+        ungraded=ungraded if ungraded > 1e-9 else 0.0,
+        unpriced_answers=sum(cost is None for was_cached, cost, _ in answers if not was_cached),
+        unpriced_verdicts=sum(r.judge_cost is None for r in records),
+    )
+
+
 def spending(
     records: Sequence[Record], budget_skips: int = 0, spent_on_calls: float | None = None
 ) -> str:
@@ -96,15 +130,10 @@ def spending(
     `spent_on_calls` (the engine's total) also counts answers whose cases never ran."""
     answers = [a for r in records for a in _answers(r)]
     cached = [cost or 0.0 for was_cached, cost, _ in answers if was_cached]
-    # an answer not wholly from the cache: what its live turns cost (a tool loop replayed
-    # up to its last turn paid for that turn alone)
-    spent = sum((cost or 0.0) - part for was_cached, cost, part in answers if not was_cached)
     partly = sum(part for was_cached, _, part in answers if not was_cached)
     judged_from_cache = sum(r.judge_cached_cost for r in records)  # verdicts not paid again
-    spent += sum(r.judge_cost or 0.0 for r in records) - judged_from_cache
-    unpriced = sum(cost is None for was_cached, cost, _ in answers if not was_cached)
-    unjudged = sum(r.judge_cost is None for r in records)
-    unrecorded = (spent_on_calls or 0.0) - spent
+    money = spent(records, spent_on_calls)
+    unpriced, unjudged = money.unpriced_answers, money.unpriced_verdicts
     graded = sum(_graded(r) for r in records)
     parts = [f"{graded} answer{'' if graded == 1 else 's'} graded"]
     unscored = sum(_unscored(r) for r in records)
@@ -121,15 +150,15 @@ def spending(
     retried = sum(r.retries for r in records)
     if retried:
         parts.append(f"{retried} retries")
-    line = ", ".join(parts) + f"; {dollars(spent)} spent on models and judges"
+    line = ", ".join(parts) + f"; {dollars(money.graded)} spent on models and judges"
     if unpriced:
         line += f", and an unknown amount on {unpriced} answer{'' if unpriced == 1 else 's'}"
         line += " of models without a price (set price: in models.define)"
     if unjudged:
         line += f", and an unknown amount on judging {unjudged} answer"
         line += f"{'' if unjudged == 1 else 's'} by a judge without a price (set its price:)"
-    if unrecorded > 1e-9:
-        line += f", and {dollars(unrecorded)} on answers no case was graded by (of cases"
+    if money.ungraded:
+        line += f", and {dollars(money.ungraded)} on answers no case was graded by (of cases"
         line += " the run stopped, skipped, cut short or ran again)"
     if budget_skips:
         line += f"; {budget_skips} not run: budget spent"
