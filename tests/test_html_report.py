@@ -291,6 +291,26 @@ def test_an_old_report_without_messages_renders(tmp_path: Path) -> None:
     assert "quiz" in html.render(data)
 
 
+def test_the_header_says_what_the_run_spent_also_on_answers_no_case_was_graded_by() -> None:
+    spend = {
+        "total": 2.5,
+        "on_graded": 0.3,
+        "on_ungraded": 2.2,
+        "unpriced_answers": 0,
+        "unpriced_verdicts": 0,
+        "budget_skips": 1,
+    }
+    data = build_report(records(), build_boards(records()), spend=spend)
+    header = html.render(data).split("</header>")[0]
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", header))
+    assert (
+        "spent $2.50 ($2.20 on answers no case was graded by); 1 case(s) not run: budget spent"
+        in text
+    )
+    del data["spend"]  # a report written before it had one
+    assert "spent" not in html.render(data).split("</header>")[0]
+
+
 def test_the_board_shows_ties_comparisons_and_power_as_the_terminal_does() -> None:
     recs = [
         Record("p", f"c{i}", model, PASSED if ok else FAILED, float(ok), ok)

@@ -206,6 +206,7 @@ def _write_page(out: TextIO, report: Mapping[str, Any], title: str) -> None:
             gates=gates,
             counts=counts,
             xfails=xfails,
+            spend=_spend_said(report.get("spend")),
             formula=_formula,
             data_json=_DATA,
             script=script,
@@ -267,6 +268,27 @@ def check_line(check: Mapping[str, Any]) -> str:
 def _brief(record: Any) -> Mapping[str, Any]:
     """What the page's summary reads of a record: project, model, status and score."""
     return record.brief() if isinstance(record, Spilled) else record
+
+
+def _spend_said(spend: Any) -> str:
+    """The report's `spend` in words ("" for a report written before it had one)."""
+    if not isinstance(spend, Mapping) or not isinstance(spend.get("total"), int | float):
+        return ""
+    said = f"spent {dollars(spend['total'])}"
+    ungraded = spend.get("on_ungraded")
+    if isinstance(ungraded, int | float) and ungraded > 0:
+        said += f" ({dollars(ungraded)} on answers no case was graded by)"
+    unpriced = sum(
+        n
+        for n in (spend.get("unpriced_answers"), spend.get("unpriced_verdicts"))
+        if isinstance(n, int)
+    )
+    if unpriced:
+        said += f" and an unknown amount on {unpriced} unpriced answer(s) or verdict(s)"
+    skips = spend.get("budget_skips")
+    if isinstance(skips, int) and skips:
+        said += f"; {skips} case(s) not run: budget spent"
+    return said
 
 
 def render_template(name: str, **values: Any) -> str:
