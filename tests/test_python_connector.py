@@ -193,6 +193,15 @@ def test_an_exception_names_the_callable_type_message_and_line(tmp_path: Path) -
         ("{'text': 'x', 'cost': 1e400}", "agent:run returned a dict whose cost is inf;"),
         ("{'text': 'x', 'tokens_out': -3}", "agent:run returned a dict whose tokens_out is -3;"),
         ("{'text': 'x', 'meta': [1]}", "agent:run returned a dict whose meta is [1];"),
+        (
+            "Response(text='x', latency_ms='12 ms')",
+            "agent:run returned a Response whose latency_ms is '12 ms';",
+        ),
+        (
+            "Response(text='x', latency_ms=-100.0)",
+            "a Response may also give 'latency_ms' (milliseconds, 0 or more)",
+        ),
+        ("Response(text='x', latency_ms=float('nan'))", "whose latency_ms is nan;"),
     ],
 )
 def test_a_result_of_another_kind_is_an_error_saying_what_to_return(
@@ -205,6 +214,37 @@ def test_a_result_of_another_kind_is_an_error_saying_what_to_return(
     with pytest.raises(ConnectorError, match="returned") as caught:
         connector.complete(request())
     assert words in str(caught.value)
+
+
+def test_a_latency_that_is_not_milliseconds_is_the_cases_error_and_the_run_ends_whole(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A Response(latency_ms="12 ms") crashed the run's end with a TypeError: no leaderboard,
+    no --arena-json, the other project's board lost too."""
+    make_project(
+        "good", "models: [sim_perfect]\ntests:\n  - {id: one, input: '1', reference: '1'}\n"
+    )
+    make_project(
+        "a",
+        """
+        models:
+          default: [mine]
+          define:
+            mine: {connector: python, callable: "agent:answer"}
+        tests:
+          - {id: a, input: x, reference: x}
+        """,
+        files={
+            "agent.py": "from pytest_arena.connectors import Response\n"
+            "def answer(prompt):\n    return Response(text='x', latency_ms='12 ms')\n"
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json", "run.json")
+    result.assert_outcomes(passed=1, failed=1)  # the model's call failed, as said
+    result.stdout.fnmatch_lines(["*agent:answer returned a Response whose latency_ms is '12 ms'*"])
+    result.stdout.fnmatch_lines(["*arena leaderboard: good*"])
+    assert (pytester.path / "run.json").exists()
+    assert "Traceback" not in result.stdout.str()
 
 
 def test_each_project_imports_its_own_module_of_a_shared_name(tmp_path: Path) -> None:

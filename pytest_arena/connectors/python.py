@@ -215,19 +215,22 @@ class PythonConnector(Connector):
     def _checked(self, response: Response, kind: str) -> Response:
         """`response` if its fields hold what they should; ConnectorError naming the first
         that does not (a usage of None, as an SDK gives for a reply without one; a cost of
-        NaN or below 0, which would give a budget back)."""
+        NaN or below 0, which would give a budget back; a latency that is not a number of
+        milliseconds, which the leaderboard adds up)."""
         for name, ok in (
             ("text", isinstance(response.text, str)),
             ("tokens_in", _count(response.tokens_in)),
             ("tokens_out", _count(response.tokens_out)),
             ("cost", response.cost is None or _money(response.cost)),
+            ("latency_ms", response.latency_ms is None or _money(response.latency_ms)),
             ("meta", isinstance(response.meta, dict)),
         ):
             if not ok:
                 value = getattr(response, name)
+                fields = _FIELDS + (_RESPONSE_ONLY if name == "latency_ms" else "")
                 raise ConnectorError(
                     f"{self.settings.callable} returned {kind} whose {name} is {value!r};"
-                    f" return {_FIELDS}"
+                    f" return {fields}"
                 )
         return response
 
@@ -236,6 +239,7 @@ _FIELDS = (
     "'text' (a string) and optionally 'tokens_in', 'tokens_out' (whole numbers, 0 or more),"
     " 'cost' (dollars, 0 or more) and 'meta' (a dict)"
 )
+_RESPONSE_ONLY = "; a Response may also give 'latency_ms' (milliseconds, 0 or more)"
 
 
 def _count(value: object) -> bool:
