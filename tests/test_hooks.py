@@ -293,6 +293,31 @@ def test_an_override_without_a_reason_is_refused(
     )
 
 
+def test_a_verdict_the_hook_changed_past_its_limits_is_the_cases_error(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The hook gets a copy of the verdict; setting its score to 5 on it was never checked."""
+    make_project(
+        "over",
+        "models: [sim_echo]\ntests:\n  - {id: a, input: x, reference: y}\n",
+        files={
+            "hooks.py": """
+            def override_verdict(result, output, case, context):
+                result.score, result.passed, result.reason = 5, True, "it is fine"
+                return result
+            """
+        },
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*hooks.py override_verdict returned a ScoreResult changed after it was built:"
+            " ScoreResult.score must be between 0 and 1, got 5"
+        ]
+    )
+
+
 def test_a_hook_that_is_not_a_function_is_said_where_it_is_bound(tmp_path: Path) -> None:
     from pytest_arena.evaluation.project_hooks import load_hooks
     from pytest_arena.spec.errors import SpecError

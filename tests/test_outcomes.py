@@ -140,6 +140,41 @@ class ToneScorer(Scorer):
             [["scorer 'tone' returned float; it must return a ScoreResult"]],
             id="returns-something-else",
         ),
+        pytest.param(  # set after it was built: 2.5 reached the board as the accuracy
+            """
+            result = ScoreResult(score=0.0, passed=False, reason="checked")
+            if "please" in output:
+                result.score, result.passed = 2.5, "no"
+            else:
+                result.metrics["citation_rate"] = float("inf")  # crashed the run's end
+            return result
+            """,
+            [
+                [
+                    "*scorer 'tone' returned a ScoreResult changed after it was built:"
+                    " ScoreResult.score must be between 0 and 1, got 2.5"
+                ],
+                [
+                    "*scorer 'tone' returned a ScoreResult changed after it was built:"
+                    " metric 'citation_rate' must be a finite number, got float inf"
+                ],
+            ],
+            id="changed-after-it-was-built",
+        ),
+        pytest.param(
+            """
+            result = ScoreResult(score=1.0, passed=True)
+            result.detail = "see the log"
+            return result
+            """,
+            [
+                [
+                    "*scorer 'tone' returned a ScoreResult changed after it was built:"
+                    " ScoreResult.detail must be a dict, got 'see the log'"
+                ]
+            ],
+            id="detail-changed-after-it-was-built",
+        ),
     ],
 )
 def test_a_scorer_that_goes_wrong_fails_the_case_naming_the_scorer(

@@ -19,7 +19,7 @@ from pytest_arena.evaluation.project import Component, Plan, Project
 from pytest_arena.evaluation.project_hooks import ProjectHooks
 from pytest_arena.evaluation.response_data import capped, response_data
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
-from pytest_arena.scorers.base import ScoreResult, ScoringContext
+from pytest_arena.scorers.base import ScoreResult, ScoreResultError, ScoringContext
 from pytest_arena.scorers.contract import Part, combine
 from pytest_arena.scorers.script import ScriptFailed
 from pytest_arena.spec import Case
@@ -327,6 +327,16 @@ def _score(component: Component, output: str, case: Case, context: ScoringContex
         raise
     if not isinstance(result, ScoreResult):
         raise _Stop(f"{what} returned {type(result).__name__}; it must return a ScoreResult")
+    return _checked(what, result)
+
+
+def _checked(what: str, result: ScoreResult) -> ScoreResult:
+    """`result`, checked again: a field set after it was built (`result.score = 2.5`) was
+    never checked, and reached the board (accuracy 2.5) or crashed the run's end."""
+    try:
+        result.check()
+    except ScoreResultError as exc:
+        raise _Stop(f"{what} returned a ScoreResult changed after it was built: {exc}") from None
     return result
 
 
@@ -352,6 +362,7 @@ def _override(
             f"hooks.py override_verdict returned {type(new).__name__};"
             " return a ScoreResult, or None to keep the scorer's verdict"
         )
+    new = _checked("hooks.py override_verdict", new)
     if not new.reason.strip():
         raise _Stop("hooks.py override_verdict changed the verdict without a reason; give one")
     was = {True: "passed", False: "failed", None: "unscored"}[result.passed]

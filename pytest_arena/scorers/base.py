@@ -40,6 +40,11 @@ class ScoreResult:
     metrics: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.check()
+
+    def check(self) -> None:
+        """ScoreResultError if a field holds what it cannot (as set when built, or after:
+        the run checks a result again when a scorer returns it); numbers become floats."""
         if isinstance(self.score, bool) or not isinstance(self.score, int | float):
             raise ScoreResultError(
                 f"ScoreResult.score must be a number from 0 to 1, got {self.score!r}"
