@@ -379,3 +379,54 @@ def test_a_metric_of_cases_that_all_weigh_nothing_has_no_value_not_zero() -> Non
     board = build_board("p", [light])
     assert board.metric_names == ["recall"]
     assert board.rows[0].metrics == {}
+
+
+UNREACHABLE = """
+models:
+  default: [local]
+  define:
+    local: {connector: openai, base_url: "http://127.0.0.1:9/v1", max_retries: 0, timeout: 2}
+gate:
+  all: {GATE}
+tests:
+  - {id: a, input: "What is 2+2?", reference: "4"}
+  - {id: b, input: "What is 3+3?", reference: "6"}
+"""
+
+
+@pytest.mark.parametrize(
+    ("gate", "said"),
+    [
+        (  # no check counts errors: they are failures outside the gate
+            "{failed: {max: 0}, cost: {max: 1.0}}",
+            "the gates held, but 2 failure(s) outside any gate*errors no check of the gate"
+            " counts: name errors, accuracy, pass_rate or composite in it*",
+        ),
+        ("{errors: {max: 0}}", "gate failed: 1 of 1 checks outside their limits"),
+        ("{accuracy: {min: 0.5}}", "gate failed: 1 of 1 checks outside their limits"),
+    ],
+)
+def test_a_gate_that_counts_no_error_does_not_let_errored_cases_pass(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    monkeypatch: pytest.MonkeyPatch,
+    gate: str,
+    said: str,
+) -> None:
+    """A gate on `failed` and `cost` held while every case of a model that could not be
+    reached errored (nothing graded), and the run exited 0."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    make_project("g", UNREACHABLE.replace("{GATE}", gate))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([said])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_gate_decides_for_an_error_only_through_a_check_that_counts_errors() -> None:
+    from pytest_arena.reports.gates import decides_for
+
+    gate = {"all": {"cost": {"max": 1}}, "models": {"m": {"pass_rate": {"min": 0.5}}}}
+    assert decides_for(gate, "other", "failed")  # a verdict: any check decides
+    assert not decides_for(gate, "other", "error")  # cost counts no error
+    assert decides_for(gate, "m", "error")  # its pass_rate does

@@ -219,7 +219,11 @@ class ArenaOutputs:
         record: dict[str, Any] | None = getattr(report, self.record_attr, None)
         if record and failed_by_pytest(report, record):  # not by the scorer: a failure
             record = None  # like any other, with its own reason
-        gated = bool(record and (record.get("board") or {}).get("gate"))
+        gated = False
+        if record and (gate := (record.get("board") or {}).get("gate")):
+            from pytest_arena.reports.gates import decides_for
+
+            gated = decides_for(gate, str(record.get("model")), str(record.get("status")))
         if not gated or report.when != "call":  # setup: the case itself is broken
             self.failures_outside_gates += 1
         elif not hasattr(report, "wasxfail"):  # as pytest counts it in testsfailed
@@ -462,7 +466,8 @@ class ArenaOutputs:
             terminalreporter.write_line(
                 f"the gates held, but {self.failures_outside_gates} failure(s) outside any gate"
                 " (Python tests, projects without a gate, strict xfails that passed, broken input,"
-                " crashed workers)"
+                " crashed workers, errors no check of the gate counts: name errors, accuracy,"
+                " pass_rate or composite in it)"
                 " fail the run"
             )
         elif self.changed is not None:

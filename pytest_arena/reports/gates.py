@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_arena.numbers import at_least, at_most
-from pytest_arena.record import Record
+from pytest_arena.record import ERROR, Record
 from pytest_arena.reports.baseline import BaselineComparison
 from pytest_arena.reports.leaderboard import Board, Row
 from pytest_arena.spec.errors import did_you_mean
@@ -27,6 +27,9 @@ GATE_VALUES = (
     "errors",
     "unscored",
 )
+# the values an error (a case with no verdict: its model or scorer broke) counts in: a
+# gate with no check of one of them on a model does not decide for its errors
+COUNTS_ERRORS = frozenset({"composite", "accuracy", "pass_rate", "errors"})
 HELD, FAILED, NOT_RUN = "held", "failed", "not run"
 OK, TESTS_FAILED = 0, 1  # pytest's exit codes that a gate may change
 
@@ -111,6 +114,16 @@ class GateResult:
 
     def lines(self) -> list[str]:
         return [self.headline(), *(f"  {c.describe()}" for c in self.checks)]
+
+
+def decides_for(gate: Mapping[str, Any], model: str, status: str) -> bool:
+    """Whether `gate` decides for a failed case of `model` whose record says `status`: any
+    verdict, and an error only when a check on the model counts errors (a gate on `failed`
+    and `cost` alone held while every case of a model that could not be reached errored)."""
+    if status != ERROR:
+        return True
+    named = {*(gate.get("all") or {}), *((gate.get("models") or {}).get(model) or {})}
+    return not COUNTS_ERRORS.isdisjoint(named)
 
 
 def gates_of(records: Iterable[Record]) -> dict[str, dict[str, Any]]:
