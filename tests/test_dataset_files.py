@@ -460,3 +460,30 @@ def test_an_arena_yaml_linked_into_project_folders_is_each_folder_s_own(
     result = pytester.runpytest("projects", "-p", "no:cacheprovider", "-rA")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*arena leaderboard: one*", "*arena leaderboard: two*"])
+
+
+def test_a_project_file_named_as_a_dataset_hides_no_other_error_and_its_cases_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`datasets: [data/absent.jsonl, arena.yaml]` ran green: the project's own file, taken
+    for a dataset of its own folder, swallowed every problem said at its lines."""
+    make_project(
+        "q",
+        """
+        models: [sim_perfect]
+        tests:
+          - {id: t0, input: x, reference: x}
+        datasets:
+          - data/absent.jsonl
+          - arena.yaml
+        """,
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*arena.yaml:5: datasets[[]0].path: dataset file 'data/absent.jsonl' does not exist*",
+            "*arena.yaml:6: datasets[[]1].path: dataset path 'arena.yaml' names a project file*",
+        ]
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED

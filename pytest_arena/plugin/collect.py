@@ -189,7 +189,10 @@ def _without_cases(run: RunProject) -> list[tuple[Path, int, str]]:
 
 def _own_file(root: Path, source: Path) -> bool:
     """A dataset file is collected as a file of its own if pytest can tell it is one: it has
-    a dataset suffix and lies in the project's folder, not in a nested project's."""
+    a dataset suffix and lies in the project's folder, not in a nested project's; never an
+    `arena.yaml` (pytest collects it as a project: the loader says it is no dataset)."""
+    if source.name == PROJECT_FILE:
+        return False
     try:  # a folder that cannot be entered raises before Python 3.14 (the loader says so)
         if source.suffix.lower() not in DATASET_FORMATS or not source.is_file():
             return False

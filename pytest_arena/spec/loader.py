@@ -15,7 +15,7 @@ from pytest_arena.scorers.text import printable
 from pytest_arena.spec.case import Case
 from pytest_arena.spec.datasets import DELIMITERS, Row, as_written, dataset_format, read_rows
 from pytest_arena.spec.errors import Problem, SpecError
-from pytest_arena.spec.files import resolved
+from pytest_arena.spec.files import PROJECT_FILE, resolved
 from pytest_arena.spec.images import ImageProblem, image_part
 from pytest_arena.spec.schema import (
     CaseSpec,
@@ -326,6 +326,17 @@ def _load_dataset(
                 rel,
             )
         )
+        return
+    if file.name == PROJECT_FILE:  # the project's own file, or another project's
+        at = Problem(
+            project.path,
+            line,
+            f"dataset path '{rel}' names a project file ({PROJECT_FILE}), not a dataset file",
+            dotted((*loc, "path")),
+            "list files that hold cases alone here (JSONL, CSV or YAML, such as"
+            " data/cases.jsonl); a project's own cases are under its tests:",
+        )
+        project.problems.append(CaseProblem(rel, at, rel))
         return
     try:
         fmt = dataset_format(file, dataset.format)

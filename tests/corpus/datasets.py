@@ -73,6 +73,24 @@ data(
     "  fix: paths are relative to the folder holding arena.yaml",
 )
 data(
+    "data_names_its_own_project_file",
+    {"arena.yaml": "models: [sim_perfect]\ndatasets:\n  - path: arena.yaml\n" + OK_CASE},
+    "projects/data_names_its_own_project_file/arena.yaml:3: datasets[[]0].path: dataset path"
+    " 'arena.yaml' names a project file (arena.yaml), not a dataset file",
+    "  fix: list files that hold cases alone here*",
+)
+data(  # the file named beside it hid the missing one's error: the run went green
+    "data_own_project_file_hides_nothing",
+    {
+        "arena.yaml": "models: [sim_perfect]\ndatasets:\n  - data/absent.jsonl\n"
+        "  - arena.yaml\n" + OK_CASE
+    },
+    "projects/data_own_project_file_hides_nothing/arena.yaml:3: datasets[[]0].path: dataset"
+    " file 'data/absent.jsonl' does not exist (looked in *)",
+    "projects/data_own_project_file_hides_nothing/arena.yaml:4: datasets[[]1].path: dataset"
+    " path 'arena.yaml' names a project file (arena.yaml), not a dataset file",
+)
+data(
     "data_path_is_a_folder",
     {"arena.yaml": "models: [sim_perfect]\ndatasets:\n  - path: data\n", "data/q.jsonl": ROWS},
     "projects/data_path_is_a_folder/arena.yaml:3: datasets[[]0].path: dataset path 'data' names a"
