@@ -191,6 +191,7 @@ def test_an_exception_names_the_callable_type_message_and_line(tmp_path: Path) -
         ("{'text': 'x', 'cost': float('nan')}", "agent:run returned a dict whose cost is nan;"),
         ("{'text': 'x', 'cost': -5}", "agent:run returned a dict whose cost is -5.0;"),
         ("{'text': 'x', 'cost': 1e400}", "agent:run returned a dict whose cost is inf;"),
+        ("{'text': 'x', 'cost': 10**400}", "agent:run returned a dict whose cost is inf;"),
         ("{'text': 'x', 'tokens_out': -3}", "agent:run returned a dict whose tokens_out is -3;"),
         ("{'text': 'x', 'meta': [1]}", "agent:run returned a dict whose meta is [1];"),
         (
@@ -202,6 +203,7 @@ def test_an_exception_names_the_callable_type_message_and_line(tmp_path: Path) -
             "a Response may also give 'latency_ms' (milliseconds, 0 or more)",
         ),
         ("Response(text='x', latency_ms=float('nan'))", "whose latency_ms is nan;"),
+        ("Response(text='x', cost=10**400)", "agent:run returned a Response whose cost is 1000"),
     ],
 )
 def test_a_result_of_another_kind_is_an_error_saying_what_to_return(

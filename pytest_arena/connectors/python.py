@@ -192,7 +192,7 @@ class PythonConnector(Connector):
             if not unknown and isinstance(text, str):
                 cost, meta = result.get("cost"), result.get("meta") or {}
                 if not isinstance(cost, bool) and isinstance(cost, int | float):
-                    cost = float(cost)
+                    cost = _float(cost)
                 return self._checked(
                     Response(
                         text=text,
@@ -246,8 +246,19 @@ def _count(value: object) -> bool:
     return type(value) is int and value >= 0
 
 
+def _float(number: int | float) -> float:
+    """`number` as a float; an int past a float's range (10**400) as infinity."""
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
+
+
 def _money(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < math.inf
+    """A finite number, 0 or more (also as a float: 10**400 is none)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return value >= 0 and math.isfinite(_float(value))
 
 
 async def _awaited(awaitable: Any) -> Any:

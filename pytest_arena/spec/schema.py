@@ -177,6 +177,21 @@ class Bound(Strict):
         return self
 
 
+FRACTIONS = frozenset({"accuracy", "pass_rate"})  # leaderboard values from 0 to 1
+
+
+def _fractions(limits: dict[str, Bound]) -> dict[str, Bound]:
+    """`limits`, whose limits on a fraction are from 0 to 1 (90 meant 90%: it never held)."""
+    for metric in sorted(FRACTIONS.intersection(limits)):
+        for side, limit in (("min", limits[metric].min), ("max", limits[metric].max)):
+            if limit is not None and not 0 <= limit <= 1:
+                percent = f"; write {limit / 100:g} for {limit:g}%" if 1 < limit <= 100 else ""
+                raise ValueError(
+                    f"{metric} {side} {limit:g} is no fraction: {metric} runs from 0 to 1{percent}"
+                )
+    return limits
+
+
 class GateSpec(Strict):
     """Thresholds on leaderboard values that decide a run's exit status."""
 
@@ -193,7 +208,7 @@ class GateSpec(Strict):
     def _plain_metrics(cls, value: dict[str, Bound]) -> dict[str, Bound]:
         for metric in value:
             plain_name(metric, "metric name")
-        return value
+        return _fractions(value)
 
     @field_validator("models")
     @classmethod
@@ -202,6 +217,7 @@ class GateSpec(Strict):
             plain_name(model, "model key")
             for metric in limits:
                 plain_name(metric, "metric name")
+            _fractions(limits)
         return value
 
     @model_validator(mode="after")

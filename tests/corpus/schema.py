@@ -265,6 +265,18 @@ blocks(
     "projects/gate_empty/arena.yaml:2: gate: the gate has no limits; add e.g. 'all: {accuracy:"
     " {min: 0.8}}', 'models: {sim_small: {pass_rate: {min: 0.5}}}' or 'regression: significant'",
 )
+blocks(  # it never held, and the run said only "short by 89.67"
+    "gate_pass_rate_as_percent",
+    "models: [sim_perfect]\ngate:\n  all: {pass_rate: {min: 90}}\n" + OK_CASE,
+    "projects/gate_pass_rate_as_percent/arena.yaml:3: gate.all: pass_rate min 90 is no"
+    " fraction: pass_rate runs from 0 to 1; write 0.9 for 90%",
+)
+blocks(
+    "gate_accuracy_below_zero",
+    "models: [sim_perfect]\ngate:\n  models:\n    sim_perfect: {accuracy: {max: -0.5}}\n" + OK_CASE,
+    "projects/gate_accuracy_below_zero/arena.yaml:3: gate.models: accuracy max -0.5 is no"
+    " fraction: accuracy runs from 0 to 1",
+)
 blocks(
     "gate_misspelt_all",
     "models: [sim_perfect]\ngate:\n  al: {accuracy: {min: 0.5}}\n" + OK_CASE,
