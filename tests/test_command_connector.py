@@ -16,6 +16,7 @@ import pytest
 from pytest_arena.connectors import Connector, ConnectorError, Request, Response, build_connector
 from pytest_arena.spec import Case, SpecError, load_project
 from tests.conftest import MakeProject, running
+from tests.fake_llm_server import FakeLLMServer
 
 CASE = Case(
     id="fix_bug",
@@ -315,3 +316,75 @@ def test_the_values_of_env_are_kept_out_of_the_stderr_it_keeps(tmp_path: Path) -
     with pytest.raises(ConnectorError) as caught:
         call(failing, request(tmp_path / "work2"))
     assert "Bearer ***" in str(caught.value) and token not in str(caught.value)
+
+
+INHERITED = {  # variables the run inherits, each holding a key an agent or a script may print
+    "OPENAI_API_KEY": "sk-proj-INHERITEDopenai0001",  # a provider's
+    "GITHUB_TOKEN": "ghp_INHERITEDgithub0002",  # named as a credential
+    "GATEWAY_LLM": "gw-INHERITEDgateway0003",  # named by a model's api_key_env alone
+    "PIN_TOKEN": "pin4242",  # too short to tell from a word: left as it is
+}
+
+
+def test_keys_the_agent_inherits_are_kept_out_of_the_run_and_its_report(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_llm: FakeLLMServer,
+) -> None:
+    """An agent whose upstream refused its key said so on stderr, key and all: only the values
+    of its own `env:` were redacted, so a key it inherited (OPENAI_API_KEY) went into the
+    terminal and the JSON report, in the failure and in the stderr tail a passing case keeps."""
+    for name, value in INHERITED.items():
+        monkeypatch.setenv(name, value)
+    says = "import os, sys\n" + "".join(
+        f"print('{name}: ' + os.environ['{name}'], file=sys.stderr)\n" for name in INHERITED
+    )
+    make_project(
+        "leaky",
+        f"""
+        models:
+          default: [failing, chatty, gateway]
+          define:
+            failing: {{connector: command, command: [{json.dumps(sys.executable)}, failing.py]}}
+            chatty: {{connector: command, command: [{json.dumps(sys.executable)}, chatty.py]}}
+            gateway:
+              connector: openai
+              base_url: "{fake_llm.base_url}"
+              api_key_env: GATEWAY_LLM
+              cache: false
+        tests:
+          - {{id: a, input: "x", reference: "x"}}
+        """,
+        {"failing.py": says + "sys.exit(1)\n", "chatty.py": says + "print('x')\n"},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rA", "--arena-json", "r.json")
+    result.assert_outcomes(passed=2, failed=1)
+    report = Path("r.json").read_text()
+    for said in (result.stdout.str(), report):
+        for name in ("OPENAI_API_KEY", "GITHUB_TOKEN", "GATEWAY_LLM"):
+            assert INHERITED[name] not in said
+            assert f"{name}: ***" in said
+        assert "PIN_TOKEN: pin4242" in said
+    tails = [
+        r["response"]["stderr_tail"]
+        for r in json.loads(report)["records"]
+        if r["model"] == "chatty"
+    ]
+    assert tails == ["OPENAI_API_KEY: ***\nGITHUB_TOKEN: ***\nGATEWAY_LLM: ***\nPIN_TOKEN: pin4242"]
+
+
+def test_which_variables_hold_a_secret() -> None:
+    from pytest_arena.connectors.anthropic import AnthropicConnector
+    from pytest_arena.connectors.openai import OpenAIConnector
+    from pytest_arena.secrets import environment_secrets, redacted, secret_variable
+
+    for provider in (OpenAIConnector, AnthropicConnector):  # named here and in secrets.py
+        assert secret_variable(provider.default_key_env)
+    named = ["GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "SMTP_PASS", "NPM_AUTH"]
+    assert all(map(secret_variable, named))
+    plain = ["PATH", "HOME", "PWD", "OLDPWD", "SSH_AUTH_SOCK", "XDG_SESSION_TYPE", "KEYBOARD"]
+    assert not any(map(secret_variable, plain))
+    env = {"PWD": "/home/someone/project", "API_TOKEN": " tok-0123456789 ", "MY_KEY": "short"}
+    said = redacted("in /home/someone/project: tok-0123456789 short", environment_secrets(env))
+    assert said == "in /home/someone/project: *** short"

@@ -14,6 +14,7 @@ import pytest
 from pytest_arena.scorers.script import ScriptFailed, ScriptScorer
 from pytest_arena.testing import scoring_context
 from tests.conftest import ROOT, MakeProject
+from tests.fake_llm_server import FakeLLMServer
 
 # The bash scorer from Runloop's custom-scorer guide (shared/seeds/001_...), character for
 # character as the guide passes it in `bash_script`: it starts with a newline and is indented.
@@ -413,3 +414,62 @@ def test_a_long_case_leaves_the_scorers_params_in_the_variable(tmp_path: Path, w
     )
     result = scorer.score("0123456789", "0123456789", ctx)
     assert result.reason == f"10 long_doc True ['trajectory', 'response', 'case.{where}']"
+
+
+INHERITED = {  # variables the run inherits, each holding a key a script may print
+    "OPENAI_API_KEY": "sk-proj-INHERITEDopenai0001",  # a provider's
+    "GITHUB_TOKEN": "ghp_INHERITEDgithub0002",  # named as a credential
+    "GATEWAY_LLM": "gw-INHERITEDgateway0003",  # named by a model's api_key_env alone
+}
+
+
+def test_keys_a_script_inherits_are_kept_out_of_its_reasons_and_the_report(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_llm: FakeLLMServer,
+) -> None:
+    """A script scorer that called a judge itself and failed said so on stderr with the key it
+    sent: the end of its stderr is quoted in the reason, which went whole into the terminal
+    and the JSON report; so did a last line of stdout that was no score, and a reason."""
+    for name, value in INHERITED.items():
+        monkeypatch.setenv(name, value)
+    root = make_project(
+        "leaky",
+        f"""
+        models:
+          default: [sim_perfect, gateway]
+          define:
+            gateway:
+              connector: openai
+              base_url: "{fake_llm.base_url}"
+              api_key_env: GATEWAY_LLM
+              cache: false
+        tests:
+          - {{id: on_stderr, input: x, reference: x, eval_type: on_stderr}}
+          - {{id: on_stdout, input: x, reference: x, eval_type: on_stdout}}
+          - {{id: in_reason, input: x, reference: x, eval_type: in_reason}}
+        """,
+    )
+    sent = "sent $OPENAI_API_KEY, $GITHUB_TOKEN, $GATEWAY_LLM"
+    executable(root / "scorers" / "on_stderr.sh", f'#!/bin/bash\necho "{sent}" >&2\nexit 2\n')
+    executable(root / "scorers" / "on_stdout.sh", f'#!/bin/bash\necho "{sent}"\n')
+    executable(
+        root / "scorers" / "in_reason.sh",
+        f'#!/bin/bash\necho "{{\\"score\\": 1, \\"reason\\": \\"{sent}\\"}}"\n',
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rA", "--arena-json", "r.json")
+    result.assert_outcomes(passed=2, failed=4)
+    report = Path("r.json").read_text()
+    for said in (result.stdout.str(), report):
+        assert not [value for value in INHERITED.values() if value in said]
+    result.stdout.fnmatch_lines(
+        [
+            "script scorers/on_stderr.sh exited with status 2; end of stderr: 'sent ***, ***, ***'",
+            "script scorers/on_stdout.sh printed 'sent ***, ***, ***' as its last line, which is"
+            " not a score*",
+        ]
+    )
+    reasons = {(r["case"], r["model"]): r["reason"] for r in json.loads(report)["records"]}
+    assert reasons[("in_reason", "gateway")] == reasons[("in_reason", "sim_perfect")]
+    assert reasons[("in_reason", "gateway")] == "sent ***, ***, ***"

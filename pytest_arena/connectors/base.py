@@ -7,9 +7,8 @@ import base64
 import functools
 import hashlib
 import json
-import re
 from abc import ABC
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -17,6 +16,11 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
+# (`as`: the HTTP connectors take these from here)
+from pytest_arena.secrets import credential_name as credential_name
+from pytest_arena.secrets import credentials_of as credentials_of
+from pytest_arena.secrets import name_key_variable
+from pytest_arena.secrets import redacted as redacted
 from pytest_arena.spec.case import Case
 from pytest_arena.spec.images import content_text
 from pytest_arena.spec.schema import Price
@@ -133,6 +137,9 @@ class Connector(ABC):
         self.settings = settings
         self.price = price or self.default_price  # None: unknown, so is the cost
         self.root = root  # the project folder: where relative paths in settings start
+        key_env = getattr(settings, "api_key_env", None)
+        if isinstance(key_env, str):  # its value is a secret in what any program says
+            name_key_variable(key_env)
 
     @classmethod
     def settings_data(cls, key: str, raw: dict[str, Any]) -> tuple[dict[str, Any], Price | None]:
@@ -207,53 +214,6 @@ def secret_safe_digest(value: Any) -> str:
     (headers, environment variables) decide the key without being stored in it."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def redacted(text: str, secrets: Iterable[str]) -> str:
-    """`text` with each secret of 8 characters or more written as `***`, also where JSON
-    wrote it escaped (a key that holds a stray BOM or a curly quote comes back from a
-    server's JSON error as `\\ufeffsk-...`)."""
-    for secret in sorted(secrets, key=len, reverse=True):  # one may hold another
-        if len(secret) < 8:
-            continue
-        text = text.replace(secret, "***")
-        escaped = json.dumps(secret)[1:-1]
-        if escaped != secret:
-            text = re.sub(re.escape(escaped), "***", text, flags=re.IGNORECASE)
-    return text
-
-
-# the words of a name that say it holds a credential: a header (`x-api-key`,
-# `Authorization`), a query parameter (`?key=`, Azure's `sig=`), a variable (`API_TOKEN`);
-# `api-version`, `Content-Type` or `X-Design` say none, and their values stay as written
-_CREDENTIAL_WORDS = frozenset(
-    [
-        "auth",
-        "authorization",
-        "bearer",
-        "cookie",
-        "credential",
-        "credentials",
-        "pass",
-        "passwd",
-        "pwd",
-        "session",
-        "sig",
-        "signature",
-    ]
-)
-_CREDENTIAL_ENDS = ("key", "token", "secret", "password")  # apikey, access_token
-
-
-def credential_name(name: str) -> bool:
-    """Whether `name` (of a header, a query parameter, a variable) names a credential."""
-    words = re.findall(r"[a-z0-9]+", name.lower())
-    return any(w in _CREDENTIAL_WORDS or w.endswith(_CREDENTIAL_ENDS) for w in words)
-
-
-def credentials_of(named: Iterable[tuple[str, str]]) -> list[str]:
-    """The values of the (name, value) pairs whose name says they are a credential."""
-    return [value for name, value in named if credential_name(name)]
 
 
 @functools.lru_cache(maxsize=64)  # read for each reply, of one or two URLs a run

@@ -18,12 +18,11 @@ from pytest_arena.connectors.base import (
     Request,
     Response,
     SettingProblem,
-    credentials_of,
-    redacted,
     secret_safe_digest,
 )
 from pytest_arena.engine import processes
 from pytest_arena.record import json_safe
+from pytest_arena.secrets import environment_secrets, redacted
 from pytest_arena.spec.files import resolved
 
 STDERR_TAIL = 600  # characters of stderr quoted when the program fails
@@ -130,8 +129,9 @@ class CommandConnector(Connector):
                 f"{self.shown} could not be started: {exc.strerror or exc}"
             ) from None
         stdout, stderr = done.stdout, done.stderr
+        secrets = environment_secrets(env)
         if done.returncode != 0:
-            tail = self._tail(stderr)
+            tail = _tail(stderr, secrets)
             hint = "".join(
                 f"\n{name} was not set: {size // 1024} KiB is too much for an environment"
                 f" variable; read the file named by {name}_FILE instead"
@@ -152,15 +152,16 @@ class CommandConnector(Connector):
         meta: dict[str, Any] = {
             "workspace": str(workspace),
             "exit_status": done.returncode,
-            "stderr_tail": self._tail(stderr),
+            "stderr_tail": _tail(stderr, secrets),
         }
         return Response(text=text, meta=meta)
 
-    def _tail(self, stderr: bytes) -> str:
-        """The end of what the command wrote to stderr, without the values of its `env:`
-        named as credentials (`UPSTREAM_TOKEN`: `curl -v` prints the header it sends)."""
-        text = redacted(stderr.decode(errors="replace"), credentials_of(self.settings.env.items()))
-        return text.strip()[-STDERR_TAIL:]
+
+def _tail(stderr: bytes, secrets: list[str]) -> str:
+    """The end of what the command wrote to stderr, without the secrets of its environment
+    (see `environment_secrets`: an `env:` entry or an inherited variable named as a credential,
+    `UPSTREAM_TOKEN`, a model's `api_key_env`; `curl -v` prints the header it sends)."""
+    return redacted(stderr.decode(errors="replace"), secrets).strip()[-STDERR_TAIL:]
 
 
 def _pass_json(env: dict[str, str], name: str, data: Any, workspace: Path) -> list[tuple[str, int]]:

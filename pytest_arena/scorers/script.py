@@ -23,6 +23,7 @@ from pytest_arena.numbers import at_least
 from pytest_arena.record import json_safe
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt
+from pytest_arena.secrets import environment_secrets, redacted
 
 CONTEXT_VARS = ("ARENA_SCORER_CONTEXT", "RL_SCORER_CONTEXT")
 DEFAULT_TIMEOUT = 30.0
@@ -85,13 +86,15 @@ class ScriptScorer:
             payload = script_context(output, reference, context, places)
             context_file.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
             env = {**os.environ, **dict.fromkeys(CONTEXT_VARS, _fit(payload))}
+            # what the script says, read and quoted without the secrets it was started with
+            secrets = environment_secrets(env)
             try:
                 done = processes.run(self.argv, cwd=context.project_root, env=env, timeout=timeout)
             except processes.TimedOut as exc:
-                raise self._failure(str(exc), _text(exc.stderr)) from None
+                raise self._failure(str(exc), _text(exc.stderr, secrets)) from None
             except OSError as exc:
                 raise self._failure(f"could not be started: {exc.strerror or exc}", "") from None
-        stdout, stderr = _text(done.stdout), _text(done.stderr)
+        stdout, stderr = _text(done.stdout, secrets), _text(done.stderr, secrets)
         if done.returncode != 0:
             raise self._failure(done.how(), stderr)
         return self._read(stdout, stderr, pass_threshold)
@@ -229,7 +232,8 @@ def _fit(payload: dict[str, Any]) -> str:
     return json.dumps({**{k: payload[k] for k in places}, "cut": ["everything else"]})
 
 
-def _text(data: str | bytes | None) -> str:
-    if isinstance(data, bytes):
-        return data.decode(errors="replace")
-    return data or ""
+def _text(data: str | bytes | None, secrets: list[str]) -> str:
+    """What the script wrote, each of `secrets` in it as `***` (a score, its reason and
+    detail, the end of stderr are all quoted in reports)."""
+    text = data.decode(errors="replace") if isinstance(data, bytes) else data or ""
+    return redacted(text, secrets)
