@@ -4,6 +4,7 @@ nothing they start outlives them: not a background child, not on a timeout or Ct
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pytest_arena.engine import processes
-from tests.conftest import MakeProject, alive
+from tests.conftest import MakeProject, alive, running
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
 
@@ -291,3 +292,121 @@ def test_paths_and_inherited_values_reach_programs_in_the_locales_bytes(
         capture_output=True,
     )
     assert result.returncode == 0, result.stdout.decode("latin-1")
+
+
+@pytest.fixture(params=["asyncio", "uvloop"])
+def engine_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The event loop of the run's engine: asyncio's own, or uvloop's where it is installed
+    (whose stdin=PIPE is a socket, as asyncio's was in the first releases of Python 3.10)."""
+    if request.param == "uvloop":
+        pytest.importorskip("uvloop", reason="the 'uvloop' extra is not installed")
+    else:
+        monkeypatch.setitem(sys.modules, "uvloop", None)  # `import uvloop` fails
+    return str(request.param)
+
+
+def stdin_project(make_project: MakeProject, agent: str, prompt: str, reference: str) -> Path:
+    """A project whose one case gives `prompt` to the bash script `agent`, 1 s to answer."""
+    root = make_project(
+        "p",
+        f"""
+        models:
+          default: [agent]
+          define:
+            agent: {{connector: command, command: ./agent.sh, timeout: 1, max_retries: 0}}
+        tests:
+          - {{id: a, input: {json.dumps(prompt)}, reference: {json.dumps(reference)}}}
+        """,
+        {"agent.sh": agent},
+    )
+    (root / "agent.sh").chmod(0o755)
+    return root
+
+
+def test_an_agent_that_opens_dev_stdin_reads_its_prompt(
+    pytester: pytest.Pytester, make_project: MakeProject, engine_loop: str
+) -> None:
+    """The prompt went to a socket (uvloop's stdin=PIPE), which /dev/stdin cannot open:
+    `cat: /dev/stdin: No such device or address`, and "expected 'hello', got ''"."""
+    agent = """
+        #!/bin/bash
+        prompt=$(cat /dev/stdin)
+        echo "$prompt"
+    """
+    stdin_project(make_project, agent, "hello", "hello")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rA")
+    result.assert_outcomes(passed=1)
+
+
+def test_a_prompt_bigger_than_a_pipe_holds_reaches_the_agent_whole(
+    pytester: pytest.Pytester, make_project: MakeProject, engine_loop: str
+) -> None:
+    size = 3 * 2**20  # some MB, where a pipe holds 64 KiB
+    agent = """
+        #!/bin/bash
+        prompt=$(cat /dev/stdin)
+        echo "${#prompt} ${prompt: -7}"
+    """
+    stdin_project(make_project, agent, "x" * (size - 7) + "THE-END", f"{size} THE-END")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rA")
+    result.assert_outcomes(passed=1)
+
+
+def test_an_agent_that_never_reads_its_big_prompt_times_out_and_is_ended(
+    pytester: pytest.Pytester, make_project: MakeProject, engine_loop: str
+) -> None:
+    """Writing a prompt the agent never reads, more than its pipe holds, neither blocks the
+    run nor outlasts the model's timeout: the agent's group is killed after 1 s."""
+    agent = """
+        #!/bin/bash
+        echo $$ > "$ARENA_PROJECT_ROOT/pid"
+        sleep 30
+        echo late
+    """
+    root = stdin_project(make_project, agent, "x" * 2**21, "late")
+    started = time.monotonic()
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rA")
+    assert time.monotonic() - started < 20  # not the agent's 30 s
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*call failed: no answer within 1 s (the model's timeout)*"])
+    pid = int((root / "pid").read_text())
+    deadline = time.monotonic() + 5
+    while running(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running(pid)
+
+
+def test_a_script_given_stdin_reads_it_from_a_pipe(tmp_path: Path) -> None:
+    size = 3 * 2**20
+    done = processes.run(
+        ["bash", "-c", 'data=$(cat /dev/stdin); echo "${#data}"'],
+        cwd=tmp_path,
+        env=os.environ,
+        timeout=30,
+        stdin=b"x" * size,
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, str(size).encode())
+
+
+def test_a_script_that_never_reads_its_big_stdin_still_times_out(tmp_path: Path) -> None:
+    """`run` wrote all of stdin before it waited with the timeout: a program that never
+    read more than its pipe holds held it for ever."""
+
+    class Hung(Exception):
+        pass
+
+    def hung(signum: int, frame: object) -> None:
+        raise Hung
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, 20.0)  # ends the test, not the suite, if it hangs
+    try:
+        started = time.monotonic()
+        with pytest.raises(processes.TimedOut, match="timed out after 1 s"):
+            processes.run(
+                ["sleep", "30"], cwd=tmp_path, env=os.environ, timeout=1, stdin=b"x" * 2**21
+            )
+        assert time.monotonic() - started < 10
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

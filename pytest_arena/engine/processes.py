@@ -83,9 +83,10 @@ def run(
             start_new_session=_POSIX,
         )
         try:
-            if stdin:
-                _feed(process, stdin)
-            process.wait(timeout)
+            if stdin:  # written as the program reads it: one that never does still times out
+                process.communicate(stdin, timeout)
+            else:
+                process.wait(timeout)
         except subprocess.TimeoutExpired:
             _kill(process)
             raise TimedOut(timeout or 0, _read(err)) from None
@@ -102,25 +103,93 @@ async def arun(
     """`run` for the event loop; cancelling it (the engine's timeout, a stopped run) kills
     the program's group. OSError if it cannot start."""
     with _outputs() as (out, err):
-        process = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            env=_encoded(env),
-            stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            start_new_session=_POSIX,
-        )
+        pipe = await _StdinPipe.open() if stdin and _POSIX else None
+        # (on Windows asyncio's pipes are pipes, and there is no /dev/stdin)
+        piped = asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL
         try:
-            if stdin and process.stdin is not None:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=cwd,
+                env=_encoded(env),
+                stdin=pipe.reading if pipe is not None else piped,
+                stdout=out,
+                stderr=err,
+                start_new_session=_POSIX,
+            )
+        except BaseException:
+            if pipe is not None:
+                pipe.abort()
+            raise
+        finally:
+            if pipe is not None:
+                pipe.started()
+        try:
+            if pipe is not None:
+                pipe.send(stdin)
+            elif stdin and process.stdin is not None:  # Windows
                 await _afeed(process.stdin, stdin)
             returncode = await process.wait()
         except BaseException:
             _kill_group(process.pid, process.returncode is None and process)
             await asyncio.shield(process.wait())  # reaped even while being cancelled
             raise
+        finally:
+            if pipe is not None:
+                pipe.unsent()
         _kill_group(process.pid, None)  # what it left running in the background
         return Finished(returncode, _read(out, more=1), _read(err))
+
+
+class _StdinPipe:
+    """A pipe of the system for a program's stdin, its write end fed by the event loop.
+
+    uvloop's `stdin=PIPE` is a socket (as asyncio's was before bpo-46364, in the first
+    releases of Python 3.10): a program that opens /dev/stdin (`cat /dev/stdin`,
+    `jq . /dev/stdin`) cannot (ENXIO). The loop writes the prompt as the program reads
+    it, so a prompt bigger than the pipe holds blocks neither the loop nor a program that
+    never reads it.
+    """
+
+    def __init__(self, reading: int, transport: asyncio.WriteTransport) -> None:
+        self.reading: int | None = reading  # the program's end, until it has started
+        self._transport = transport
+
+    @classmethod
+    async def open(cls) -> _StdinPipe:
+        reading, writing = os.pipe()  # neither inherited by the program: it gets a copy of one
+        file = os.fdopen(writing, "wb", buffering=0)
+        try:
+            loop = asyncio.get_running_loop()
+            transport, _ = await loop.connect_write_pipe(asyncio.BaseProtocol, file)
+        except BaseException:
+            file.close()
+            os.close(reading)
+            raise
+        return cls(reading, transport)
+
+    def started(self) -> None:
+        """The program has its copy of the read end (or failed to start): close ours, so
+        that it alone holds the pipe and writing to it fails once it is gone."""
+        if self.reading is not None:
+            os.close(self.reading)
+            self.reading = None
+
+    def send(self, data: bytes) -> None:
+        """Write `data` and close the pipe once the program has read it all. The loop keeps
+        what the pipe cannot hold yet; if the program exits, or closes its stdin, before
+        reading it all, the loop drops the rest (its exit status says what happened)."""
+        self._transport.write(data)
+        self._transport.close()
+
+    def unsent(self) -> None:
+        """The program is done (or the call cancelled): drop what it did not read, and close
+        the pipe, which something it left running may still hold."""
+        if self._transport.get_write_buffer_size():
+            self._transport.abort()
+
+    def abort(self) -> None:
+        self.started()
+        self._transport.abort()
 
 
 def _encoded(env: Mapping[str, str]) -> Mapping[str, str] | Mapping[bytes, bytes]:
@@ -160,14 +229,6 @@ async def _afeed(pipe: asyncio.StreamWriter, data: bytes) -> None:
 def _outputs() -> Iterator[tuple[IO[bytes], IO[bytes]]]:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         yield out, err
-
-
-def _feed(process: subprocess.Popen[bytes], data: bytes) -> None:
-    assert process.stdin is not None
-    with contextlib.suppress(BrokenPipeError):
-        process.stdin.write(data)
-    with contextlib.suppress(BrokenPipeError):
-        process.stdin.close()
 
 
 def _read(file: IO[bytes], more: int = 0) -> bytes:
