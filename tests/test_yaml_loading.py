@@ -3,6 +3,7 @@ composer's node tree gives: the same values, the same lines, the same errors."""
 
 from __future__ import annotations
 
+import json
 import math
 import tracemalloc
 from pathlib import Path
@@ -13,7 +14,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_arena.spec import SpecError, yamlfile
+from pytest_arena.spec import SpecError, load_project, yamlfile
+from tests.conftest import MakeProject
 
 LOADERS = [yaml.SafeLoader, *([yaml.CSafeLoader] if hasattr(yaml, "CSafeLoader") else [])]
 
@@ -74,6 +76,9 @@ NODES_ONLY = {
     "anchor and alias": "base: &b {x: 1}\nother: *b\n",
     "merge key": "base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  z: 3\n",
     "merge of a mapping in place": "a:\n  <<: {x: 1}\n  y: 2\n",
+    "merge overridden": "base: &b {x: 1, y: 2}\nother: {<<: *b, x: 3}\n",
+    "merge of a list": "a: &a {x: 1}\nb: &b {x: 2, y: 2}\nc: {<<: [*a, *b], z: 3}\n",
+    "nested merge": "a: &a {x: 1, y: 1}\nb: &b {<<: *a, y: 2}\nc:\n  <<: *b\n  x: 3\n",
     "value key": "a:\n  =: 1\n",
     "complex key": "? [a, b]\n: 1\n",
     "mapping key": "? {a: 1}\n: 2\n",
@@ -91,6 +96,11 @@ WRONG = {
     "tab indentation": "a:\n\t- 1\n",
     "too deep": "a: " + "[" * (yamlfile.MAX_DEPTH + 2) + "]" * (yamlfile.MAX_DEPTH + 2) + "\n",
     "undefined alias": "a: *nowhere\n",
+    "duplicate beside a merge": "a: &a {x: 1}\nb:\n  <<: *a\n  x: 2\n  x: 3\n",
+    "duplicate in a merged mapping": "a: {<<: [{x: 1}, {y: 1, y: 2}]}\n",
+    "merge of a scalar": "a: {<<: 1}\n",
+    "merge of a list holding a scalar": "a: &a {x: 1}\nb: {<<: [*a, 1]}\n",
+    "merge into itself": "a: &a {<<: *a, x: 1}\n",
 }
 
 
@@ -242,3 +252,95 @@ def test_a_date_or_time_is_read_as_the_text_written(loader: type[Any]) -> None:
         "2003-01-01": "key",
     }
     assert outcome(yamlfile._from_nodes, text) == outcome(yamlfile.load_yaml, text)
+
+
+MERGED = """\
+models: [sim_perfect]
+tests:
+  - &base {id: q1, input: "What is 2+2?", reference: "4", tags: [math]}
+  - {<<: *base, id: q2, input: "What is 1+3?"}
+"""
+
+
+def test_a_key_given_again_over_a_merged_one_overrides_it(loader: type[Any]) -> None:
+    """`<<: *base` then `id: q2` was refused as a duplicate 'id' (PyYAML's merge puts the
+    merged keys in front of the mapping's own): the mapping's own keys win, as YAML has it."""
+    data, lines = yamlfile.load_yaml(Path("arena.yaml"), MERGED)
+    assert data == yaml.safe_load(MERGED)
+    assert data["tests"][1] == {
+        "id": "q2",
+        "input": "What is 1+3?",
+        "reference": "4",
+        "tags": ["math"],
+    }
+    assert [lines.line(("tests", i)) for i in range(2)] == [3, 4]  # each case its own line
+    # each key the line it is written on: the override's, or the merged anchor's
+    assert [lines.line(("tests", 1, key)) for key in ("id", "input", "reference")] == [4, 4, 3]
+    assert outcome(yamlfile._from_nodes, MERGED) == outcome(yamlfile.load_yaml, MERGED)
+
+
+def test_a_merged_list_and_a_nested_merge_give_the_first_and_own_keys(
+    loader: type[Any],
+) -> None:
+    """The merge-key spec: of `<<: [*a, *b]` the earlier mapping's key wins, the mapping's
+    own keys over all; a merged mapping brings what its own merge gave it."""
+    text = (
+        "a: &a {x: a, y: a}\nb: &b {x: b, z: b}\nc: {<<: [*a, *b], y: c}\n"
+        "d: &d {<<: *a, y: d, w: d}\ne:\n  <<: [*d, *b]\n  w: e\n"
+    )
+    data, lines = yamlfile.load_yaml(Path("arena.yaml"), text)
+    assert data["c"] == {"x": "a", "y": "c", "z": "b"}
+    assert data["d"] == {"x": "a", "y": "d", "w": "d"}
+    assert data["e"] == {"x": "a", "y": "d", "w": "e", "z": "b"}
+    assert [lines.line(("e", key)) for key in ("x", "y", "w", "z")] == [1, 4, 7, 2]
+    assert outcome(yamlfile._from_nodes, text) == outcome(yamlfile.load_yaml, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            "tests:\n  - &base {id: q1}\n  - <<: *base\n    id: q2\n    id: q3\n",
+            "arena.yaml:5: duplicate key 'id' (first at line 4)",
+        ),
+        (
+            "a: {<<: [{x: 1}, {y: 1,\n  y: 2}]}\n",
+            "arena.yaml:2: duplicate key 'y' (first at line 1)",
+        ),
+        (
+            "a: &a {<<: *a, x: 1}\n",
+            "arena.yaml:1: YAML merge key '<<' merges a mapping into itself",
+        ),
+    ],
+    ids=["duplicate beside a merge", "duplicate in a merged list", "merge into itself"],
+)
+def test_a_duplicate_beside_a_merge_or_a_merge_into_itself_is_refused(
+    loader: type[Any], text: str, said: str
+) -> None:
+    with pytest.raises(SpecError) as caught:
+        yamlfile.load_yaml(Path("arena.yaml"), text)
+    assert str(caught.value).startswith(said)
+
+
+def test_a_case_that_merges_another_has_its_own_line(tmp_path: Path) -> None:
+    (tmp_path / "arena.yaml").write_text(MERGED)
+    q1, q2 = load_project(tmp_path / "arena.yaml").cases
+    assert (q1.id, q2.id, q2.input, q2.reference, q2.tags) == (
+        "q1",
+        "q2",
+        "What is 1+3?",
+        "4",
+        ("math",),
+    )
+    assert (q1.line, q2.line) == (3, 4)
+
+
+def test_a_project_whose_case_merges_another_runs_both(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("m", MERGED)
+    result = pytester.runpytest("projects", "-q", "-p", "no:cacheprovider", "--arena-json=out.json")
+    assert "duplicate key" not in result.stdout.str()
+    result.assert_outcomes(passed=2)
+    records = json.loads((pytester.path / "out.json").read_text())["records"]
+    assert sorted((r["case"], r["output"]) for r in records) == [("q1", "4"), ("q2", "4")]

@@ -154,6 +154,9 @@ MAX_ALIASED_NODES = 100_000  # nodes built again through aliases, in one file
 MAX_DEPTH = 200  # levels of nested mappings and lists; far more than any project needs
 
 
+Pairs = dict[Any, tuple[yaml.Node, yaml.Node]]  # a mapping's key and value nodes, by key
+
+
 class _Aliases:
     """Counts what aliases expand to: an anchor used again is built again, so a few lines of
     nested aliases ("billion laughs") could otherwise fill the memory."""
@@ -161,6 +164,7 @@ class _Aliases:
     def __init__(self) -> None:
         self.built: set[int] = set()
         self.again = 0
+        self.merged: dict[int, Pairs] = {}  # by mapping node: its pairs, merges done once
 
     def visit(self, node: yaml.Node, lines: LineMap) -> None:
         if id(node) not in self.built:
@@ -245,28 +249,14 @@ def _build(
         )
     lines.set(loc, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
-        loader.flatten_mapping(node)
         result: dict[Any, Any] = {}
-        for key_node, value_node in node.value:
-            key = _value(key_node, loader, lines)
-            if isinstance(key, list | dict):
-                raise SpecError(
-                    [Problem(lines.path, key_node.start_mark.line + 1, "a key must be a scalar")]
-                )
-            if key in result:
-                first = lines.line((*loc, key))
-                raise SpecError(
-                    [
-                        Problem(
-                            lines.path,
-                            key_node.start_mark.line + 1,
-                            f"duplicate key '{key}' (first at line {first})",
-                            hint="remove one of the two; YAML would silently keep only the last",
-                        )
-                    ]
-                )
+        for key, (key_node, value_node) in _pairs(node, loader, lines, aliases, ()).items():
             child = (*loc, key)
-            if key == _ID and _number_as_written(value_node.tag, value_node.style):
+            if (
+                key == _ID
+                and isinstance(value_node, yaml.ScalarNode)
+                and _number_as_written(value_node.tag, value_node.style)
+            ):
                 result[key] = value_node.value
             else:
                 result[key] = _build(value_node, child, lines, loader, aliases)
@@ -277,6 +267,122 @@ def _build(
             _build(item, (*loc, i), lines, loader, aliases) for i, item in enumerate(node.value)
         ]
     return _value(node, loader, lines)
+
+
+def _pairs(
+    node: yaml.MappingNode,
+    loader: yaml.SafeLoader,
+    lines: LineMap,
+    aliases: _Aliases | None,
+    merging: tuple[int, ...],
+) -> Pairs:
+    """The key and value nodes of `node` by key, with what its merge keys (`<<: *base`,
+    `<<: [*a, *b]`) bring in, as YAML's merge-key spec has it: the mapping's own keys win
+    over merged ones, and a mapping earlier in a merged list over a later one. A key written
+    twice in the mapping itself is an error, a key it gives again over a merged one is not.
+    (PyYAML's `flatten_mapping` puts the merged pairs in front of the mapping's own, which
+    leaves no telling an override from a duplicate.) `merging`: the mappings being merged
+    into, innermost last."""
+    if aliases is not None and id(node) in aliases.merged:
+        return aliases.merged[id(node)]
+    own: Pairs = {}
+    merges: list[tuple[yaml.Node, yaml.Node]] = []  # each '<<' key and its value
+    for key_node, value_node in node.value:
+        if key_node.tag == _MERGE:
+            merges.append((key_node, value_node))
+            continue
+        # `=` is a plain key, as `flatten_mapping` makes it
+        key = key_node.value if key_node.tag == _VALUE else _value(key_node, loader, lines)
+        if isinstance(key, list | dict | set):
+            raise SpecError(
+                [Problem(lines.path, key_node.start_mark.line + 1, "a key must be a scalar")]
+            )
+        if key in own:
+            first = own[key][0].start_mark.line + 1
+            raise SpecError(
+                [
+                    Problem(
+                        lines.path,
+                        key_node.start_mark.line + 1,
+                        f"duplicate key '{key}' (first at line {first})",
+                        hint="remove one of the two; YAML would silently keep only the last",
+                    )
+                ]
+            )
+        own[key] = (key_node, value_node)
+    if not merges:
+        pairs = own
+    else:
+        inside = (*merging, id(node))
+        pairs = {}
+        for key_node, value_node in merges:
+            for source in _merged_mappings(node, key_node, value_node, lines, inside):
+                for key, pair in _pairs(source, loader, lines, aliases, inside).items():
+                    pairs.setdefault(key, pair)  # the first mapping merged wins
+        pairs.update(own)  # a merged key keeps its place, with the mapping's own value
+    if aliases is not None:
+        aliases.merged[id(node)] = pairs
+    return pairs
+
+
+def _merged_mappings(
+    node: yaml.MappingNode,
+    key: yaml.Node,
+    value: yaml.Node,
+    lines: LineMap,
+    merging: tuple[int, ...],
+) -> list[yaml.MappingNode]:
+    """The mappings the merge key `key` with `value` brings into `node`, with PyYAML's
+    errors for anything else."""
+    if isinstance(value, yaml.MappingNode):
+        sources = [value]
+    elif isinstance(value, yaml.SequenceNode):
+        sources = []
+        for item in value.value:
+            if not isinstance(item, yaml.MappingNode):
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    f"expected a mapping for merging, but found {_kind(item)}",
+                    item.start_mark,
+                )
+            sources.append(item)
+    else:
+        raise yaml.constructor.ConstructorError(
+            "while constructing a mapping",
+            node.start_mark,
+            f"expected a mapping or list of mappings for merging, but found {_kind(value)}",
+            value.start_mark,
+        )
+    for source in sources:
+        if id(source) in merging:
+            raise SpecError(
+                [
+                    Problem(
+                        lines.path,
+                        key.start_mark.line + 1,
+                        "YAML merge key '<<' merges a mapping into itself",
+                        hint="merge an anchor defined outside this mapping",
+                    )
+                ]
+            )
+    if len(merging) > MAX_DEPTH:
+        raise SpecError(
+            [
+                Problem(
+                    lines.path,
+                    key.start_mark.line + 1,
+                    f"YAML merge keys nested more than {MAX_DEPTH} levels deep",
+                    hint="merge fewer mappings that merge others",
+                )
+            ]
+        )
+    return sources
+
+
+def _kind(node: yaml.Node) -> str:
+    """What `node` is, as PyYAML's errors say it: scalar, sequence or mapping."""
+    return str(getattr(node, "id", "node"))
 
 
 class _NodesNeeded(Exception):
