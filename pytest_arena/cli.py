@@ -247,6 +247,12 @@ def _read_report(command: str, path: Path) -> dict[str, Any]:
         raise _Refused(f"{path}:{exc.lineno}: not JSON ({exc.msg}); {fix}") from None
     except RecursionError:
         raise _Refused(f"{path}: not JSON --arena-json writes (nested too deeply); {fix}") from None
+    except ValueError as exc:  # a whole number of more digits than Python converts (4,300)
+        reason = str(exc).split(":")[0]  # "Exceeds the limit (4300 digits) for integer ..."
+        said = reason[:1].lower() + reason[1:]
+        raise _Refused(
+            f"{path}: not JSON --arena-json writes (a number that {said}); {fix}"
+        ) from None
     try:
         return dict(check_report(data, str(path)))
     except NotAReport as exc:

@@ -310,6 +310,77 @@ def test_report_and_compare_say_what_is_wrong_with_a_report_of_another_shape(
     assert not (pytester.path / "x.html").exists()
 
 
+def test_report_and_compare_refuse_a_number_no_float_holds_naming_it(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """NaN, Infinity, 1e999 (which JSON readers take for infinity) and a whole number beyond
+    a float's range crashed both commands with a traceback (ValueError: cannot convert float
+    NaN to integer, OverflowError: int too large to convert to float), as did a score of
+    1e308. Each is refused as a field of the wrong type is, naming it, in any record (the
+    schema checks only the first 200)."""
+    make_project("mine", PROJECT)
+    good = run_json(pytester, "run.json")
+    good["records"] = [dict(good["records"][i % 6], case=f"c{i}") for i in range(250)]
+    (pytester.path / "run.json").write_text(json.dumps(good))
+    assert pytester.run(*ARENA, "report", "run.json", "--html", "ok.html").ret == 0
+    bad = [  # (where, what is written there, what is said)
+        (("records", 0, "score"), "NaN", "records[[]0[]].score: nan is not a finite number"),
+        (("records", 230, "score"), "Infinity", "records[[]230[]].score: inf is not a finite*"),
+        (("records", 3, "cost"), "-Infinity", "records[[]3[]].cost: -inf is not a finite*"),
+        (("records", 0, "latency_ms"), "1e999", "records[[]0[]].latency_ms: inf is not a*"),
+        (
+            ("records", 1, "weight"),
+            str(10**400),
+            "records[[]1[]].weight: 1000000000* (401 digits) is beyond a float's range*",
+        ),
+        (("records", 2, "tokens", "input"), str(-(10**400)), "records[[]2[]].tokens.input: -1*"),
+        (
+            ("leaderboards", 0, "rows", 0, "accuracy"),
+            "NaN",
+            "leaderboards[[]0[]].rows[[]0[]].accuracy: nan is not a finite number",
+        ),
+        (("records", 0, "score"), "1e308", "records[[]0[]].score: 1e+308 is greater than the*"),
+        (("records", 240, "score"), "-0.5", "records[[]240[]].score: -0.5 is less than the*"),
+        (("records", 0, "cost"), "9" * 5000, "not JSON --arena-json writes (a number that*"),
+    ]
+    for path, written, said in bad:
+        data = json.loads(json.dumps(good))
+        inside = data
+        for step in path[:-1]:
+            inside = inside[step]
+        inside[path[-1]] = "@@here@@"
+        (pytester.path / "odd.json").write_text(json.dumps(data).replace('"@@here@@"', written))
+        report = pytester.run(*ARENA, "report", "odd.json", "--html", "x.html")
+        compare = pytester.run(*ARENA, "compare", "run.json", "odd.json")
+        for command, result in (("report", report), ("compare", compare)):
+            assert result.ret == 4, (path, written, command, result.stderr.str())
+            result.stderr.fnmatch_lines([f"arena {command}: odd.json: {said}*"])
+            assert "Traceback" not in result.stderr.str()
+        assert not (pytester.path / "x.html").exists()
+
+
+def test_compare_of_a_case_weighing_1e308_says_its_change(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A weight of 1e308 (finite, as the schema allows) made the paired interval's sums
+    overflow to NaN: `arena compare` crashed (AttributeError in statistics.stdev).
+    The weights are scaled by a power of two, exactly: the heavy case's change is the
+    mean change."""
+    make_project("mine", PROJECT)
+    a = run_json(pytester, "a.json", "--arena-models", "sim_perfect")
+    b = json.loads(json.dumps(a))
+    for record in b["records"]:
+        if record["case"] == "q1":
+            record.update(status="failed", passed=False, score=0.0, weight=1e308)
+    (pytester.path / "b.json").write_text(json.dumps(b))
+    result = pytester.run(*ARENA, "compare", "a.json", "b.json")
+    assert "Traceback" not in result.stderr.str()
+    assert result.ret == 1  # q1 regressed
+    result.stdout.fnmatch_lines(
+        ["mean score change -1.000 over 6 paired cases*", "  regression: q1: passed -> failed"]
+    )
+
+
 def test_a_run_that_could_not_load_its_project_fails_the_comparison_and_says_why(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

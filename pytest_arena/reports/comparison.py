@@ -4,12 +4,14 @@ the cases both runs graded. Pure: reports in, data and text out."""
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_arena.engine.money import dollars
-from pytest_arena.record import Record
+from pytest_arena.record import NESTING_LIMIT, Record
 from pytest_arena.reports import verdicts
 from pytest_arena.reports.statistics import Difference, mcnemar_exact
 from pytest_arena.scorers.text import printable
@@ -94,6 +96,7 @@ def check_report(data: Any, name: str) -> Mapping[str, Any]:
         found = data.get(part, [])
         if not isinstance(found, list) or not all(isinstance(x, Mapping) for x in found):
             raise NotAReport(f"{name}: '{part}' is not a list of objects; {fix}")
+    _check_numbers(data, name, fix)
     if version == VERSION and "generator" in data:  # written whole by this version
         _check_schema({**data, "records": data["records"][:SCHEMA_CHECKED]}, name, fix)
     return data
@@ -108,6 +111,96 @@ def _is_record(record: Any) -> bool:
         and type(sample) is int
         and (score is None or type(score) in (int, float, bool))
     )
+
+
+# a record's (and a sample's) data of any shape, which no command computes with
+_ANY_DATA = frozenset({"reference", "messages", "detail", "response"})
+_FLOAT_MAX = sys.float_info.max
+Found = tuple[list[str | int], str]  # where in the report (innermost first), and what is wrong
+
+
+def _check_numbers(data: Mapping[str, Any], name: str, fix: str) -> None:
+    """NotAReport naming the first number `arena report` and `arena compare` could not
+    compute with: NaN or an infinity (`json` reads `NaN`, `Infinity` and `1e999` so, and
+    --arena-json writes none), a whole number beyond a float's range, or a score outside
+    0 to 1. Every record is looked at, not only those the schema checks; a record's data of
+    any shape (its reference, messages, detail and response) is not."""
+    found = None
+    for index, record in enumerate(data["records"]):
+        if (found := _in_record(record)) is not None:
+            found[0].extend((index, "records"))
+            break
+    else:
+        found = _in_data({key: value for key, value in data.items() if key != "records"})
+    if found is not None:
+        path, problem = found
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in reversed(path))
+        raise NotAReport(f"{name}: {where.lstrip('.')}: {problem}; {fix}")
+
+
+def _in_record(record: Mapping[str, Any]) -> Found | None:
+    """What `_in_data` finds in a record or a sample (its data of any shape left out), or
+    a score outside 0 to 1 (which the HTML report's histogram cannot place)."""
+    found: Found | None
+    for key, value in record.items():
+        if _plain(value) or key in _ANY_DATA:
+            if key != "score" or type(value) not in (int, float) or 0 <= value <= 1:
+                continue
+            limit = "less than the minimum of 0" if value < 0 else "greater than the maximum of 1"
+            found = ([], f"{value!r} is {limit}")
+        elif key == "samples" and type(value) is list:
+            for index, sample in enumerate(value):
+                found = _in_record(sample) if isinstance(sample, Mapping) else _in_data(sample)
+                if found is not None:
+                    found[0].extend((index, key))
+                    return found
+            continue
+        else:
+            found = _in_data(value)
+        if found is not None:
+            found[0].append(key)
+            return found
+    return None
+
+
+def _in_data(value: Any, depth: int = 0) -> Found | None:
+    """The first number in `value` that no float holds: NaN, an infinity, or a whole number
+    beyond a float's range. Not below NESTING_LIMIT levels (a field of a later release may
+    nest deeper than Python recurses): nothing reads a number there, and the HTML report
+    cuts what is (record.json_safe)."""
+    items: Any
+    if isinstance(value, Mapping):
+        items = value.items()
+    elif type(value) is list:
+        items = enumerate(value)
+    elif _plain(value):
+        return None
+    elif type(value) is float:
+        return [], f"{value!r} is not a finite number"
+    elif type(value) is int:
+        digits = str(abs(value))
+        shown = f"{'-' if value < 0 else ''}{digits[:10]}\u2026 ({len(digits)} digits)"
+        return [], f"{shown} is beyond a float's range (\u00b11.8e308)"
+    else:
+        return None
+    if depth >= NESTING_LIMIT:
+        return None
+    for key, item in items:
+        if not _plain(item) and (found := _in_data(item, depth + 1)) is not None:
+            found[0].append(key)
+            return found
+    return None
+
+
+def _plain(value: Any) -> bool:
+    """`value` is text, true or false, null, or a number a float holds (by identity of its
+    type first: most of what a report holds)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is float:
+        return bool(value - value == 0.0)  # inf - inf and NaN - NaN are NaN
+    return kind is int and -_FLOAT_MAX <= value <= _FLOAT_MAX
 
 
 def _check_schema(data: Mapping[str, Any], name: str, fix: str) -> None:
@@ -183,6 +276,21 @@ def _as_record(record: Mapping[str, Any], case: tuple[str, int]) -> Record:
     )
 
 
+HEAVIEST = 2.0**500  # a weight the paired test reads, at most: n of them sum far below 1e308
+
+
+def _in_range(records: list[Record]) -> list[Record]:
+    """`records` with every weight scaled by one power of two when the heaviest is above
+    HEAVIEST: a weight of 1e308 made the interval's sums overflow (and the comparison crash),
+    and a power of two scales a float exactly, so the weighted mean, its interval and the
+    test are what they were."""
+    heaviest = max((r.weight for r in records), default=0.0)
+    if heaviest <= HEAVIEST:
+        return records
+    shift = math.frexp(heaviest)[1] - 500  # heaviest = m * 2**e, 0.5 <= m < 1
+    return [replace(r, weight=math.ldexp(r.weight, -shift)) for r in records]
+
+
 def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[ModelComparison]:
     """Every (project, model) of either run, in order of project then model."""
     rows_a, rows_b = _rows(a), _rows(b)
@@ -219,7 +327,7 @@ def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[ModelComparison]
         item.common = len(pairs_a)
         item.changes.sort(key=lambda c: (_ORDER[c.kind], c.case, c.sample))
         if pairs_a:  # weighted and tested as the leaderboard and --arena-baseline do
-            paired = verdicts.compare("B", pairs_b, "A", pairs_a)
+            paired = verdicts.compare("B", _in_range(pairs_b), "A", _in_range(pairs_a))
             item.score_change, item.test = paired.difference, paired.test
             item.mcnemar_p = mcnemar_exact(*flips)
         out.append(item)
