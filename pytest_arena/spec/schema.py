@@ -118,6 +118,8 @@ class ScorersSpec(Strict):
 
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
+# weights count relative to each other; sums of larger ones overflow a float (1e308)
+MAX_WEIGHT = 1e9
 
 
 def _some_weight(scoring: list[ComponentSpec] | None) -> list[ComponentSpec] | None:
@@ -154,6 +156,11 @@ class MetricsSpec(Strict):
         for name, weight in value.items():
             if weight < 0:
                 raise ValueError(f"weight of '{name}' is {weight}; weights must be 0 or more")
+            if weight > MAX_WEIGHT:
+                raise ValueError(
+                    f"weight of '{name}' is {weight:g}; weights are relative, {MAX_WEIGHT:g}"
+                    " at most"
+                )
         if value and not any(value.values()):
             raise ValueError(
                 "every weight is 0, so every composite would be 0: give at least one a weight"
@@ -254,7 +261,7 @@ class ComponentSpec(Strict):
     name: str | None = None
     scorer: str | None = None
     command: str | list[str] | None = None
-    weight: float = Field(1.0, ge=0, allow_inf_nan=False)
+    weight: float = Field(1.0, ge=0, le=MAX_WEIGHT, allow_inf_nan=False)
     params: dict[str, Any] = Field(default_factory=dict)
     required: bool = False
     timeout: float | None = Field(None, gt=0)
@@ -503,7 +510,7 @@ class CaseSpec(SamplingSettings):
     ]
     reference: Any = None
     tags: list[str] = Field(default_factory=list)
-    weight: float = Field(1.0, ge=0, allow_inf_nan=False)
+    weight: float = Field(1.0, ge=0, le=MAX_WEIGHT, allow_inf_nan=False)
     eval_type: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
     scoring: list[ComponentSpec] | None = None

@@ -97,6 +97,13 @@ cases(
     "projects/case_weight_nan/arena.yaml:4: tests[[]1].weight: Input should be a finite number",
     "  fix: write a finite number, such as 1 or 0.5",
 )
+cases(  # two of them crashed the leaderboard: an overflow in its sums
+    "case_weight_past_a_billion",
+    one_bad("{id: b, input: y, reference: y, weight: 1e308}"),
+    "projects/case_weight_past_a_billion/arena.yaml:4: tests[[]1].weight: Input should be less"
+    " than or equal to 1000000000",
+    "  fix: use a value of 1e+09 or less",
+)
 cases(
     "case_weight_infinite",
     one_bad("{id: b, input: y, reference: y, weight: .inf}"),

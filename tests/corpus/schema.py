@@ -250,6 +250,12 @@ blocks(
     " weights must be 0 or more",
 )
 blocks(
+    "metrics_weight_past_a_billion",
+    "models: [sim_perfect]\nmetrics:\n  weights: {accuracy: 1, cost: 1e300}\n" + OK_CASE,
+    "projects/metrics_weight_past_a_billion/arena.yaml:3: metrics.weights: weight of 'cost' is"
+    " 1e+300; weights are relative, 1e+09 at most",
+)
+blocks(
     "metrics_lower_is_better_text",
     "models: [sim_perfect]\nmetrics:\n  lower_is_better: cost\n" + OK_CASE,
     "projects/metrics_lower_is_better_text/arena.yaml:3: metrics.lower_is_better: Input should be a valid list*",
