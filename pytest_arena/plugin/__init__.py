@@ -24,6 +24,7 @@ from pytest_arena.spec.files import DATASET_FORMATS, MISNAMED_FILE, PROJECT_FILE
 
 if TYPE_CHECKING:
     from pytest_arena.engine.calls import Engine
+    from pytest_arena.record import Record
 
 MARKER = "arena"
 REPORTER = "arena-reporter"
@@ -245,11 +246,7 @@ def pytest_runtest_makereport(
         return (yield)
     record = getattr(item, "record", None)
     if record is not None and call.when != "teardown":
-        from pytest_arena.plugin.junit_xml import properties_per_case
-        from pytest_arena.reports.junit import set_properties
-
-        if properties_per_case(item.config):  # --junitxml with xunit1: not valid under xunit2
-            set_properties(item.user_properties, record)  # before the report copies them
+        _junit_properties(item, record)  # before the report copies them
     report = yield
     stopped = call.when == "call" and report.failed and call.excinfo is not None
     if record is None and stopped and isinstance(item, collect.ArenaItem):
@@ -258,12 +255,7 @@ def pytest_runtest_makereport(
         assert call.excinfo is not None
         said = f"{call.excinfo.typename}: {call.excinfo.value}".strip().rstrip(":")
         record = item.error_record(said)
-        from pytest_arena.plugin.junit_xml import properties_per_case
-
-        if properties_per_case(item.config):  # JUnit writes them from the teardown's report
-            from pytest_arena.reports.junit import set_properties
-
-            set_properties(item.user_properties, record)
+        _junit_properties(item, record)  # JUnit writes them from the teardown's report
     if (
         call.excinfo is not None
         and isinstance(call.excinfo.value, collect.CaseError)
@@ -278,16 +270,23 @@ def pytest_runtest_makereport(
         setattr(report, PROBLEM_ATTR, item.message)  # for the JSON report, also from workers
     if record is not None and phase_done:
         record.xfail = outputs.xfail_outcome(report)
-        if record.xfail:  # known only now: for --junitxml's per-case properties too
-            from pytest_arena.plugin.junit_xml import properties_per_case
-            from pytest_arena.reports.junit import set_properties
-
-            if properties_per_case(item.config):  # the teardown's report carries them
-                set_properties(item.user_properties, record)
+        if record.xfail:  # known only now: the teardown's report carries it to JUnit
+            _junit_properties(item, record)
         setattr(report, RECORD_ATTR, record.to_dict())
         if isinstance(item, collect.ArenaItem):
             item.record = None  # the report carries it from here: kept once, not twice
     return report
+
+
+def _junit_properties(item: pytest.Item, record: Record) -> None:
+    """Put `record` on the item's JUnit properties, with --junitxml under xunit1 (they are
+    not valid under xunit2, where `JUnitRecords` writes the record to system-out)."""
+    from pytest_arena.plugin.junit_xml import properties_per_case
+
+    if properties_per_case(item.config):
+        from pytest_arena.reports.junit import set_properties
+
+        set_properties(item.user_properties, record)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
