@@ -369,6 +369,45 @@ def test_a_project_budget_applies_to_that_project_only(
     )
 
 
+@pytest.mark.parametrize("cap", ["--arena-max-cost", "project"])
+def test_a_capped_run_makes_no_call_to_an_api_model_it_has_no_price_for(
+    pytester: pytest.Pytester, make_project: MakeProject, fake_llm: FakeLLMServer, cap: str
+) -> None:
+    """A cap of $0.000001 let every call of a model arena has no price for through (its
+    cost counted as nothing) and the run passed: the cap held nothing. Its calls are not
+    made, each case errors saying why, and a priced model beside it still runs."""
+    url = fake_llm.base_url
+    make_project(
+        "p",
+        f"""
+models:
+  default: [new, priced]
+  define:
+    new: {{connector: openai, base_url: "{url}", model: gpt-9-preview, cache: false}}
+    priced: {{connector: openai, base_url: "{url}", model: old, cache: false,
+              price: {{input_per_mtok: 1, output_per_mtok: 1}}}}
+{"budget: {max_cost: 5}" if cap == "project" else ""}
+tests:
+  - {{id: a, input: "[[answer=x]] one", reference: x}}
+  - {{id: b, input: "[[answer=x]] two", reference: x}}
+""",
+    )
+    args = ["--arena-max-cost", "5"] if cap == "--arena-max-cost" else []
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly", *args)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    outcomes = result.parseoutcomes()
+    assert outcomes["passed"] == 2 and outcomes["failed"] == 2, outcomes
+    source = "--arena-max-cost" if cap == "--arena-max-cost" else "budget.max_cost in arena.yaml"
+    result.stdout.fnmatch_lines(
+        [
+            f"*model 'new' call failed: not made: {source}* caps spending at $5.00, and model"
+            " 'new' has no price to count its answers by; set price: {input_per_mtok: ...,"
+            " output_per_mtok: ...} on it in models.define*"
+        ]
+    )
+    assert fake_llm.total == 2  # the priced model's two calls, none of the other's
+
+
 def test_xdist_workers_start_the_calls_of_their_queued_items_ahead(
     pytester: pytest.Pytester,
     make_project: MakeProject,

@@ -39,6 +39,7 @@ class AnthropicConnector(HttpConnector):
     default_base_url: ClassVar[str] = "https://api.anthropic.com"
     default_key_env: ClassVar[str] = "ANTHROPIC_API_KEY"
     takes_tools: ClassVar[bool] = True
+    billed_by_tokens: ClassVar[bool] = True
     settings: AnthropicSettings
 
     @property

@@ -124,6 +124,7 @@ class Connector(ABC):
     takes_tools: ClassVar[bool] = False  # True: the project's tools are offered to the model
     wants_workspace: ClassVar[bool] = False  # True: the engine gives each call a fresh folder
     default_concurrency: ClassVar[int] = 16  # calls in flight unless the model sets `concurrency`
+    billed_by_tokens: ClassVar[bool] = False  # True: an answer costs its tokens at a price
 
     def __init__(
         self,

@@ -32,6 +32,7 @@ class OpenAIConnector(HttpConnector):
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"
     default_key_env: ClassVar[str] = "OPENAI_API_KEY"
     takes_tools: ClassVar[bool] = True
+    billed_by_tokens: ClassVar[bool] = True
 
     @property
     def url(self) -> str:

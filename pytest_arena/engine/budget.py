@@ -41,6 +41,22 @@ class Budget:
             self.ledger.add(cost)
 
 
+def uncounted(budgets: tuple[Budget, ...], model: str, billed_by_tokens: bool) -> str | None:
+    """Why a call of `model`, billed by its tokens at no known price, is not made under a
+    capped budget: its cost could not be counted, so the cap would not hold."""
+    if not billed_by_tokens:
+        return None
+    for budget in budgets:
+        if budget.max_cost is not None:
+            return (
+                f"not made: {budget.source} caps spending at {dollars(budget.max_cost)}, and"
+                f" model '{model}' has no price to count its answers by; set price:"
+                " {input_per_mtok: ..., output_per_mtok: ...} on it in models.define"
+                " (dollars per million tokens), or run without the cap"
+            )
+    return None
+
+
 def refusal_of(budgets: tuple[Budget, ...]) -> str | None:
     for budget in budgets:
         if budget.max_cost is not None:

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 from pytest_arena.cache import CacheError, ReplayMiss, ResponseCache, key_parts
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
-from pytest_arena.engine.budget import Budget, refusal_of
+from pytest_arena.engine.budget import Budget, refusal_of, uncounted
 from pytest_arena.engine.ledger import Ledger
 from pytest_arena.engine.limits import Lane, Limits
 from pytest_arena.engine.tool_loop import ToolSet, Turn, run_loop
@@ -272,6 +272,9 @@ class Engine:
     def _inline(
         self, connector: Connector, request: Request, budgets: tuple[Budget, ...]
     ) -> CallResult:
+        blind = _uncounted(connector, budgets)
+        if blind is not None:
+            return CallResult(error=blind)
         refusal = refusal_of(budgets)
         if refusal is not None:
             return CallResult(skipped=refusal)
@@ -466,6 +469,9 @@ class Engine:
             async with lane.gate:
                 if breaker.reason is not None:  # opened while this call waited its turn
                     return CallResult(error=breaker.reason, retries=retries)
+                blind = _uncounted(connector, budgets)
+                if blind is not None:
+                    return CallResult(error=blind, retries=retries)
                 refusal = refusal_of(budgets)
                 if refusal is not None:
                     return CallResult(skipped=refusal, retries=retries)
@@ -572,6 +578,13 @@ class Engine:
         path = self.workspace_root / f"{self._workspaces:05d}-{name}-{request.sample}"
         path.mkdir(parents=True)
         return path
+
+
+def _uncounted(connector: Connector, budgets: tuple[Budget, ...]) -> str | None:
+    """Why this call is not made: a capped budget could not count what it costs."""
+    if connector.price is not None:
+        return None
+    return uncounted(budgets, connector.key, connector.billed_by_tokens)
 
 
 # characters of project, case and model in a workspace's name (its number keeps it unique)
