@@ -191,7 +191,7 @@ def test_a_missing_baseline_is_a_usage_error(
         (
             b'{"format": 1, "cases": [\n{"project": "p", "model": "m", "case": "c",'
             b' "status": "passed", "score": 1, "reason": "", "tags": 5, "weight": 1}]}',
-            "*base.json:2: a case's score is a number or null, its tags a list*",
+            "*base.json:2: a case's score is a number from 0 to 1 or null, its tags a list*",
         ),
     ],
     ids=["utf-16", "deep", "tags"],
@@ -233,6 +233,48 @@ def test_a_file_that_is_no_baseline_says_where_and_how_to_fix() -> None:
         read_baseline("{oops", "base.json")
     with pytest.raises(ValueError, match=r"base.json: not a baseline of format 1"):
         read_baseline('{"cases": []}', "base.json")
+
+
+def _row(**changed: object) -> str:
+    row = {"project": "p", "model": "m", "case": "a", "status": "passed", "score": 1.0}
+    row |= {"reason": "", "tags": [], "weight": 1.0, **changed}
+    return json.dumps(row)
+
+
+@pytest.mark.parametrize(
+    ("cases", "said"),
+    [
+        # a NaN score took the model's whole comparison down to "0 cases in common" and the
+        # regression gate held
+        (
+            f"[{_row()},\n{_row(case='b', score=float('nan'))}]",
+            r"base.json:3: a case's score is a number from 0 to 1",
+        ),
+        (f"[{_row(score=1.5)}]", r"base.json:2: a case's score is a number from 0 to 1"),
+        (f"[{_row(weight=float('inf'))}]", r"base.json:2: .* its weight a finite number"),
+        ("{}", r"base.json: 'cases' is not a list"),  # was read as a baseline of no case
+        (f"[{_row(status='great')}]", r"base.json:2: a case's status is one of .*not 'great'"),
+        (f"[{_row(status=['passed'])}]", r"base.json:2: a case's status is one of"),
+        (
+            f"[{_row()},\n{_row(score=0.0)}]",
+            r"base.json:3: case a of model m in project p is listed twice \(first at line 2\)",
+        ),
+    ],
+    ids=[
+        "nan-score",
+        "score-above-1",
+        "infinite-weight",
+        "cases-not-a-list",
+        "status",
+        "status-list",
+        "twice",
+    ],
+)
+def test_a_hand_edited_baseline_that_no_run_wrote_is_refused_at_its_line(
+    cases: str, said: str
+) -> None:
+    with pytest.raises(ValueError, match=said + ".*--arena-save-baseline"):
+        read_baseline(f'{{"format": 1, "cases": {cases}}}', "base.json")
 
 
 @pytest.mark.parametrize("workers", [0, 2])

@@ -8,6 +8,7 @@ that a diff of two baselines shows the cases that changed and nothing else.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -58,22 +59,37 @@ def read_baseline(text: str, where: str) -> list[Record]:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{where}: not a baseline of format {FORMAT}; {fix}")
     found: list[Record] = []
-    cases = data.get("cases") or []
+    cases = data.get("cases")
     if not isinstance(cases, list):
         raise ValueError(f"{where}: 'cases' is not a list; {fix}")
+    first: dict[tuple[str, str, str], int] = {}
     for number, row in enumerate(cases, start=2):  # the file holds one case per line
         if not isinstance(row, dict) or any(k not in row for k in _KEYS):
             raise ValueError(f"{where}:{number}: a case needs {', '.join(_KEYS)}; {fix}")
         score, tags, weight = row["score"], row["tags"], row["weight"]
         if (
-            not (score is None or type(score) in (int, float))
+            not (score is None or (type(score) in (int, float) and 0 <= score <= 1))
             or not isinstance(tags, list)
-            or type(weight) not in (int, float)
+            or not (type(weight) in (int, float) and 0 <= weight < math.inf)
         ):
             raise ValueError(
-                f"{where}:{number}: a case's score is a number or null, its tags a list and"
-                f" its weight a number; {fix}"
+                f"{where}:{number}: a case's score is a number from 0 to 1 or null, its tags a"
+                f" list and its weight a finite number, 0 or more; {fix}"
             )
+        if not isinstance(row["status"], str) or row["status"] not in verdicts.GRADED:
+            raise ValueError(
+                f"{where}:{number}: a case's status is one of"
+                f" {', '.join(sorted(verdicts.GRADED))}, not {printable(repr(row['status']))};"
+                f" {fix}"
+            )
+        key = (str(row["project"]), str(row["model"]), str(row["case"]))
+        if key in first:
+            raise ValueError(
+                f"{where}:{number}: case {printable(key[2])} of model {printable(key[1])} in"
+                f" project {printable(key[0])} is listed twice (first at line {first[key]});"
+                f" {fix}"
+            )
+        first[key] = number
         found.append(
             Record(
                 str(row["project"]),
