@@ -381,8 +381,17 @@ def _pytest(args: list[str]) -> int:
     """Run pytest in a process of its own, so that it imports the plugin itself: in this one
     `pytest_arena` is imported already, and pytest would warn on every run that it cannot
     rewrite its asserts (an error under `-W error`). It gets this interpreter's `-W`, `-X`,
-    `-O`, `-b`, `-I`, `-E`, `-s` and `-P` options, as `python -W error -m pytest` would."""
-    process = subprocess.Popen([sys.executable, *_interpreter_options(), "-m", "pytest", *args])
+    `-O`, `-b`, `-I`, `-E`, `-s` and `-P` options, as `python -W error -m pytest` would.
+
+    On POSIX pytest takes this process over (exec): its pid, so a signal sent to `arena`
+    alone (`kill`, `docker stop`, an IDE's stop button) stops the run as it stops pytest.
+    Elsewhere it is a child, and a Ctrl-C reaches both."""
+    argv = [sys.executable, *_interpreter_options(), "-m", "pytest", *args]
+    if os.name == "posix":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, argv)
+    process = subprocess.Popen(argv)
     while True:
         try:
             return process.wait()

@@ -136,6 +136,45 @@ def test_arena_evaluate_on_sim_small_honours_pytest_options(
     stopped.stdout.fnmatch_lines(["FAILED projects/mine/arena.yaml::q*[[]sim_small] - *"])
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="signals to one process are POSIX's")
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_a_signal_sent_to_arena_alone_stops_the_run(
+    pytester: pytest.Pytester, make_project: MakeProject, signal_name: str
+) -> None:
+    """`kill <arena's pid>` (or `docker stop`, an IDE's stop button) left its pytest child
+    running to the end, paying for every call: SIGINT was ignored, SIGTERM orphaned it."""
+    import signal
+    import subprocess
+    import time
+
+    cases = "".join(f"  - {{id: c{i}, input: 'say x', reference: x}}\n" for i in range(40))
+    slow = (
+        "models:\n  default: [slow]\n  define:\n    slow: {profile: sim_perfect, latency_ms: 500,"
+    )
+    make_project("mine", f"{slow} concurrency: 1}}\ntests:\n{cases}")  # 20 s in all
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [*ARENA, "evaluate", "--project", "projects/mine", "-v", "-p", "no:randomly"],
+        cwd=pytester.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:  # the first case has its answer: the run is under way
+        if "PASSED" in line:
+            break
+    process.send_signal(getattr(signal, signal_name))
+    output = process.stdout.read()
+    process.wait(timeout=30)
+    assert time.monotonic() - started < 12, "the run went on to its end"
+    if signal_name == "SIGINT":  # pytest's own way of being interrupted
+        assert process.returncode == pytest.ExitCode.INTERRUPTED, output
+        assert "KeyboardInterrupt" in output, output
+    else:
+        assert process.returncode == -signal.SIGTERM
+
+
 def test_the_installed_arena_script_runs_clean_under_w_error(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
