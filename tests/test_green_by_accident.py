@@ -86,6 +86,43 @@ def test_a_report_path_under_a_file_is_a_usage_error(pytester: pytest.Pytester, 
     result.stderr.fnmatch_lines(["ERROR: --arena-json notes.txt/arena.json: *notes.txt is a file*"])
 
 
+@pytest.mark.parametrize(
+    ("option", "target"),
+    [
+        ("--arena-json", "projects/quiz/arena.yaml"),
+        ("--arena-html", "projects/quiz/data.csv"),
+        ("--arena-save-baseline", "projects/quiz/scorers/mine.py"),
+    ],
+)
+def test_a_report_path_naming_a_projects_file_is_a_usage_error_that_leaves_it_whole(
+    pytester: pytest.Pytester, quiz: None, option: str, target: str
+) -> None:
+    """`--arena-json projects/p/arena.yaml` wrote the report over the project, and the next
+    run failed to load it."""
+    file = pytester.path / target
+    if not file.exists():
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text("id,input\n")
+    before = file.read_bytes()
+    result = pytester.runpytest(option, target)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            f"ERROR: {option} {target}: the report would overwrite a project's *; give it a file of its own, such as*"
+        ]
+    )
+    assert file.read_bytes() == before
+
+
+def test_a_report_path_naming_an_arena_yaml_not_there_yet_is_a_usage_error(
+    pytester: pytest.Pytester, quiz: None
+) -> None:
+    """A report written as `arena.yaml` would be collected as a project by the next run."""
+    result = pytester.runpytest("--arena-json", "out/arena.yaml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert not (pytester.path / "out" / "arena.yaml").exists()
+
+
 def test_an_empty_report_path_is_a_usage_error(pytester: pytest.Pytester, quiz: None) -> None:
     result = pytester.runpytest("--arena-json=")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -13,7 +13,7 @@ import pytest
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import failure_style
 from pytest_arena.reports.report_files import written_at
-from pytest_arena.spec.files import resolved
+from pytest_arena.spec.files import PROJECT_FILE, resolved
 
 MAX_REPEAT = 1000  # the most samples of a case, as spec.schema's (not imported: pydantic is slow)
 
@@ -142,6 +142,10 @@ def _models(raw: str | None) -> str:
     )
 
 
+# what projects are read from: a report given such a file (it exists) would overwrite one
+_READ_SUFFIXES = frozenset({".yaml", ".yml", ".jsonl", ".csv", ".tsv", ".py"})
+
+
 def _file(option: str, raw: str, path: Path | None, example: str) -> str:
     """Why a file cannot be written at `path` (its missing folders are made, as pytest
     does for --junitxml), or "" when it can."""
@@ -151,6 +155,12 @@ def _file(option: str, raw: str, path: Path | None, example: str) -> str:
         return (
             f"{option} {raw} is a folder: give the path of a file,"
             f" such as {option} {Path(raw, example).as_posix()}"
+        )
+    if path.name == PROJECT_FILE or (path.is_file() and path.suffix.lower() in _READ_SUFFIXES):
+        kind = f"a project's {PROJECT_FILE}" if path.name == PROJECT_FILE else "a project's file"
+        return (
+            f"{option} {raw}: the report would overwrite {kind} (cases, a dataset or code);"
+            f" give it a file of its own, such as {option} {example}"
         )
     path = written_at(path)
     if path.exists() and not path.is_file():  # a device or a pipe: written into
