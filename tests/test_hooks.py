@@ -387,6 +387,33 @@ def test_messages_a_hook_leaves_malformed_fail_the_case_naming_the_hook(
     )
 
 
+@pytest.mark.parametrize(
+    ("params", "said"),
+    [
+        ("object()", "holding what JSON cannot (Object of type object is not JSON serializable)"),
+        ("float('nan')", "holding what JSON cannot (Out of range float values*"),
+        ("[1]", "as a list; give a mapping of body fields*"),
+    ],
+)
+def test_params_a_hook_leaves_that_json_cannot_hold_fail_the_case_naming_the_hook(
+    pytester: pytest.Pytester, make_project: MakeProject, params: str, said: str
+) -> None:
+    """They failed the case as 'internal error in the arena engine: ValueError: cache key
+    part params.obj (a object) is not JSON data' (a cached model), or a TypeError."""
+    hooks = (
+        "def pre_request(request, case, context):\n"
+        f"    if case.id == 'broken':\n        request.params = {{'obj': {params}}}\n"
+    )
+    if params == "[1]":
+        hooks = hooks.replace("{'obj': [1]}", "[1]")
+    yaml = "models: [sim_perfect]\ntests:\n  - {id: broken, input: x, reference: x}\n"
+    make_project("p", yaml + "  - {id: fine, input: y, reference: y}\n", {"hooks.py": hooks})
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([f"*hooks.py pre_request left request.params {said}*"])
+    assert "internal error" not in result.stdout.str()
+
+
 def test_a_hook_may_put_an_assistants_turn_of_tool_calls_without_content_before_the_input(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 import traceback
 from dataclasses import dataclass, replace
@@ -111,6 +112,7 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
                     )
                 request = changed
             _check_messages(request.messages)
+            _check_params(request.params)
             _check_tools(request.tools)
     except _Stop as stop:
         prepared.stop = stop
@@ -179,6 +181,23 @@ def _check_messages(messages: Any) -> None:
         f"hooks.py pre_request left request.messages as {what}; give a list of messages, each"
         " {role, content}, as request.messages held them"
     )
+
+
+def _check_params(params: Any) -> None:
+    """The params pre_request left are sent as JSON body fields (and key the cache); _Stop
+    saying what JSON cannot hold."""
+    if not isinstance(params, dict):
+        raise _Stop(
+            f"hooks.py pre_request left request.params as a {type(params).__name__}; give a"
+            " mapping of body fields, such as {'temperature': 0}"
+        )
+    try:
+        json.dumps(params, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise _Stop(
+            f"hooks.py pre_request left request.params holding what JSON cannot ({exc}); give"
+            " strings, finite numbers, true/false/null, lists and mappings with string keys"
+        ) from None
 
 
 def _parts(message: dict[str, Any]) -> list[Any]:
