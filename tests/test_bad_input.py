@@ -510,3 +510,90 @@ def test_collect_only_of_a_project_that_cannot_load_fails_and_says_why(
     )
     fine = pytester.runpytest("--collect-only", "-q", "projects/good")
     assert fine.ret == 0 and "could not be loaded" not in fine.stdout.str()
+
+
+def test_a_fields_column_the_dataset_lacks_is_an_error_at_its_line_not_a_green_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`fields: {reference: expected}` over a file with no `expected` column left every row
+    unscored, and the run was green (`1 passed, 2 unscored`, accuracy 1.000)."""
+    make_project(
+        "p",
+        """
+        models: [sim_perfect]
+        tests:
+          - {id: inline1, input: "Capital of France?", reference: "Paris"}
+        datasets:
+          - path: data/f.csv
+            fields: {input: question, reference: expected}
+          - path: data/g.jsonl
+            fields:
+              input: question
+              reference: anwser
+        """,
+        files={
+            "data/f.csv": "id,question,answer\nr1,What is 2+2,4\nr2,What is 3+3,6\n",
+            "data/g.jsonl": '{"id": "g1", "question": "1+1", "answer": "2"}\n'
+            '{"id": "g2", "question": "2+1", "answer": "3", "note": "x"}\n',
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=2)  # the inline case; each dataset, once
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "projects/p/arena.yaml:6: datasets[[]0].fields.reference: column 'expected' is not"
+            " in data/f.csv (its columns: id, question, answer)",
+            "  fix: map reference to one of its columns, or take reference out of fields",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "projects/p/arena.yaml:10: datasets[[]1].fields.reference: no row of data/g.jsonl"
+            " has the field 'anwser' (its rows' fields: id, question, answer, note)",
+            "  fix: did you mean 'answer'? map reference to one of its fields",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*unscored*")
+
+
+def test_a_lone_surrogate_in_a_row_is_an_error_at_its_line_and_the_other_rows_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`"a\\ud800b"` (a valid JSON escape) loaded, then each case failed with a bare
+    "UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800'", no file or line."""
+    make_project(
+        "p",
+        """
+        models:
+          default: [ag]
+          define:
+            ag: {connector: command, command: ["sh", "agent.sh"]}
+        datasets: [data/s.jsonl]
+        """,
+        files={
+            "agent.sh": "cat\n",
+            "data/s.jsonl": '{"id":"s1","input":"a\\ud800b","reference":"a\\ud800b"}\n'
+            '{"id":"s2","input":"plain","reference":"\\udc00"}\n'
+            '{"id":"s3","input":"x","reference":"x","metadata":{"k":"\\udfff"}}\n'
+            '{"id":"s4","input":"\\ud83d\\ude00","reference":"\\ud83d\\ude00"}\n'
+            '{"id":"s5","input":"x","reference":"x","\\udbff":1}\n',
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=4)  # s4's pair is a whole character
+    fix = "  fix: write the whole pair (\\ud83d\\ude00) or remove it"
+    for line, key, half in [
+        (1, "input", "d800"),
+        (2, "reference", "dc00"),
+        (3, "metadata.k", "dfff"),
+        (5, "\\udbff", "dbff"),  # a key of the row, kept as its metadata
+    ]:
+        result.stdout.fnmatch_lines(
+            [
+                f"projects/p/data/s.jsonl:{line}: {key}: holds an unpaired surrogate (\\u{half}),"
+                " half of a character",
+                fix,
+            ]
+        )
+    result.stdout.no_fnmatch_line("*UnicodeEncodeError*")

@@ -188,6 +188,36 @@ def test_a_small_case_is_in_both_the_variable_and_the_file(tmp_path: Path) -> No
     assert seen["input_length"] == 33
 
 
+HALVES_AGENT = """
+import json, os, sys
+from pathlib import Path
+
+print(json.dumps({
+    "stdin": sys.stdin.buffer.read().decode(),
+    "case": json.loads(os.environ["ARENA_CASE"]),
+    "messages": json.loads(os.environ["ARENA_MESSAGES"]),
+    "case_file": json.loads(Path(os.environ["ARENA_CASE_FILE"]).read_text(encoding="utf-8")),
+}))
+"""
+
+
+def test_half_a_character_reaches_stdin_as_u_fffd_and_the_json_as_its_escape(
+    tmp_path: Path,
+) -> None:
+    """A lone surrogate (a hook's text may hold one) failed the call with a bare
+    "UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800'"."""
+    text = "caf\u00e9 a\ud800b \ud83d\ude00"  # a half, then two that make a character
+    case = dataclasses.replace(CASE, input=text, metadata={"k": "\udfff"})
+    req = Request("agent", [{"role": "user", "content": text}], case, workspace=tmp_path / "w")
+    connector = build(tmp_path, python_command("agent.py"), {"agent.py": HALVES_AGENT})
+    seen = json.loads(call(connector, req).text)
+    assert seen["stdin"] == "caf\u00e9 a\ufffdb \U0001f600"
+    read = "caf\u00e9 a\ud800b \U0001f600"  # JSON's reader joins the escapes of a pair
+    assert seen["case"] == seen["case_file"]
+    assert (seen["case"]["input"], seen["case"]["metadata"]) == (read, {"k": "\udfff"})
+    assert seen["messages"] == [{"role": "user", "content": read}]
+
+
 def test_an_agent_reading_the_variable_of_a_big_case_is_told_to_read_the_file(
     tmp_path: Path,
 ) -> None:

@@ -113,6 +113,22 @@ def test_anthropic_answer_system_field_and_headers(fake_llm: FakeLLMServer) -> N
     assert "Authorization" not in headers
 
 
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+def test_half_a_character_in_the_prompt_is_sent_as_its_json_escape(
+    fake_llm: FakeLLMServer, name: str
+) -> None:
+    """A lone surrogate (a hook's or an agent's text may hold one) failed the call with a bare
+    "UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800'"; `\\ud800` is
+    valid JSON."""
+    prompt = "[[answer=ok]] caf\u00e9 a\ud800b"
+    response = call(make(name, fake_llm), request(prompt, system="Be \udfff brief."))
+    assert response.text == "ok"
+    body = fake_llm.bodies[-1]
+    assert body["messages"][-1] == {"role": "user", "content": prompt}
+    system = body["system"] if name == "anthropic" else body["messages"][0]["content"]
+    assert system == "Be \udfff brief."
+
+
 def test_anthropic_max_tokens_can_be_set(fake_llm: FakeLLMServer) -> None:
     call(make("anthropic", fake_llm, params={"max_tokens": 50}), request("hi"))
     assert fake_llm.bodies[-1]["max_tokens"] == 50

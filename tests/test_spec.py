@@ -707,3 +707,39 @@ def test_an_empty_dataset_path_is_refused_at_its_line(tmp_path: Path) -> None:
     for folder in (".", "./", "/", "data/.."):
         with pytest.raises(SpecError, match=rf"dataset path '{re.escape(folder)}' names a folder"):
             load_project(write(tmp_path / "f", {"arena.yaml": f"datasets:\n  - '{folder}'\n"}))
+
+
+def test_a_column_fields_names_that_no_row_has_is_a_problem_of_the_dataset(
+    tmp_path: Path,
+) -> None:
+    """A mapped column the file lacks left every row without its part (all unscored, with
+    `reference`), and the run green; one that some rows lack stays each such row's problem."""
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": """
+                datasets:
+                  - path: a.yaml
+                    fields:
+                      id: qid
+                      input: [question, contxt]
+                  - {path: b.jsonl, fields: {reference: answer}}
+                  - {path: c.csv, fields: {reference: expected}}
+                """,
+                "a.yaml": "- {question: q, context: c}\n",
+                "b.jsonl": '{"id": "b1", "input": "x", "answer": "x"}\n{"id": "b2", "input": "y"}\n',
+                "c.csv": "id,input,answer\n",  # no row: nothing left unscored
+            },
+        )
+    )
+    assert [case.id for case in project.cases] == ["b1", "b2"]
+    (problem,) = project.problems
+    assert [p.format(tmp_path) for p in problem.problems] == [
+        "arena.yaml:4: datasets[0].fields.id: no row of a.yaml has the field 'qid' (its rows'"
+        " fields: question, context)\n"
+        "  fix: map id to one of its fields, or take id out of fields",
+        "arena.yaml:5: datasets[0].fields.input[1]: no row of a.yaml has the field 'contxt'"
+        " (its rows' fields: question, context)\n"
+        "  fix: did you mean 'context'? map input to one of its fields",
+    ]

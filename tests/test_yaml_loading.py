@@ -344,3 +344,66 @@ def test_a_project_whose_case_merges_another_runs_both(
     result.assert_outcomes(passed=2)
     records = json.loads((pytester.path / "out.json").read_text())["records"]
     assert sorted((r["case"], r["output"]) for r in records) == [("q1", "4"), ("q2", "4")]
+
+
+HALVES = r"""tests:
+  - {id: fine, input: x, reference: x}
+  - id: half
+    input: "a\ud800b"
+  - id: pair
+    input: q
+    metadata: {smile: "\ud83d\ude00"}
+datasets: [d.yaml]
+"""
+WHOLE = 'write the whole character, as itself or as one escape ("\\U0001f600"), or remove it'
+JOINED = 'write the character the pair makes as one escape, "\\U0001f600", or remove it'
+
+
+def test_a_lone_surrogate_escape_is_said_at_its_line_with_the_fix(
+    loader: type[Any], tmp_path: Path
+) -> None:
+    """PyYAML's own parser reads `"\\ud800"` as half of a character: the case loaded, and
+    failed when sent (a bare UnicodeEncodeError); libyaml refuses the escape, and was told
+    to check the indentation and quoting."""
+    (tmp_path / "arena.yaml").write_text(HALVES)
+    (tmp_path / "d.yaml").write_text('- {id: d1, input: x}\n- id: d2\n  input: "\\udc00"\n')
+    if loader is yaml.SafeLoader:  # each case and row is a problem of its own
+        project = load_project(tmp_path / "arena.yaml")
+        assert [case.id for case in project.cases] == ["fine", "d1"]
+        assert [p.problem.format(tmp_path) for p in project.problems] == [
+            "arena.yaml:4: tests[1].input: holds an unpaired surrogate (\\ud800), half of a"
+            f" character\n  fix: {WHOLE}",
+            "arena.yaml:7: tests[2].metadata.smile: holds an unpaired surrogate (\\ud83d), half"
+            f" of a character\n  fix: {JOINED}",
+            "d.yaml:3: input: holds an unpaired surrogate (\\udc00), half of a character\n"
+            f"  fix: {WHOLE}",
+        ]
+        return
+    with pytest.raises(SpecError) as caught:
+        load_project(tmp_path / "arena.yaml")
+    assert caught.value.format(tmp_path) == (
+        "arena.yaml:4: YAML error: a double-quoted text holds an unpaired surrogate (\\ud800),"
+        f" half of a character\n  fix: {WHOLE}"
+    )
+    with pytest.raises(SpecError) as caught:
+        yamlfile.load_yaml(Path("arena.yaml"), HALVES.replace("a\\ud800b", "a"))
+    assert str(caught.value) == (
+        "arena.yaml:7: YAML error: a double-quoted text holds an unpaired surrogate (\\ud83d),"
+        f" half of a character\n  fix: {JOINED}"
+    )
+
+
+def test_a_lone_surrogate_in_a_setting_the_cases_are_sent_with_is_said_at_its_line(
+    loader: type[Any], tmp_path: Path
+) -> None:
+    (tmp_path / "arena.yaml").write_text('prompt:\n  system: "Be \\udfff brief."\n')
+    with pytest.raises(SpecError) as caught:
+        load_project(tmp_path / "arena.yaml")
+    what = (
+        "prompt.system: holds"
+        if loader is yaml.SafeLoader
+        else "YAML error: a double-quoted text holds"
+    )
+    assert caught.value.format(tmp_path) == (
+        f"arena.yaml:2: {what} an unpaired surrogate (\\udfff), half of a character\n  fix: {WHOLE}"
+    )

@@ -26,6 +26,7 @@ class Row:
     loc: tuple[str | int, ...] = ()
     blank: frozenset[str] = frozenset()  # a CSV row's columns whose cell is empty
     text: str = ""  # a JSONL row's line, kept when it holds a float (an id of 1.10 reads as 1.1)
+    columns: tuple[str, ...] = ()  # a CSV row's: the header's named columns, in its order
 
 
 def dataset_format(path: Path, declared: str | None) -> str:
@@ -137,7 +138,7 @@ def _csv(path: Path, delimiter: str, given: bool) -> Iterator[Row | Problem]:
         except csv.Error as exc:
             yield _csv_problem(path, 1, str(exc))
             return
-        named = [name for name in header if name]  # a spreadsheet's empty columns have none
+        named = tuple(name for name in header if name)  # a spreadsheet's empty columns: none
         other = _other_delimiter(named, delimiter)
         if other is not None and not given:  # one column named `id;input;reference`
             shown = "\\t" if other == "\t" else other
@@ -201,13 +202,13 @@ def _csv(path: Path, delimiter: str, given: bool) -> Iterator[Row | Problem]:
                 pairs = [(name, cells[i]) for i, name in enumerate(header) if name]
                 values = {name: cell for name, cell in pairs if cell}
                 blank = frozenset(name for name, cell in pairs if not cell)
-                yield Row(number, start, values, blank=blank)
+                yield Row(number, start, values, blank=blank, columns=named)
 
 
 _STRAY_QUOTE = "expected after '\"'"  # a quote in a cell not quoted: `"12" screen`
 
 
-def _other_delimiter(named: list[str], delimiter: str) -> str | None:
+def _other_delimiter(named: tuple[str, ...], delimiter: str) -> str | None:
     """The delimiter a header read as one column seems to be written with, or None."""
     if len(named) != 1:
         return None

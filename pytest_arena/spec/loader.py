@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_arena.scorers.text import printable
+from pytest_arena.spec import surrogates
 from pytest_arena.spec.case import Case
 from pytest_arena.spec.datasets import DELIMITERS, Row, as_written, dataset_format, read_rows
-from pytest_arena.spec.errors import Problem, SpecError
+from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
 from pytest_arena.spec.files import PROJECT_FILE, resolved
 from pytest_arena.spec.images import ImageProblem, image_part
 from pytest_arena.spec.schema import (
@@ -28,7 +29,7 @@ from pytest_arena.spec.schema import (
 from pytest_arena.spec.template import compile_template, variables
 from pytest_arena.spec.text_files import file_mode, unreadable
 from pytest_arena.spec.validation import dotted, validate
-from pytest_arena.spec.yamlfile import LineMap, load_yaml
+from pytest_arena.spec.yamlfile import LineMap, Loc, load_yaml
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,9 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
         )
     spec = validate(ProjectSpec, data, lines, path)
     _check_template(spec, lines, path)
+    halves = _halves({k: v for k, v in data.items() if k != "tests"}, path, lines=lines)
+    if halves:  # a setting the cases are sent with or scored by (prompt.system, tags)
+        raise SpecError(halves)
     # the folder it is in, resolved: a symlink to a shared arena.yaml is that folder's
     root = Path(os.path.realpath(path.parent))
     name = printable(spec.name) if spec.name else _folder_name(root)  # as a terminal shows it
@@ -102,6 +106,10 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
             project.problems.append(
                 CaseProblem(name, exc.problems[0], None, tuple(exc.problems[1:]))
             )
+            continue
+        halves = _halves(raw, path, lines=lines, at=loc, shown=loc)
+        if halves:
+            project.problems.append(CaseProblem(name, halves[0], None, tuple(halves[1:])))
             continue
         field_lines = {
             k: lines.line((*loc, k)) or line
@@ -127,6 +135,25 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
         prefix = _id_text(written.with_suffix("").as_posix() if alike else written.stem)
         _load_dataset(project, dataset, ("datasets", index), seen, prefix)
     return project
+
+
+def _halves(
+    value: Any,
+    path: Path,
+    *,
+    lines: LineMap | None = None,
+    at: Loc = (),
+    line: int | None = None,
+    shown: Loc = (),
+) -> list[Problem]:
+    """A problem for each string of `value`, written at `at` in `path`, that holds a lone
+    surrogate: at its line in `lines` (else at `line`), its key said from `shown` on."""
+    problems = []
+    for inside, half in surrogates.halves(value):
+        where = lines.line((*at, *inside)) if lines is not None else line
+        key = printable(dotted((*shown, *inside)))  # a key may be what holds it
+        problems.append(surrogates.problem(path, where, key, half, yaml=lines is not None))
+    return problems
 
 
 def _folder_name(root: Path) -> str:
@@ -363,12 +390,76 @@ def _load_dataset(
     except (OSError, UnicodeDecodeError) as exc:
         project.problems.append(CaseProblem(rel, Problem(file, None, f"cannot read: {exc}"), rel))
         return
+    absent = _absent_columns(project, dataset, loc, rows, fmt in DELIMITERS)
+    if absent:  # every row would lack what `fields:` maps there: none is run
+        project.problems.append(CaseProblem(rel, absent[0], rel, tuple(absent[1:])))
+        return
     whole_cases = fmt == "yaml"  # "a list of cases": a row may say all a case says
     for row in rows:
         if isinstance(row, Problem):
             project.problems.append(CaseProblem(f"line{row.line}", row, rel))
             continue
         _load_row(project, dataset, file, rel, row, seen, prefix, whole_cases)
+
+
+def _absent_columns(
+    project: ProjectFile,
+    dataset: DatasetSpec,
+    loc: Loc,
+    rows: list[Row | Problem],
+    table: bool,
+) -> list[Problem]:
+    """A problem at each column that `fields:` names and the file lacks: not in a CSV
+    file's header (`table`), or in no row of another format's. (A column some rows lack is
+    each such row's own problem.)"""
+    read = [row for row in rows if isinstance(row, Row)]
+    if not read:
+        return []
+    columns = list(read[0].columns) or list(
+        dict.fromkeys(str(key) for row in read for key in row.values)
+    )
+    problems = []
+    for at, column in _mapped(dataset.fields):
+        if column in columns:
+            continue
+        where = (*loc, "fields", *at)
+        field = at[0]
+        if table:
+            message = f"column '{column}' is not in {dataset.path} (its columns: "
+        else:
+            message = f"no row of {dataset.path} has the field '{column}' (its rows' fields: "
+        close = did_you_mean(column, columns)
+        hint = f"map {field} to one of its {'columns' if table else 'fields'}"
+        problems.append(
+            Problem(
+                project.path,
+                project.lines.line(where),
+                message + _listed(columns) + ")",
+                key=dotted(where),
+                hint=f"{close} {hint}" if close else f"{hint}, or take {field} out of fields",
+            )
+        )
+    return problems
+
+
+def _mapped(fields: FieldMap) -> list[tuple[Loc, str]]:
+    """(where under `fields:`, column) of each column that `fields:` itself names."""
+    found: list[tuple[Loc, str]] = []
+    for name in FieldMap.model_fields:
+        column = getattr(fields, name)
+        if name not in fields.model_fields_set or column is None:
+            continue
+        if isinstance(column, str):
+            found.append(((name,), column))
+        else:
+            found.extend(((name, index), each) for index, each in enumerate(column))
+    return found
+
+
+def _listed(names: list[str], most: int = 20) -> str:
+    """`names`, comma-separated, the first `most` of them."""
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def _load_row(
@@ -402,6 +493,11 @@ def _load_row(
         name = _name_of(raw, name)
     else:
         raw["id"] = name
+    # a row's every value reaches its case (the columns not mapped, as its metadata)
+    halves = _halves(row.values, file, lines=row.lines, at=row.loc, line=row.line)
+    if halves:
+        project.problems.append(CaseProblem(name, halves[0], rel, tuple(halves[1:])))
+        return
     if isinstance(fields.input, list):
         # a field that is null is one not given, as anywhere (not the text "null")
         absent = [c for c in fields.input if values.get(c) is None and c not in row.blank]

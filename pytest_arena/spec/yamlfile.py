@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from pytest_arena.spec import surrogates
 from pytest_arena.spec.errors import Problem, SpecError
 from pytest_arena.spec.text_files import read_text
 
@@ -99,6 +100,10 @@ def _from_nodes(path: Path, text: str) -> tuple[Any, LineMap]:
         aliases = _Aliases() if "*" in text else None  # no '*': no alias to expand
         return _build(node, (), lines, loader, aliases), lines
     except yaml.MarkedYAMLError as exc:
+        if exc.problem == _BAD_ESCAPE and exc.problem_mark is not None:
+            bad = _bad_escape(path, text, exc.problem_mark)
+            if bad is not None:
+                raise SpecError([bad]) from None
         mark = exc.problem_mark or exc.context_mark
         if exc.context_mark is not None and "end of stream" in (exc.problem or ""):
             mark = exc.context_mark  # where the quote or bracket that never closes opened
@@ -136,6 +141,37 @@ def _tab_at(text: str, mark: yaml.Mark) -> bool:
     row = lines[mark.line]
     indent = row[: len(row) - len(row.lstrip())]
     return "\t" in indent or row[mark.column : mark.column + 1] == "\t"
+
+
+_BAD_ESCAPE = "found invalid Unicode character escape code"  # libyaml's; PyYAML's takes them
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
+
+
+def _bad_escape(path: Path, text: str, mark: yaml.Mark) -> Problem | None:
+    """libyaml's refusal of a double-quoted escape, at `mark` (just past its `\\u`), said
+    plainly: half of a character (`\\ud800`), or a number past Unicode's last character."""
+    rows = text.splitlines()
+    row = rows[mark.line] if mark.line < len(rows) else ""
+    first = _ESCAPE.match(row, max(mark.column - 2, 0))
+    if first is None:
+        return None
+    code = int(first.group(1) or first.group(2), 16)
+    if code > 0x10FFFF:
+        return Problem(
+            path,
+            mark.line + 1,
+            f"YAML error: the escape {first.group()} names no character (the last is \\U0010ffff)",
+            hint="write the character itself, or its number in the escape",
+        )
+    then = _ESCAPE.match(row, first.end())
+    after = int(then.group(1) or then.group(2), 16) if then is not None else 0
+    half = chr(code) + (chr(after) if after <= 0x10FFFF else "")
+    return Problem(
+        path,
+        mark.line + 1,
+        f"YAML error: a double-quoted text holds {surrogates.said(half)}",
+        hint=surrogates.yaml_hint(half),
+    )
 
 
 def _syntax_hint(problem: str) -> str:
