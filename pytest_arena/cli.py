@@ -445,7 +445,7 @@ def _stats(cache: ResponseCache) -> int:
     print(f"response cache {stats.path}")
     plural = "" if stats.entries == 1 else "s"
     print(f"{stats.entries} cached response{plural}, {_size(stats.size_bytes)} on disk")
-    if stats.oldest is not None and stats.newest is not None:
+    if stats.entries:
         print(f"oldest {_when(stats.oldest)}, newest {_when(stats.newest)}")
     if stats.per_model:
         rows = [(c, m, n) for (c, m), n in stats.per_model.items()]
@@ -488,8 +488,16 @@ def _size(size: int) -> str:
     return f"{value:.1f} GiB"
 
 
-def _when(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+def _when(epoch: float | None) -> str:
+    """`epoch` as a date; "unknown" for None (no time that reads as one) or a time past the
+    calendar's years (a row another program changed may hold either)."""
+    if epoch is None:
+        return "unknown"
+    try:
+        when = datetime.fromtimestamp(epoch, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return "unknown"
+    return when.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 if __name__ == "__main__":

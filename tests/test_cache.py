@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import multiprocessing
 import os
 import sqlite3
@@ -426,6 +427,84 @@ def test_another_programs_database_is_refused_and_left_alone(tmp_path: Path) -> 
     assert tables == [("users",)]
 
 
+def tamper(path: Path, sql: str) -> None:
+    """Change the cache's rows as another program (or a person, or a bad disk) may."""
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute(sql)
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ("meta = 'not json'", "its meta is not a JSON object"),
+        ("meta = '[1]'", "its meta is not a JSON object"),
+        ("text = x'ff00'", "its text is bytes that are not UTF-8"),
+        ("text = CAST(x'41ff' AS TEXT)", "its text is not UTF-8 text"),
+        ("tokens_in = 'many'", "its tokens_in is not a number"),
+        ("cost = x'00'", "its cost is not a number"),
+        ("created = 'abc'", "its created is not a number"),
+    ],
+)
+def test_a_row_that_is_not_as_arena_wrote_it_is_a_broken_cache_named_with_the_fix(
+    response_cache: ResponseCache, change: str, said: str
+) -> None:
+    """A changed row gave "internal error in the arena engine: JSONDecodeError" without
+    naming the cache, or a bytes text that crashed a scorer and the JSON report."""
+    response_cache.put(make_parts(), answer())
+    tamper(response_cache.path, f"UPDATE responses SET {change}")
+    with pytest.raises(CacheError) as info:
+        response_cache.get(make_parts())
+    path = response_cache.path
+    assert str(info.value) == (
+        f"the response cache {path} cannot be read (a cached response is not as arena wrote"
+        f" it: {said}); delete the file or run `arena cache clear --path {path}` to start a"
+        " new cache"
+    )
+
+
+@pytest.mark.parametrize("mode", [CacheMode.USE, CacheMode.REPLAY])
+def test_a_key_that_is_not_json_is_a_broken_cache_when_a_miss_reads_it(
+    path: Path, mode: CacheMode
+) -> None:
+    with ResponseCache(path) as cache:
+        cache.put(make_parts(), answer())
+    tamper(path, "UPDATE responses SET parts = '{\"messages\": '")
+    with ResponseCache(path, mode) as cache, pytest.raises(CacheError) as info:
+        cache.get(make_parts(sample=1))  # a miss compares the call with the cached keys
+    assert "(a cached response is not as arena wrote it: its key is not a JSON object)" in str(
+        info.value
+    )
+
+
+def test_a_lone_surrogate_comes_back_exactly_and_other_text_is_stored_as_before(
+    response_cache: ResponseCache,
+) -> None:
+    """SQLite holds UTF-8, which cannot hold half a UTF-16 pair: storing an answer ending
+    in half an emoji ("Here: \\ud83d", valid JSON from a server) raised UnicodeEncodeError,
+    and the answer was lost."""
+    asked = make_parts(messages=[{"role": "user", "content": "cut \udc00 short"}])
+    response = Response("Here: \ud83d", tokens_in=3, meta={"note": "half \udfff", "n": "é"})
+    response_cache.put(asked, response)
+    response_cache.put(make_parts(), answer("café"))
+    hit = response_cache.get(asked)
+    assert hit is not None
+    assert (hit.text, hit.tokens_in, hit.meta) == (response.text, 3, response.meta)
+    assert response_cache.get(make_parts(messages=[{"role": "user", "content": "cut"}])) is None
+    conn = sqlite3.connect(response_cache.path)
+    stored = conn.execute("SELECT typeof(text), text FROM responses").fetchall()
+    conn.close()
+    assert ("text", "café") in stored  # as every cache so far holds an answer
+
+
+def test_an_answer_stored_as_utf_8_bytes_reads_as_its_text(response_cache: ResponseCache) -> None:
+    response_cache.put(make_parts(), answer("café"))
+    tamper(response_cache.path, "UPDATE responses SET text = CAST(text AS BLOB)")
+    hit = response_cache.get(make_parts())
+    assert hit is not None and hit.text == "café"
+
+
 def test_a_cache_made_on_one_thread_works_on_an_event_loop_thread(path: Path) -> None:
     cache = ResponseCache(path)
     cache.put(make_parts(), answer("from main"))
@@ -632,6 +711,27 @@ def test_arena_cache_on_an_unreadable_file(path: Path, capsys: pytest.CaptureFix
     assert main(["cache", "clear", "--path", str(path)]) == 0
     assert capsys.readouterr().out == f"removed the unreadable cache file {path}\n"
     assert not path.exists()
+
+
+@pytest.mark.parametrize(
+    ("created", "said"),
+    [
+        ("'abc'", "oldest 20* UTC, newest unknown"),
+        ("1e30", "oldest 20* UTC, newest unknown"),
+        ("-1e300", "oldest unknown, newest 20* UTC"),
+    ],
+)
+def test_arena_cache_stats_says_a_date_that_does_not_read_is_unknown(
+    path: Path, capsys: pytest.CaptureFixture[str], created: str, said: str
+) -> None:
+    """A changed row's date crashed `arena cache stats` with a traceback (TypeError, or
+    OverflowError past the calendar's years)."""
+    fill(path)
+    tamper(path, f"UPDATE responses SET created = {created} WHERE model = 'gpt_large'")
+    assert main(["cache", "stats", "--path", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert fnmatch.fnmatchcase(lines[2], said), lines[2]
+    assert lines[1].startswith("4 cached responses, ")
 
 
 def test_arena_cache_clear_never_deletes_a_file_not_named_like_a_cache(

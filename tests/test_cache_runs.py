@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
+from aiohttp import web
 
 from tests.conftest import XDIST, MakeProject, denied_writes
 from tests.fake_llm_server import FakeLLMServer
@@ -301,3 +304,87 @@ def test_cached_answers_of_models_without_a_price_are_no_zero_saving(
             " unknown amount on 1 of them without a price); $0.00 spent on models and judges"
         ]
     )
+
+
+class CutEmojiServer(FakeLLMServer):
+    """Answers every call with text ending in half an emoji: valid JSON, "Here: \\ud83d"."""
+
+    async def _answer(
+        self,
+        request: web.Request,
+        prompt: str,
+        last_user: str,
+        answer: Any,
+        error: Any,
+        seen: int,
+        turns: int = 0,
+    ) -> web.StreamResponse:
+        return web.json_response(answer("Here: \ud83d", 3, 2))
+
+
+def test_an_answer_holding_a_lone_surrogate_is_graded_and_replayed_exactly(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache could not store it (SQLite holds UTF-8): the paid answer was lost, its case
+    failed with "internal error in the arena engine: UnicodeEncodeError"."""
+    monkeypatch.setenv("ARENA_CACHE_KEY", SECRET)
+    with CutEmojiServer() as server:
+        make_project(
+            "p",
+            f"""
+            models:
+              default: [surr]
+              define:
+                surr: {{connector: openai, base_url: "{server.base_url}", api_key_env: ARENA_CACHE_KEY, model: m, max_retries: 0}}
+            tests:
+              - {{id: a, input: "Show me an emoji.", reference: "Here", eval_type: contains}}
+            """,
+        )
+        first, asked = run(pytester)
+        again, replayed = run(pytester, "--arena-cache", "replay")
+    first.assert_outcomes(passed=1)
+    again.assert_outcomes(passed=1)
+    assert server.total == 1
+    assert (asked["a"]["cached"], replayed["a"]["cached"]) == (False, True)
+    assert asked["a"]["output"] == replayed["a"]["output"] == "Here: \ud83d"
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ("meta = 'not json'", "its meta is not a JSON object"),
+        ("text = x'ff00'", "its text is bytes that are not UTF-8"),
+    ],
+)
+def test_a_cached_row_changed_by_hand_fails_its_case_naming_the_cache_and_the_fix(
+    pytester: pytest.Pytester, make_project: MakeProject, change: str, said: str
+) -> None:
+    """It failed as "internal error in the arena engine: JSONDecodeError" (the cache not
+    named), or a bytes text reached the scorer and ended the run in INTERNALERROR."""
+    make_project(
+        "p",
+        """
+        models:
+          default: [loc]
+          define:
+            loc: {connector: python, callable: "agent:answer", cache: true}
+        tests:
+          - {id: a, input: "2+2", reference: "4"}
+        """,
+        files={"agent.py": "def answer(prompt):\n    return '4'\n"},
+    )
+    run(pytester)[0].assert_outcomes(passed=1)
+    cache = pytester.path / ".arena-cache" / "responses.sqlite3"
+    conn = sqlite3.connect(cache)
+    with conn:
+        conn.execute(f"UPDATE responses SET {change}")
+    conn.close()
+    result, records = run(pytester)
+    result.assert_outcomes(failed=1)
+    reason = (
+        f"model 'loc' call failed: the response cache {cache} cannot be read (a cached"
+        f" response is not as arena wrote it: {said}); delete the file or run `arena cache"
+        f" clear --path {cache}` to start a new cache"
+    )
+    assert (records["a"]["status"], records["a"]["reason"]) == ("error", reason)
+    result.stdout.fnmatch_lines([reason])

@@ -473,3 +473,113 @@ def test_keys_a_script_inherits_are_kept_out_of_its_reasons_and_the_report(
     reasons = {(r["case"], r["model"]): r["reason"] for r in json.loads(report)["records"]}
     assert reasons[("in_reason", "gateway")] == reasons[("in_reason", "sim_perfect")]
     assert reasons[("in_reason", "gateway")] == "sent ***, ***, ***"
+
+
+def test_a_script_printing_more_than_arena_reads_fails_its_case_rather_than_grade_a_cut_score(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Arena reads 16 MiB of stdout: a script that printed more was graded on a line from
+    the middle of its output (`1`), and its case passed though its last line was `0`."""
+    root = make_project(
+        "p",
+        """
+        models: [sim_perfect]
+        tests:
+          - {id: cut, input: a, reference: a, eval_type: verbose}
+          - {id: fine, input: a, reference: a}
+        """,
+    )
+    executable(root / "scorers" / "verbose.sh", "#!/bin/sh\nyes 1 | head -n 9000000\necho 0\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json=r.json")
+    result.assert_outcomes(passed=1, failed=1)
+    found = {r["case"]: r["status"] for r in json.loads(Path("r.json").read_text())["records"]}
+    assert found == {"cut": "error", "fine": "passed"}
+    result.stdout.fnmatch_lines(
+        [
+            "script scorers/verbose.sh printed more than 16 MiB to stdout, more than arena"
+            " reads, so its output was cut and is not graded; print the score (a number, or a"
+            " JSON object) alone as the last line, and the rest to stderr or to a file"
+        ]
+    )
+
+
+def test_a_stderr_longer_than_arena_reads_is_said_to_be_cut_not_quoted_as_its_end(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "noisy.py"
+    script.write_text(
+        "import sys\n"
+        "sys.stderr.write('step\\n' * 4_000_000)\n"  # 20 MB: arena reads the first 16 MiB
+        "sys.stderr.write('the real reason\\n')\n"
+        "sys.exit(2)\n"
+    )
+    scorer = ScriptScorer("noisy", [sys.executable, str(script)], "script noisy.py")
+    with pytest.raises(ScriptFailed) as failed:
+        scorer.score("out", None, scoring_context(project_root=tmp_path))
+    said = str(failed.value)
+    assert said.startswith(
+        "script noisy.py exited with status 2; stderr was cut at 16 MiB, where arena stops"
+        " reading; up to the cut: '"
+    )
+    assert "end of stderr" not in said and "the real reason" not in said
+
+
+# a script that keeps what it was given, as bytes, and scores the output's length
+KEEPER = """
+import json, os, pathlib, sys
+told = os.environb[b"ARENA_SCORER_CONTEXT"]
+context = json.loads(told)
+kept = pathlib.Path(os.environ["KEPT"])
+kept.joinpath("variable.json").write_bytes(told)
+kept.joinpath("context.json").write_bytes(pathlib.Path(context["context_file"]).read_bytes())
+kept.joinpath("output.txt").write_bytes(pathlib.Path(context["output_file"]).read_bytes())
+print(1 if len(context["output"]) == 7 else 0)
+"""
+
+
+def test_an_output_holding_a_lone_surrogate_reaches_the_script_as_utf_8(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model's answer ending in half an emoji (valid JSON from a server: "Here: \\ud83d")
+    failed its case with arena's own traceback: output.txt could not be written."""
+    root = make_project(
+        "p",
+        """
+        models:
+          default: [surr]
+          define:
+            surr: {connector: python, callable: "agent:answer"}
+        tests:
+          - {id: cut_emoji, input: a, reference: a, eval_type: length}
+        """,
+        files={"agent.py": "def answer(prompt):\n    return 'Here: \\ud83d'\n"},
+    )
+    executable(root / "scorers" / "length", f"#!{sys.executable}\n{KEEPER}")
+    kept = pytester.path / "kept"
+    kept.mkdir()
+    monkeypatch.setenv("KEPT", str(kept))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert (kept / "output.txt").read_text(encoding="utf-8") == "Here: \ufffd"
+    for told in ("variable.json", "context.json"):
+        assert json.loads((kept / told).read_text(encoding="utf-8"))["output"] == "Here: \ud83d"
+
+
+def test_a_case_holding_lone_surrogates_reaches_the_script_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A case's input, reference or metadata, or a param, holding half a UTF-16 pair failed
+    its case with arena's own traceback: context.json could not be written."""
+    script = tmp_path / "keeper.py"
+    script.write_text(KEEPER.replace("== 7", "== 3"))
+    scorer = ScriptScorer("keeper", [sys.executable, str(script)], "script keeper.py")
+    case = {"input": "in \ud800", "metadata": {"note": "\udfff"}}
+    ctx = scoring_context("ref \udc80", **case, options={"hint": "\udbff!"})
+    monkeypatch.setenv("KEPT", str(tmp_path))
+    assert scorer.score("out", "ref \udc80", ctx).passed
+    for told in ("variable.json", "context.json"):
+        context = json.loads((tmp_path / told).read_text(encoding="utf-8"))
+        assert context["case"]["input"] == "in \ud800"
+        assert context["case"]["reference"] == "ref \udc80"
+        assert context["case"]["metadata"] == {"note": "\udfff"}
+        assert context["hint"] == "\udbff!"

@@ -57,13 +57,14 @@ def _placed(value: Any, workspace: str) -> Any:
     return value
 
 
-def canonical_json(parts: dict[str, Any]) -> str:
-    """`parts` as JSON with sorted keys and no spaces; ValueError naming a part that is
-    not JSON data or that looks like a secret."""
+def canonical_json(parts: dict[str, Any], *, ascii_only: bool = False) -> str:
+    """`parts` as JSON with sorted keys and no spaces (with `ascii_only`, every character past
+    ASCII as its escape); ValueError naming a part that is not JSON data or that looks like
+    a secret."""
     _refuse_secrets(parts, "")
     try:
         return json.dumps(
-            parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+            parts, sort_keys=True, separators=(",", ":"), ensure_ascii=ascii_only, allow_nan=False
         )
     except (TypeError, ValueError) as exc:
         raise ValueError(
@@ -72,7 +73,9 @@ def canonical_json(parts: dict[str, Any]) -> str:
 
 
 def digest(canonical: str) -> str:
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """The key's SHA-256, of its UTF-8; a lone surrogate (half of a UTF-16 pair, as a case
+    or a model's JSON may hold) counts as the three bytes UTF-8 would give its code point."""
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def join(path: str, key: str | int) -> str:

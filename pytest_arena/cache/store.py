@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -46,6 +47,8 @@ CREATE INDEX IF NOT EXISTS responses_by_age ON responses (connector, model, crea
 CREATE INDEX IF NOT EXISTS responses_by_messages ON responses (connector, model, messages_digest)
 """
 _COLUMNS = "text, tokens_in, tokens_out, cost, latency_ms, meta, created"
+_NOT_AS_WRITTEN = "a cached response is not as arena wrote it"  # a row changed by hand, say
+_UNDECODABLE = re.compile(r"Could not decode to UTF-8 column '([^']*)'")  # sqlite3's words
 
 
 class CacheError(Exception):
@@ -59,6 +62,10 @@ class UnreadableCache(CacheError):
     def __init__(self, message: str, *, foreign: bool = False) -> None:
         super().__init__(message)
         self.foreign = foreign
+
+
+class _NotAsWritten(Exception):
+    """A row does not read as `put` writes it; the message says which of its parts."""
 
 
 class ReplayMiss(Exception):
@@ -78,7 +85,7 @@ class CacheStats:
     path: Path
     entries: int
     size_bytes: int  # the database and its write-ahead log
-    oldest: float | None  # epoch seconds
+    oldest: float | None  # epoch seconds; None without entries, or a time that does not read
     newest: float | None
     per_model: dict[tuple[str, str], int] = field(default_factory=dict)  # (connector, model)
 
@@ -119,20 +126,26 @@ class ResponseCache:
         canonical = canonical_json(parts)
         with self._reads.lock:
             conn = self._connect(self._reads, create=False)
-            row = None
-            if conn is not None:
-                row = self._execute(
-                    conn,
-                    f"SELECT {_COLUMNS} FROM responses WHERE digest = ?",
-                    (digest(canonical),),
-                ).fetchone()
-            if row is None and self.mode is CacheMode.REPLAY:
-                raise ReplayMiss(self._miss_message(conn, json.loads(canonical)))
-            if row is None and conn is not None:
-                near = self._same_messages(conn, json.loads(canonical))
-                if near:
-                    self.near_misses[near] += 1
-        return None if row is None else _response(row)
+            try:
+                return self._lookup(conn, canonical)
+            except _NotAsWritten as exc:
+                raise self._unusable(f"{_NOT_AS_WRITTEN}: {exc}") from None
+
+    def _lookup(self, conn: sqlite3.Connection | None, canonical: str) -> CachedResponse | None:
+        """`get` on an open cache (`conn`, None when there is no file yet); _NotAsWritten
+        for a row, or a key a miss compares the call with, that is not as `put` wrote it."""
+        rows: list[Any] = []
+        if conn is not None:
+            rows = self._fetch(
+                conn, f"SELECT {_COLUMNS} FROM responses WHERE digest = ?", (digest(canonical),)
+            )
+        if not rows and self.mode is CacheMode.REPLAY:
+            raise ReplayMiss(self._miss_message(conn, json.loads(canonical)))
+        if not rows and conn is not None:
+            near = self._same_messages(conn, json.loads(canonical))
+            if near:
+                self.near_misses[near] += 1
+        return _response(rows[0]) if rows else None
 
     def put(self, parts: dict[str, Any], response: Response) -> None:
         """Store a successful response (in use and refresh modes; others store nothing)."""
@@ -155,8 +168,8 @@ class ResponseCache:
             str(parts.get("model", "")),
             str(parts.get("base_url") or ""),
             _messages_digest(parts),
-            canonical,
-            response.text,
+            canonical if _utf8(canonical) else canonical_json(parts, ascii_only=True),
+            _storable(response.text),
             response.tokens_in,
             response.tokens_out,
             response.cost,
@@ -182,10 +195,11 @@ class ResponseCache:
             per_model: dict[tuple[str, str], int] = {}
             entries, oldest, newest = 0, None, None
             if conn is not None:
-                entries, oldest, newest = self._execute(
+                [(entries, first, last)] = self._fetch(
                     conn, "SELECT count(*), min(created), max(created) FROM responses"
-                ).fetchone()
-                for connector, model, count in self._execute(
+                )
+                oldest, newest = _epoch(first), _epoch(last)
+                for connector, model, count in self._fetch(
                     conn,
                     "SELECT connector, model, count(*) FROM responses"
                     " GROUP BY connector, model ORDER BY connector, model",
@@ -350,8 +364,22 @@ class ResponseCache:
                 raise  # a value that cannot be stored: the caller's mistake, not the file's
             raise self._error(exc) from None
 
+    def _fetch(self, conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        """The rows of a query, all read (SQLite reads each as it is fetched, and a text it
+        cannot decode fails there)."""
+        cursor = self._execute(conn, sql, params)
+        try:
+            return cursor.fetchall()
+        except sqlite3.DatabaseError as exc:
+            if type(exc) not in (sqlite3.DatabaseError, sqlite3.OperationalError):
+                raise
+            raise self._error(exc) from None
+
     def _error(self, exc: sqlite3.DatabaseError) -> CacheError:
         why = str(exc)
+        undecodable = _UNDECODABLE.match(why)
+        if undecodable:  # sqlite3 quotes the whole text: a long answer, or worse
+            return self._unusable(f"{_NOT_AS_WRITTEN}: its {undecodable[1]} is not UTF-8 text")
         if "locked" in why or "busy" in why:
             return CacheError(
                 f"the response cache {self.path} is locked by another process"
@@ -377,13 +405,13 @@ class ResponseCache:
     def _same_messages(self, conn: sqlite3.Connection, parts: dict[str, Any]) -> str:
         """How the nearest entry of the call's model with the same messages differs from
         the call ("" when there is none): one indexed look, on a miss only."""
-        rows = self._execute(
+        rows = self._fetch(
             conn,
             "SELECT parts FROM responses"
             " WHERE connector = ? AND model = ? AND messages_digest = ? LIMIT 20",
             (str(parts.get("connector", "")), str(parts.get("model", "")), _messages_digest(parts)),
-        ).fetchall()
-        found = [key_differences(parts, json.loads(cached)) for (cached,) in rows]
+        )
+        found = [key_differences(parts, _key(cached)) for (cached,) in rows]
         # another sample of the same call is a new answer to buy, not a near miss
         found = [[d for d in diffs if d.path != "sample"] for diffs in found]
         if not found or not all(found):
@@ -395,21 +423,21 @@ class ResponseCache:
         connector, model = str(parts.get("connector", "")), str(parts.get("model", ""))
         rows: list[tuple[str, str]] = []
         if conn is not None:
-            rows = self._execute(
+            rows = self._fetch(
                 conn,
                 "SELECT parts, base_url FROM responses"
                 " WHERE connector = ? AND model = ? AND messages_digest = ?"
                 " UNION SELECT * FROM (SELECT parts, base_url FROM responses"
                 " WHERE connector = ? AND model = ? ORDER BY created DESC LIMIT ?)",
                 (connector, model, _messages_digest(parts), connector, model, NEAREST_CANDIDATES),
-            ).fetchall()
+            )
         if not rows:
             if conn is None:
                 state = "is empty" if self.path.exists() else "does not exist"
                 return head + f"the cache {self.path} {state}"
-            others = self._execute(
+            others = self._fetch(
                 conn, "SELECT DISTINCT connector, model FROM responses ORDER BY 1, 2 LIMIT 6"
-            ).fetchall()
+            )
             held = ", ".join(f"{c}/{m}" for c, m in others[:5]) + (", …" if len(others) > 5 else "")
             return head + (
                 f"the cache holds nothing for connector '{connector}', model '{model}'"
@@ -420,7 +448,7 @@ class ResponseCache:
             (
                 (other_url != base_url, len(diffs), diffs)
                 for cached, other_url in rows
-                for diffs in [key_differences(parts, json.loads(cached))]
+                for diffs in [key_differences(parts, _key(cached))]
             ),
             key=lambda t: (t[0], t[1]),
         )
@@ -466,20 +494,80 @@ def _messages_digest(parts: dict[str, Any]) -> str:
 
 
 def _response(row: tuple[Any, ...]) -> CachedResponse:
+    """The response a row holds; _NotAsWritten when a part of it is not as `put` writes it."""
     text, tokens_in, tokens_out, cost, latency_ms, meta, created = row
     return CachedResponse(
-        text=text,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        cost=cost,
-        latency_ms=latency_ms,
-        meta=json.loads(meta),
-        created=created,
+        text=_text(text),
+        tokens_in=_number(tokens_in, "tokens_in"),
+        tokens_out=_number(tokens_out, "tokens_out"),
+        cost=None if cost is None else _number(cost, "cost"),
+        latency_ms=None if latency_ms is None else _number(latency_ms, "latency_ms"),
+        meta=_object(meta, "meta"),
+        created=float(_number(created, "created")),
     )
 
 
-def _json(value: Any, what: str) -> str:
+def _storable(text: str) -> str | bytes:
+    """`text` as SQLite can hold it: as it is, or, when UTF-8 cannot encode it (it holds a
+    lone surrogate, half of a UTF-16 pair, as a model's JSON may), as a BLOB of its UTF-8
+    with each surrogate encoded as any code point is; `_text` reads either back exactly."""
+    return text if _utf8(text) else text.encode("utf-8", "surrogatepass")
+
+
+def _text(value: object) -> str:
+    """A row's text, as `_storable` wrote it."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            raise _NotAsWritten("its text is bytes that are not UTF-8") from None
+    if not isinstance(value, str):
+        raise _NotAsWritten("its text is not text")
+    return value
+
+
+def _number(value: object, column: str) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _NotAsWritten(f"its {column} is not a number")
+    return value
+
+
+def _object(value: object, column: str) -> dict[str, Any]:
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+        data = json.loads(value) if isinstance(value, str) else None
+    except json.JSONDecodeError:
+        data = None
+    if not isinstance(data, dict):
+        raise _NotAsWritten(f"its {column} is not a JSON object")
+    return data
+
+
+def _key(value: object) -> dict[str, Any]:
+    """A row's key parts (its `parts` column)."""
+    return _object(value, "key")
+
+
+def _epoch(value: object) -> float | None:
+    """A `created` time that reads as one, or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _utf8(text: str) -> bool:
+    """Whether UTF-8 can encode `text` (SQLite holds only such text): it has no lone surrogate."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _json(value: Any, what: str) -> str:
+    """`value` as JSON SQLite can hold: a string UTF-8 cannot encode is written with escapes,
+    which read back as the same string."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{what} is not JSON data, so it cannot be cached ({exc})") from None
+    return text if _utf8(text) else json.dumps(value, allow_nan=False)

@@ -3,7 +3,9 @@
 The context goes in the environment variables `ARENA_SCORER_CONTEXT` and
 `RL_SCORER_CONTEXT` (so scripts written for Runloop's custom scorers run as they
 are), and the model's output also goes in a file named by `output_file`. The
-output never passes through a shell or a command line.
+output never passes through a shell or a command line. What the script is given is
+valid UTF-8: a lone surrogate (half of a UTF-16 pair, as a model's JSON may hold) is a
+`\\ud83d` escape in the JSON, and U+FFFD in `output_file`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shlex
 import shutil
 import tempfile
@@ -31,6 +34,8 @@ _ENV_LIMIT = 100_000  # one environment string may hold at most 128 KiB on Linux
 _CASE_PART_LIMIT = 2_000  # characters of JSON a case's input, reference or metadata keeps
 _CUT_LAST = ("case", "output", "output_truncated", "response", "trajectory", "cut")
 _STDERR_TAIL = 400
+_MAX_OUTPUT = f"{processes.MAX_OUTPUT // 2**20} MiB"  # of stdout or stderr, read back
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ScriptFailed(Exception):
@@ -75,7 +80,7 @@ class ScriptScorer:
         with tempfile.TemporaryDirectory(prefix="arena-score-") as scratch:
             workspace = Path(context.workspace) if context.workspace else Path(scratch)
             output_file = Path(scratch) / "output.txt"
-            output_file.write_text(output, encoding="utf-8")
+            output_file.write_text(_SURROGATE.sub("\ufffd", output), encoding="utf-8")
             context_file = Path(scratch) / "context.json"
             places = {
                 "output_file": str(output_file),
@@ -84,22 +89,30 @@ class ScriptScorer:
                 "workspace": str(workspace),
             }
             payload = script_context(output, reference, context, places)
-            context_file.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+            context_file.write_text(_dumps(payload), encoding="utf-8")
             env = {**os.environ, **dict.fromkeys(CONTEXT_VARS, _fit(payload))}
             # what the script says, read and quoted without the secrets it was started with
             secrets = environment_secrets(env)
             try:
                 done = processes.run(self.argv, cwd=context.project_root, env=env, timeout=timeout)
             except processes.TimedOut as exc:
-                raise self._failure(str(exc), _text(exc.stderr, secrets)) from None
+                raise self._failure(str(exc), _stderr_said(exc.stderr, secrets)) from None
             except OSError as exc:
                 raise self._failure(f"could not be started: {exc.strerror or exc}", "") from None
-        stdout, stderr = _text(done.stdout, secrets), _text(done.stderr, secrets)
+        stderr = _stderr_said(done.stderr, secrets)
         if done.returncode != 0:
             raise self._failure(done.how(), stderr)
-        return self._read(stdout, stderr, pass_threshold)
+        if done.stdout_cut:  # its last line, the score, is lost: a line of the middle is none
+            raise self._failure(
+                f"printed more than {_MAX_OUTPUT} to stdout, more than arena reads, so its"
+                " output was cut and is not graded; print the score (a number, or a JSON"
+                " object) alone as the last line, and the rest to stderr or to a file",
+                stderr,
+            )
+        return self._read(_text(done.stdout, secrets), stderr, pass_threshold)
 
     def _read(self, stdout: str, stderr: str, pass_threshold: float) -> ScoreResult:
+        """The score `stdout` ends with; `stderr`: what a failure says of stderr."""
         lines = [line.strip() for line in stdout.splitlines() if line.strip()]
         if not lines:
             raise self._failure("printed nothing; it must print a score as its last line", stderr)
@@ -155,11 +168,8 @@ class ScriptScorer:
         return ScoreResult(float(score), passed, reason, detail=detail, metrics=metrics)
 
     def _failure(self, what: str, stderr: str) -> ScriptFailed:
-        reason = f"{self.shown} {what}"
-        tail = stderr.strip()[-_STDERR_TAIL:]
-        if tail:
-            reason += f"; end of stderr: {excerpt(tail, _STDERR_TAIL)}"
-        return ScriptFailed(reason)
+        """The script failed: `what` it did, then `stderr`, what `_stderr_said` says of it."""
+        return ScriptFailed(f"{self.shown} {what}{stderr}")
 
 
 def script_context(
@@ -206,12 +216,12 @@ def _fit(payload: dict[str, Any]) -> str:
     fits, else without what `output_file` and `context_file` hold whole (the output cut to
     its start, then no response and no trajectory, then the case's long parts), keeping
     the scorer's params and where things are to the last."""
-    text = json.dumps(payload, ensure_ascii=False)
+    text = _dumps(payload)
     if len(text.encode()) <= _ENV_LIMIT:
         return text
     cut = {**payload, "output": payload["output"][:2000], "output_truncated": True}
     for key in ("trajectory", "response"):  # a tool loop's results: the largest parts
-        text = json.dumps(cut, ensure_ascii=False)
+        text = _dumps(cut)
         if len(text.encode()) <= _ENV_LIMIT:
             return text
         cut = {**cut, key: None, "cut": [*cut.get("cut", []), key]}
@@ -221,15 +231,38 @@ def _fit(payload: dict[str, Any]) -> str:
             case[part] = None
             cut["cut"] = [*cut["cut"], f"case.{part}"]
     cut["case"] = case
-    text = json.dumps(cut, ensure_ascii=False)
+    text = _dumps(cut)
     if len(text.encode()) <= _ENV_LIMIT:
         return text
     kept = {k: v for k, v in payload.items() if k not in _CUT_LAST}  # params, places
-    text = json.dumps({**kept, "cut": ["everything else"]}, ensure_ascii=False)
+    text = _dumps({**kept, "cut": ["everything else"]})
     if len(text.encode()) <= _ENV_LIMIT:
         return text
     places = ("model", "output_file", "context_file", "project_root", "workspace")
     return json.dumps({**{k: payload[k] for k in places}, "cut": ["everything else"]})
+
+
+def _dumps(data: Any) -> str:
+    """`data` as JSON text UTF-8 can encode: with a lone surrogate in it (half of a UTF-16
+    pair, as a model's JSON may hold), every character past ASCII as its escape, which a
+    JSON reader reads back as the same string."""
+    text = json.dumps(data, ensure_ascii=False)
+    return json.dumps(data) if _SURROGATE.search(text) else text
+
+
+def _stderr_said(data: bytes | None, secrets: list[str]) -> str:
+    """What a failure says of the script's stderr: its end; or, when it wrote as much as
+    arena reads (MAX_OUTPUT), that it was cut, and what came before the cut; "" if it wrote
+    nothing."""
+    tail = _text(data, secrets).strip()[-_STDERR_TAIL:]
+    if not tail:
+        return ""
+    if data is not None and len(data) >= processes.MAX_OUTPUT:
+        return (
+            f"; stderr was cut at {_MAX_OUTPUT}, where arena stops reading;"
+            f" up to the cut: {excerpt(tail, _STDERR_TAIL)}"
+        )
+    return f"; end of stderr: {excerpt(tail, _STDERR_TAIL)}"
 
 
 def _text(data: str | bytes | None, secrets: list[str]) -> str:
