@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 from pytest_arena.connectors import Connector, Request, build_connector
+from pytest_arena.engine.budget import Budget
 from pytest_arena.engine.calls import THREAD_NAME, Engine
 from pytest_arena.engine.limits import Limits
 from pytest_arena.reports.json_report import schema
@@ -408,6 +409,35 @@ tests:
     assert fake_llm.total == 2  # the priced model's two calls, none of the other's
 
 
+def test_a_request_param_json_cannot_hold_fails_its_case_saying_where_to_look(
+    pytester: pytest.Pytester, make_project: MakeProject, fake_llm: FakeLLMServer
+) -> None:
+    """`params: {temperature: .nan}` on a cached model failed each case as 'internal error in
+    the arena engine: ValueError: cache key part ...'."""
+    make_project(
+        "p",
+        f"""
+models:
+  default: [m]
+  define:
+    m: {{connector: openai, base_url: "{fake_llm.base_url}", params: {{temperature: .nan}}}}
+tests:
+  - {{id: a, input: "[[answer=x]] one", reference: x}}
+""",
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*model 'm' call failed: cache key part params.temperature*is not JSON data*; a"
+            " request's messages and params hold strings, finite numbers,* (see the model's"
+            " params: and what hooks.py's pre_request sets)"
+        ]
+    )
+    assert "internal error" not in result.stdout.str()
+    assert fake_llm.total == 0
+
+
 def test_xdist_workers_start_the_calls_of_their_queued_items_ahead(
     pytester: pytest.Pytester,
     make_project: MakeProject,
@@ -526,6 +556,30 @@ def test_a_ledger_adds_up_what_every_process_charges(tmp_path: Path) -> None:
     assert first.total() == second.total() == 1.75 and other.total() == 0.0
     # a worker on another machine cannot see the controller's folder: it counts alone
     assert Ledger.in_folder(tmp_path / "elsewhere", "--arena-max-cost") is None
+
+
+def test_a_process_keeps_what_it_spent_in_its_own_ledger(tmp_path: Path) -> None:
+    """An xdist worker's own ledger, read by the controller when the worker's output does
+    not arrive; standing in for a budget's shared ledger, it passes every amount on."""
+    from pytest_arena.engine.ledger import Ledger, OwnLedger, own_path, read_own
+
+    assert read_own(own_path(tmp_path, "gw0")) is None  # no ledger: unknown, not $0
+    own = OwnLedger.of_process(tmp_path, "gw0")
+    other = OwnLedger.of_process(tmp_path, "gw1")
+    shared = Ledger.in_folder(tmp_path, "--arena-max-cost")
+    assert own is not None and other is not None and shared is not None
+    assert read_own(own_path(tmp_path, "gw0")) == 0.0  # made at once: nothing spent yet
+    assert own.add(0.25) == own.total() == 0.25  # standing alone, its own total
+    budget = Budget(100.0, "--arena-max-cost", other.standing_in_for(shared))
+    budget.charge(1.5)
+    budget.charge(0.0)
+    shared.add(2.0)  # another process's spending
+    assert budget.spent == 3.5 and budget.charged == 1.5
+    own.close()
+    own.add(4.0)  # after the engine closed: not written
+    assert read_own(own_path(tmp_path, "gw0")) == 0.25
+    assert read_own(own_path(tmp_path, "gw1")) == 1.5
+    assert OwnLedger.of_process(tmp_path / "elsewhere", "gw0") is None
 
 
 def test_agents_workspaces_of_older_runs_are_removed_but_the_latest_kept(tmp_path: Path) -> None:

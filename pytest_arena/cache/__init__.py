@@ -20,7 +20,7 @@ from pytest_arena.cache.location import (
 from pytest_arena.cache.modes import CacheMode
 
 if TYPE_CHECKING:
-    from pytest_arena.cache.keys import canonical_json, digest, key_parts
+    from pytest_arena.cache.keys import UncacheableKey, canonical_json, digest, key_parts
     from pytest_arena.cache.store import (
         CachedResponse,
         CacheError,
@@ -31,7 +31,9 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
-    **dict.fromkeys(("canonical_json", "digest", "key_parts"), "pytest_arena.cache.keys"),
+    **dict.fromkeys(
+        ("UncacheableKey", "canonical_json", "digest", "key_parts"), "pytest_arena.cache.keys"
+    ),
     **dict.fromkeys(
         (
             "CachedResponse",
@@ -55,6 +57,7 @@ __all__ = [
     "CachedResponse",
     "ReplayMiss",
     "ResponseCache",
+    "UncacheableKey",
     "UnreadableCache",
     "canonical_json",
     "default_cache_path",

@@ -57,18 +57,25 @@ def _placed(value: Any, workspace: str) -> Any:
     return value
 
 
+class UncacheableKey(ValueError):
+    """A call's key cannot be written: a part is not JSON data or looks like a secret."""
+
+
 def canonical_json(parts: dict[str, Any], *, ascii_only: bool = False) -> str:
     """`parts` as JSON with sorted keys and no spaces (with `ascii_only`, every character past
-    ASCII as its escape); ValueError naming a part that is not JSON data or that looks like
-    a secret."""
+    ASCII as its escape); UncacheableKey naming a part that is not JSON data or that looks
+    like a secret."""
     _refuse_secrets(parts, "")
     try:
         return json.dumps(
             parts, sort_keys=True, separators=(",", ":"), ensure_ascii=ascii_only, allow_nan=False
         )
     except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"cache key part {_first_non_json(parts, '') or '?'} is not JSON data ({exc})"
+        raise UncacheableKey(
+            f"cache key part {_first_non_json(parts, '') or '?'} is not JSON data ({exc}); a"
+            " request's messages and params hold strings, finite numbers, true/false/null,"
+            " lists and mappings with string keys (see the model's params: and what hooks.py's"
+            " pre_request sets)"
         ) from None
 
 
@@ -89,7 +96,7 @@ def _refuse_secrets(value: Any, path: str) -> None:
         for key, item in value.items():
             where = join(path, str(key))
             if str(key).lower().replace("-", "_") in SECRET_NAMES:
-                raise ValueError(
+                raise UncacheableKey(
                     f"cache key part {where} looks like a credential; a cache key must never"
                     " hold one (leave it out of cache_identity() and the request params)"
                 )

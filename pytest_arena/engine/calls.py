@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pytest_arena.cache import CacheError, ReplayMiss, ResponseCache, key_parts
+from pytest_arena.cache import CacheError, ReplayMiss, ResponseCache, UncacheableKey, key_parts
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
 from pytest_arena.engine.budget import Budget, refusal_of, uncounted
 from pytest_arena.engine.ledger import Ledger
@@ -448,7 +448,7 @@ class Engine:
                 hit = await self._on_cache_thread(False, store.get, parts)
             except ReplayMiss as miss:
                 return CallResult(error=str(miss))
-            except CacheError as exc:
+            except (CacheError, UncacheableKey) as exc:
                 return CallResult(error=str(exc))
             if hit is not None:
                 return CallResult(
