@@ -147,8 +147,9 @@ class ResponseCache:
                 self.near_misses[near] += 1
         return _response(rows[0]) if rows else None
 
-    def put(self, parts: dict[str, Any], response: Response) -> None:
-        """Store a successful response (in use and refresh modes; others store nothing)."""
+    def put(self, parts: dict[str, Any], response: Response, replace: bool = False) -> None:
+        """Store a successful response (in use and refresh modes; others store nothing);
+        `replace`: over the one stored for its key, as refresh mode always does."""
         if not isinstance(response, Response):
             raise TypeError(
                 f"only a successful Response is cached, not {type(response).__name__}:"
@@ -161,7 +162,7 @@ class ResponseCache:
         canonical = canonical_json(parts)
         meta = _json(response.meta, "response meta")
         # use: two processes that made the same call keep the first answer stored
-        replace = "REPLACE" if self.mode is CacheMode.REFRESH else "IGNORE"
+        conflict = "REPLACE" if replace or self.mode is CacheMode.REFRESH else "IGNORE"
         row = (
             digest(canonical),
             str(parts.get("connector", "")),
@@ -182,7 +183,7 @@ class ResponseCache:
             assert conn is not None
             self._execute(
                 conn,
-                f"INSERT OR {replace} INTO responses VALUES ({', '.join('?' * len(row))})",
+                f"INSERT OR {conflict} INTO responses VALUES ({', '.join('?' * len(row))})",
                 row,
             )
 

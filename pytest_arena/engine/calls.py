@@ -26,7 +26,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pytest_arena.cache import CacheError, ReplayMiss, ResponseCache, UncacheableKey, key_parts
+from pytest_arena.cache import (
+    CacheError,
+    CacheMode,
+    ReplayMiss,
+    ResponseCache,
+    UncacheableKey,
+    key_parts,
+)
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
 from pytest_arena.engine.budget import Budget, refusal_of, uncounted
 from pytest_arena.engine.ledger import Ledger
@@ -130,9 +137,12 @@ class Engine:
         limits: Limits,
         budgets: tuple[Budget, ...] = (),
         tools: ToolSet | None = None,
+        fresh: bool = False,
     ) -> Call:
         """Start a call ahead; the future resolves to a CallResult and never raises. With
-        `tools` (and a connector that takes them), a tool loop of calls."""
+        `tools` (and a connector that takes them), a tool loop of calls. `fresh`: the model
+        is asked again whatever the cache holds, and its answer replaces the cached one (a
+        rerun of a failed case; under --arena-cache replay the cache still answers)."""
         looping = tools is not None and bool(tools.tools) and connector.takes_tools
         if (connector.wants_workspace or looping) and self.workspace_root is None:
             try:
@@ -146,9 +156,9 @@ class Engine:
         every = (self.budget, *budgets)
         if looping:
             assert tools is not None
-            work = functools.partial(self._turns, connector, request, limits, every, tools)
+            work = functools.partial(self._turns, connector, request, limits, every, tools, fresh)
         else:
-            work = functools.partial(self._attempts, connector, request, limits, every)
+            work = functools.partial(self._attempts, connector, request, limits, every, fresh)
         future = self._run(self._guarded(work))
         return Call(future, budgets, limits.timeout)
 
@@ -159,9 +169,11 @@ class Engine:
         limits: Limits,
         budgets: tuple[Budget, ...] = (),
         tools: ToolSet | None = None,
+        fresh: bool = False,
     ) -> CallResult:
         """Make a call now and wait for it; cheap inline calls stay on this thread (unless
-        the model is cached: the cache is read and written on the engine's side)."""
+        the model is cached: the cache is read and written on the engine's side). `fresh`:
+        as for `submit`."""
         all_budgets = (self.budget, *budgets)
         cached = self.store is not None and limits.cache
         if (
@@ -170,7 +182,7 @@ class Engine:
             and not (tools and tools.tools and connector.takes_tools)
         ):
             return self._inline(connector, request, all_budgets)
-        return self.wait(self.submit(connector, request, limits, budgets, tools))
+        return self.wait(self.submit(connector, request, limits, budgets, tools, fresh))
 
     def warm_up(self, connector: Connector) -> None:
         """Start the loop's thread now and let `connector` load what its calls need there,
@@ -399,6 +411,7 @@ class Engine:
         limits: Limits,
         budgets: tuple[Budget, ...],
         tools: ToolSet,
+        fresh: bool = False,
     ) -> CallResult:
         """The tool loop: each turn a call as `_attempts` makes it; the tools offered in the
         request run in the case's workspace."""
@@ -408,7 +421,7 @@ class Engine:
         ends_run: list[BaseException] = []
 
         async def ask(turn_request: Request) -> Turn:
-            r = await self._attempts(connector, turn_request, limits, budgets)
+            r = await self._attempts(connector, turn_request, limits, budgets, fresh)
             if r.ends_run is not None:
                 ends_run.append(r.ends_run)
             return Turn(r.response, r.error, r.skipped, r.retries, r.cached, r.latency_ms, r.cost)
@@ -440,10 +453,12 @@ class Engine:
         request: Request,
         limits: Limits,
         budgets: tuple[Budget, ...],
+        fresh: bool = False,
     ) -> CallResult:
         store = self.store if limits.cache else None
         parts = key_parts(connector, request) if store is not None else {}
-        if store is not None:
+        fresh = fresh and store is not None and store.mode is CacheMode.USE
+        if store is not None and not fresh:
             try:
                 hit = await self._on_cache_thread(False, store.get, parts)
             except ReplayMiss as miss:
@@ -518,8 +533,10 @@ class Engine:
             if answered is not None:  # stored with the model's place in flight given back
                 if store is not None:
                     try:
-                        await self._on_cache_thread(True, store.put, parts, answered.response)
-                    except CacheError as exc:
+                        await self._on_cache_thread(
+                            True, store.put, parts, answered.response, fresh
+                        )
+                    except (CacheError, ValueError) as exc:  # not stored; the answer is kept
                         answered.warning = str(exc)
                 return answered
             last_try = not retryable or retries >= limits.max_retries

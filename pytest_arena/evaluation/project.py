@@ -131,22 +131,26 @@ class Project:
             self._budget = self.engine.new_budget(self.file.spec.budget.max_cost, where)
         return self._budget
 
-    def call(self, key: str, request: Request, tools: bool = False) -> CallResult:
+    def call(
+        self, key: str, request: Request, tools: bool = False, fresh: bool = False
+    ) -> CallResult:
         """Ask model `key` now, through the engine (cache, limits, retries, budgets); with
-        `tools`, offering the project's tools in a tool loop (a case's call, not a judge's)."""
+        `tools`, offering the project's tools in a tool loop (a case's call, not a judge's);
+        `fresh`: the model asked again, not the response cache."""
         return self.engine.call(
             self.connector(key),
             request,
             self.limits(key),
             (self.budget,),
             self.tools if tools else None,
+            fresh=fresh,
         )
 
-    def submit(self, key: str, request: Request) -> Call:
+    def submit(self, key: str, request: Request, fresh: bool = False) -> Call:
         """Start asking model `key` ahead of time, for a case (with the project's tools);
-        `engine.wait(call)` gives the result."""
+        `engine.wait(call)` gives the result; `fresh`: as for `call`."""
         return self.engine.submit(
-            self.connector(key), request, self.limits(key), (self.budget,), self.tools
+            self.connector(key), request, self.limits(key), (self.budget,), self.tools, fresh
         )
 
     def runs_on(self, case: Case, key: str) -> bool:

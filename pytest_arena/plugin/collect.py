@@ -470,6 +470,7 @@ class ArenaItem(pytest.Item):
         self.sampling = samples.ONCE
         self.pending: list[tuple[Prepared, Call | None]] | None = None  # started, not graded
         self.tried = False  # runtest ran before: this is a rerun (pytest-rerunfailures)
+        self.again = False  # a rerun's calls ask the model again, not the response cache
         self.add_marker(_model_mark(project.name, model))
         for tag in case.tags:
             self.add_marker(_tag_mark(tag))
@@ -508,7 +509,7 @@ class ArenaItem(pytest.Item):
         prepared = prepare(self.project, self.case, self.model, self.plan, index)
         request, call = prepared.request, None
         if request is not None and not self.project.connector(self.model).is_inline():
-            call = self.project.submit(self.model, request)
+            call = self.project.submit(self.model, request, fresh=self.again)
         line = progress_line.of(self.config)
         if line is not None:
             line.launched(call)
@@ -518,6 +519,7 @@ class ArenaItem(pytest.Item):
         assert not isinstance(self.plan, str)
         if self.tried:  # a new try counts alone: not the last one's samples or traceback
             self.pending, self.user_traceback = None, None
+            self.again = True
         self.tried = True
         self.start()
         assert self.pending is not None
@@ -532,7 +534,9 @@ class ArenaItem(pytest.Item):
             if prepared.request is None:
                 result = CallResult()
             elif call is None:
-                result = self.project.call(self.model, prepared.request, tools=True)
+                result = self.project.call(
+                    self.model, prepared.request, tools=True, fresh=self.again
+                )
             elif line is not None:
                 result = line.wait(self.project.engine, call)
             else:

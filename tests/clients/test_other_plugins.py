@@ -10,6 +10,7 @@ import time
 import pytest
 
 from tests.conftest import MakeProject
+from tests.fake_llm_server import FakeLLMServer
 
 GATED = """
 models: [sim_perfect]
@@ -75,6 +76,33 @@ def test_a_rerun_case_counts_by_its_last_try_as_pytest_does(
         "a": "passed",
         "b": "passed",
     }
+
+
+def test_a_rerun_asks_the_model_again_rather_than_replay_its_cached_answer(
+    pytester: pytest.Pytester, make_project: MakeProject, fake_llm: FakeLLMServer
+) -> None:
+    """Each rerun regraded the first try's answer from the response cache (one request for
+    '1 failed, 2 rerun'): for a model that answers differently each time, --reruns could
+    never pass. The last try's answer is the one cached."""
+    make_project(
+        "p",
+        f"""
+models:
+  default: [m]
+  define:
+    m: {{connector: openai, base_url: "{fake_llm.base_url}"}}
+tests:
+  - {{id: a, input: "[[answer=x]] one", reference: y}}
+""",
+    )
+    rerun = ("-p", "pytest_rerunfailures", "--reruns", "2", "-p", "no:cacheprovider")
+    result = pytester.runpytest(*rerun)
+    assert result.parseoutcomes() == {"failed": 1, "rerun": 2}
+    assert fake_llm.total == 3
+    result.stdout.fnmatch_lines(["arena: 1 answer graded;*"])
+    again = pytester.runpytest("-p", "no:cacheprovider")  # no rerun: the cache answers
+    again.stdout.fnmatch_lines(["arena: 1 answer graded, 1 from the response cache*"])
+    assert fake_llm.total == 3
 
 
 def test_a_strict_xfail_that_passes_fails_the_run_with_pytests_message(
