@@ -388,3 +388,25 @@ def test_a_cached_row_changed_by_hand_fails_its_case_naming_the_cache_and_the_fi
     )
     assert (records["a"]["status"], records["a"]["reason"]) == ("error", reason)
     result.stdout.fnmatch_lines([reason])
+
+
+def test_an_answer_whose_meta_the_cache_cannot_hold_is_graded_and_said_not_cached(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A cached model's answer with meta JSON cannot hold (a set) was lost: 'internal error in
+    the arena engine: ValueError: response meta is not JSON data'."""
+    make_project(
+        "p",
+        "models:\n  default: [ag]\n  define:\n"
+        "    ag: {connector: python, callable: 'agent:answer', cache: true}\n"
+        "tests:\n  - {id: a, input: x, reference: x}\n",
+        files={
+            "agent.py": "from pytest_arena.connectors import Response\n\n\n"
+            "def answer(prompt):\n    return Response(text='x', meta={'when': {1, 2}})\n"
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["arena: 1 answer not cached: response meta is not JSON data, so it cannot be cached*"]
+    )
