@@ -387,6 +387,56 @@ def test_a_base_url_without_a_scheme_is_an_error_at_its_line(tmp_path: Path) -> 
     )
 
 
+@pytest.mark.parametrize(
+    ("connector", "setting", "fix"),
+    [
+        ("openai", "api_key_env: MY_KEY", "api_key_env out"),
+        (
+            "openai",
+            "headers: {authorization: Basic eA==}",
+            "the Authorization header out of headers",
+        ),
+        (
+            "anthropic",
+            "headers: {Authorization: Basic eA==}",
+            "the Authorization header out of headers",
+        ),
+    ],
+)
+def test_a_password_in_base_url_beside_another_authorization_is_an_error_at_its_line(
+    tmp_path: Path, connector: str, setting: str, fix: str
+) -> None:
+    """Every call failed with aiohttp's 'Cannot combine AUTHORIZATION header with AUTH
+    argument or credentials encoded in URL', with no line and no fix."""
+    path = tmp_path / "arena.yaml"
+    path.write_text(
+        f"models:\n  define:\n    mine:\n      connector: {connector}\n"
+        f"      base_url: http://u:pw-secret@127.0.0.1:9/v1\n      {setting}\n"
+    )
+    file = load_project(path)
+    with pytest.raises(SpecError) as caught:
+        build_connector("mine", file.spec.models.define, file.path, file.lines)
+    said = caught.value.format(tmp_path)
+    assert said.startswith(
+        "arena.yaml:5: models.define.mine.base_url: base_url holds a user and password, sent as"
+        " an Authorization header, and the model sends another"
+    ), said
+    assert f"take user:password@ out of base_url, or {fix}" in said
+    assert "pw-secret" not in said
+
+
+def test_a_password_in_base_url_alone_or_beside_anthropics_key_is_no_error(tmp_path: Path) -> None:
+    path = tmp_path / "arena.yaml"
+    path.write_text(
+        "models:\n  define:\n"
+        "    a: {connector: openai, base_url: 'http://u:pw@127.0.0.1:9/v1'}\n"
+        "    b: {connector: anthropic, base_url: 'http://u:pw@127.0.0.1:9', api_key_env: K}\n"
+    )
+    file = load_project(path)
+    for key in ("a", "b"):
+        build_connector(key, file.spec.models.define, file.path, file.lines)
+
+
 @pytest.mark.parametrize("name", ["openai", "anthropic"])
 def test_the_client_does_not_cap_the_calls_in_flight(fake_llm: FakeLLMServer, name: str) -> None:
     connector = make(name, fake_llm)

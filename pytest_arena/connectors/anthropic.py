@@ -40,6 +40,7 @@ class AnthropicConnector(HttpConnector):
     default_key_env: ClassVar[str] = "ANTHROPIC_API_KEY"
     takes_tools: ClassVar[bool] = True
     billed_by_tokens: ClassVar[bool] = True
+    key_header: ClassVar[str] = "x-api-key"
     settings: AnthropicSettings
 
     @property
@@ -74,7 +75,7 @@ class AnthropicConnector(HttpConnector):
         return body
 
     def auth_headers(self, key: str) -> dict[str, str]:
-        return {"x-api-key": key}
+        return {self.key_header: key}
 
     def _headers(self) -> dict[str, str]:
         return {"anthropic-version": self.settings.anthropic_version, **super()._headers()}

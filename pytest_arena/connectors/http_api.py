@@ -115,11 +115,35 @@ class HttpSettings(BaseModel):
         return value
 
 
+def _one_authorization(cls: type[HttpConnector], data: dict[str, Any]) -> None:
+    """A user and password in `base_url` are sent as an Authorization header: a model that
+    sends another (its key's, or one in `headers`) would fail every call, unsaid until then."""
+    url = data.get("base_url")
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if parts is None or (parts.username is None and parts.password is None):
+        return
+    headers = data.get("headers")
+    written = isinstance(headers, dict) and any(
+        str(name).lower() == "authorization" for name in headers
+    )
+    keyed = bool(data.get("api_key_env")) and cls.key_header.lower() == "authorization"
+    if written or keyed:
+        by = "headers.Authorization" if written else f"the key in {data.get('api_key_env')}"
+        raise SettingProblem(  # the URL itself is not quoted: it holds a password
+            f"base_url holds a user and password, sent as an Authorization header, and the"
+            f" model sends another ({by}): a request carries one",
+            "base_url",
+            "take user:password@ out of base_url, or "
+            + ("the Authorization header out of headers" if written else "api_key_env out"),
+        )
+
+
 class HttpConnector(Connector):
     """A JSON-over-HTTP chat API: one POST per call, one session per event loop."""
 
     default_base_url: ClassVar[str]
     default_key_env: ClassVar[str]
+    key_header: ClassVar[str] = "Authorization"  # the header `auth_headers` puts the key in
     settings: HttpSettings
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -156,6 +180,7 @@ class HttpConnector(Connector):
             # The provider's own key goes to the provider (or where the user's variable sends
             # its client) only: another server gets no key unless `api_key_env` names one.
             data["api_key_env"] = cls.default_key_env
+        _one_authorization(cls, data)
         return data, cls.default_price or providers.known_price(cls.name, str(data["model"]))
 
     def __repr__(self) -> str:

@@ -50,7 +50,7 @@ class OpenAIConnector(HttpConnector):
         return body
 
     def auth_headers(self, key: str) -> dict[str, str]:
-        return {"Authorization": f"Bearer {key}"}
+        return {self.key_header: f"Bearer {key}"}
 
     def parse(self, data: Any, request: Request) -> Response:
         choice = data["choices"][0]
