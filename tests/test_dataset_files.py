@@ -355,6 +355,26 @@ def test_a_bad_row_is_an_error_item_of_its_file_at_its_line(
     )
 
 
+@pytest.mark.parametrize("levels", [900, 5000])
+def test_a_row_nested_too_deeply_is_an_error_at_its_line_and_the_other_rows_run(
+    pytester: pytest.Pytester, make_project: MakeProject, levels: int
+) -> None:
+    """A row nested 900 levels deep ended the whole project's collection in a RecursionError
+    of arena's checks (5000: of JSON's own reader), with no file and no line."""
+    deep = "[" * levels + '"x"' + "]" * levels
+    rows = (
+        '{"id": "r1", "input": "3+3", "reference": "6"}\n'
+        f'{{"id": "r2", "input": "x", "reference": "x", "metadata": {{"k": {deep}}}}}\n'
+        '{"id": "r3", "input": "2+2", "reference": "4"}\n'
+    )
+    make_project(
+        "quiz", "models: [sim_perfect]\ndatasets: [data/more.jsonl]\n", {"data/more.jsonl": rows}
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["projects/quiz/data/more.jsonl:2: JSON nested more than 200*"])
+
+
 def test_a_broken_arena_yaml_is_shown_when_only_a_dataset_file_is_selected(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

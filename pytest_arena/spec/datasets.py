@@ -14,7 +14,7 @@ from typing import Any
 from pytest_arena.spec.errors import Problem, SpecError
 from pytest_arena.spec.files import DATASET_FORMATS
 from pytest_arena.spec.text_files import decode, read_bytes
-from pytest_arena.spec.yamlfile import LineMap, load_yaml
+from pytest_arena.spec.yamlfile import MAX_DEPTH, LineMap, load_yaml
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,8 @@ def _jsonl(path: Path) -> Iterator[Row | Problem]:
                 hint="each line of a .jsonl file holds one JSON object",
             )
             continue
+        except RecursionError:
+            value = None  # said below, as any row nested too deeply
         except _Twice as twice:
             yield Problem(
                 path,
@@ -89,11 +91,34 @@ def _jsonl(path: Path) -> Iterator[Row | Problem]:
                 hint="remove one of the two; JSON readers would silently keep only the last",
             )
             continue
+        if value is None or (
+            text.count("[") + text.count("{") > MAX_DEPTH and _depth(value) > MAX_DEPTH
+        ):
+            yield Problem(
+                path,
+                lineno,
+                f"JSON nested more than {MAX_DEPTH} levels deep",
+                hint="flatten the row: far fewer levels hold any case",
+            )
+            continue
         if not isinstance(value, dict):
             yield Problem(path, lineno, "a JSONL row must be a JSON object {...}")
             continue
         floats = any(type(v) is float for v in value.values())
         yield Row(number, lineno, value, text=text if floats else "")
+
+
+def _depth(value: Any) -> int:
+    """How many mappings and lists deep `value` goes (without recursion: it may be deep)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level + 1)
+            stack.extend(
+                (v, level + 1) for v in (item.values() if isinstance(item, dict) else item)
+            )
+    return deepest
 
 
 def as_written(row: Row, key: str) -> str | None:
