@@ -8,10 +8,12 @@ import os
 import shutil
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-from pytest_arena.record import FAILED, PASSED, Record
-from pytest_arena.reports.baseline import baseline_text, compare_with, read_baseline
+from pytest_arena.record import FAILED, PASSED, UNSCORED, Record
+from pytest_arena.reports.baseline import baseline_text, compare_with, read_baseline, uncompared
+from pytest_arena.reports.json_report import schema
 from tests.conftest import XDIST, MakeProject
 
 
@@ -302,6 +304,80 @@ def test_cases_the_run_left_out_are_not_run_not_gone(
     )
     (compared,) = json.loads(Path(pytester.path, "out.json").read_text())["baseline"]
     assert (compared["gone"], compared["not_run"]) == (["pi"], ["sum"])
+
+
+VERDICT_SCORER = """
+from pytest_arena.scorers import Scorer, ScoreResult
+
+
+class VerdictScorer(Scorer):
+    name = "verdict"
+
+    def score(self, output, reference, context):
+        said = context.test_case.metadata["verdict"]
+        passed = {"pass": True, "fail": False, "none": None}[said]
+        return ScoreResult(float(passed is True), passed, f"said {said}")
+"""
+
+
+def verdict_project(**verdicts: str) -> str:
+    """A project whose cases' verdicts are given: pass, fail or none (unscored)."""
+    cases = "".join(
+        f"  - {{id: {case}, input: x, reference: x, metadata: {{verdict: {said}}}}}\n"
+        for case, said in verdicts.items()
+    )
+    return f"models: [sim_perfect]\nscorers:\n  default: verdict\ntests:\n{cases}"
+
+
+def test_a_case_unscored_in_one_run_is_said_so_not_new_gone_or_not_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A case graded then and unscored now was "not run (deselected, skipped or stopped
+    before)", and one unscored then and graded now was "new": the baseline left out every
+    unscored case, though both ran."""
+    files = {"scorers/verdict.py": VERDICT_SCORER}
+    make_project("quiz", verdict_project(a="pass", b="pass", c="none", d="fail"), files=files)
+    pytester.runpytest("--arena-save-baseline", "base.json")
+    saved = Path(pytester.path, "base.json").read_text().splitlines()
+    assert saved[0] == '{"format": 2, "cases": ['  # older releases refuse an unscored case
+    row = json.loads(saved[3].rstrip(","))
+    assert (row["case"], row["status"], row["score"]) == ("c", "unscored", None)
+    now = verdict_project(a="pass", b="none", c="pass", d="fail", e="pass")
+    make_project("quiz", now, files=files)
+    result = pytester.runpytest("--arena-baseline", "base.json", "--arena-json", "out.json")
+    result.stdout.fnmatch_lines(
+        [
+            "quiz sim_perfect: *, 2 cases; 0 regressed, 0 fixed, 1 new, 0 gone, 1 unscored"
+            " now, 1 unscored then",
+            "  unscored now b: was 'said pass', now 'said none'",
+            "  unscored then c: was 'said none', now 'said pass'",
+            "  new: e",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*not run*")
+    report = json.loads(Path(pytester.path, "out.json").read_text())
+    jsonschema.validate(report, schema())  # its two lists are in the report's schema
+    (compared,) = report["baseline"]
+    assert (compared["new"], compared["gone"], compared["not_run"]) == (["e"], [], [])
+    assert [c["case"] for c in compared["unscored_now"]] == ["b"]
+    assert [c["case"] for c in compared["unscored_then"]] == ["c"]
+    # the paired test stays on the cases graded in both runs (a, d), each accuracy on the
+    # cases its run graded, as its leaderboard's
+    assert compared["cases"] == 2
+    assert (compared["accuracy_then"], compared["accuracy_now"]) == (pytest.approx(2 / 3), 0.75)
+
+
+def test_a_case_unscored_now_is_in_both_runs_so_its_project_was_not_renamed() -> None:
+    """With the only case kept from the baseline unscored now and the other renamed, the
+    run read as one whose cases were all renamed (its gate failed); and a model whose
+    cases were all unscored now was listed as not compared."""
+    then = [record("a", True, "ok"), record("b", True, "ok")]
+    saved = read_baseline(baseline_text(then), "base.json")
+    now = [Record("p", "a", "m", UNSCORED, reason="no reference"), record("c", True, "ok")]
+    (c,) = compare_with(now, saved, {"p": ["a", "c"]})
+    assert ([x.case for x in c.unscored_now], c.gone, c.new) == (["a"], ["b"], ["c"])
+    assert not c.renamed
+    assert uncompared([Record("p", "a", "m", UNSCORED)], saved) == []
 
 
 def test_a_rerun_of_fractional_scores_is_no_change_against_its_own_baseline() -> None:

@@ -245,6 +245,17 @@ def test_combine_averages_a_metric_two_components_emit_by_weight() -> None:
     assert combine([a, b], None).metrics == {"x": 0.25, "only_a": 5.0}
 
 
+def test_a_component_of_weight_0_moves_no_metric_a_weighted_one_emits() -> None:
+    """A weight-0 component counted as weight 1 in the metrics, not in the score: score 0.0
+    and `m` 0.5 on the board. Metrics only weight-0 components emit keep their plain mean."""
+    a = Part("a", "sa", 0, False, ScoreResult(1.0, True, metrics={"m": 1.0, "words": 7}))
+    b = Part("b", "sb", 1, False, ScoreResult(0.0, False, metrics={"m": 0.0}))
+    c = Part("c", "sc", 0, False, ScoreResult(1.0, True, metrics={"words": 3}))
+    result = combine([a, b, c], None)
+    assert result.score == 0.0
+    assert result.metrics == {"m": 0.0, "words": 5.0}
+
+
 def test_a_dataset_sets_the_contract_and_threshold_of_its_rows(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -64,6 +64,26 @@ def test_per_model_limits_on_cost_and_custom_metrics() -> None:
     assert result.checks[1].margin == pytest.approx(0.1)  # recall 0.9: 0.1 from either limit
 
 
+def test_a_value_at_its_limit_holds_with_margin_0_not_a_rounding_error() -> None:
+    """$0.1 + $0.2 is 0.30000000000000004 and three recalls of 0.7 average 0.6999999999999999:
+    both held at their limits, "(margin -5.551e-17)", a negative margin for a held check."""
+    board = build_board(
+        "quiz",
+        [
+            record("m", f"c{i}", True, cost=cost, recall=0.7)
+            for i, cost in enumerate((0.1, 0.2, 0.0))
+        ],
+    )
+    exact = {"min": 0.3, "max": 0.3}
+    result = check_gate(board, {"all": {"cost": exact, "recall": {"min": 0.7, "max": 0.7}}})
+    assert [c.margin for c in result.checks] == [0.0, 0.0]
+    assert result.lines() == [
+        "gate held: all 2 checks within their limits",
+        "  held    m cost 0.3 within min 0.3 and max 0.3 (margin 0)",
+        "  held    m recall 0.7 within min 0.7 and max 0.7 (margin 0)",
+    ]
+
+
 def test_a_metric_no_record_has_fails_with_a_suggestion() -> None:
     result = check_gate(BOARD, {"all": {"acuracy": {"min": 0.1}}})
     assert not result.held

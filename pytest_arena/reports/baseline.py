@@ -13,18 +13,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pytest_arena.record import PASSED, Record
+from pytest_arena.record import PASSED, UNSCORED, Record
 from pytest_arena.reports import verdicts
 from pytest_arena.scorers.text import printable
 
-FORMAT = 1
+FORMAT = 2  # of a file listing an unscored case, which older releases refuse; else 1
+FORMATS = (1, FORMAT)
+LISTED = verdicts.GRADED | {UNSCORED}  # the statuses a baseline lists: a case that ran
 DIGITS = 6  # a score's decimals in the file; a run is compared with it at the same
 CRITICAL = "critical"  # the tag of cases whose regression a gate may fail the run on
 _KEYS = ("project", "model", "case", "status", "score", "reason", "tags", "weight")
 
 
 def baseline_text(records: Iterable[Record]) -> str:
-    """The baseline file of `records`: graded cases only, one JSON object a line."""
+    """The baseline file of `records`: graded and unscored cases (the latter with no score),
+    one JSON object a line; of format 1, which older releases read, if none is unscored."""
     rows = sorted(
         (
             {
@@ -32,19 +35,20 @@ def baseline_text(records: Iterable[Record]) -> str:
                 "model": r.model,
                 "case": r.case_id,
                 "status": r.status,
-                "score": _rounded(r.score),
+                "score": None if r.status == UNSCORED else _rounded(r.score),
                 "reason": r.reason,
                 "tags": sorted(r.tags),
                 "weight": r.weight,
             }
             for r in records
-            if r.status in verdicts.GRADED
+            if r.status in LISTED
         ),
         key=lambda row: (row["project"], row["model"], row["case"]),
     )
     lines = [json.dumps(row, ensure_ascii=False, sort_keys=False) for row in rows]
     body = ",\n".join(f"  {line}" for line in lines)
-    return f'{{"format": {FORMAT}, "cases": [\n{body}\n]}}\n'
+    version = FORMAT if any(row["status"] == UNSCORED for row in rows) else 1
+    return f'{{"format": {version}, "cases": [\n{body}\n]}}\n'
 
 
 def read_baseline(text: str, where: str) -> list[Record]:
@@ -56,8 +60,8 @@ def read_baseline(text: str, where: str) -> list[Record]:
         raise ValueError(f"{where}:{error.lineno}: not a baseline ({error.msg}); {fix}") from None
     except RecursionError:
         raise ValueError(f"{where}: not a baseline (nested too deeply); {fix}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{where}: not a baseline of format {FORMAT}; {fix}")
+    if not isinstance(data, dict) or data.get("format") not in FORMATS:
+        raise ValueError(f"{where}: not a baseline of format 1 or {FORMAT}; {fix}")
     found: list[Record] = []
     cases = data.get("cases")
     if not isinstance(cases, list):
@@ -76,10 +80,10 @@ def read_baseline(text: str, where: str) -> list[Record]:
                 f"{where}:{number}: a case's score is a number from 0 to 1 or null, its tags a"
                 f" list and its weight a finite number, 0 or more; {fix}"
             )
-        if not isinstance(row["status"], str) or row["status"] not in verdicts.GRADED:
+        if not isinstance(row["status"], str) or row["status"] not in LISTED:
             raise ValueError(
                 f"{where}:{number}: a case's status is one of"
-                f" {', '.join(sorted(verdicts.GRADED))}, not {printable(repr(row['status']))};"
+                f" {', '.join(sorted(LISTED))}, not {printable(repr(row['status']))};"
                 f" {fix}"
             )
         key = (str(row["project"]), str(row["model"]), str(row["case"]))
@@ -97,7 +101,7 @@ def read_baseline(text: str, where: str) -> list[Record]:
                 str(row["model"]),
                 str(row["status"]),
                 score=score,
-                passed=row["status"] == PASSED,
+                passed=None if row["status"] == UNSCORED else row["status"] == PASSED,
                 reason=str(row["reason"]),
                 tags=[str(t) for t in tags],
                 weight=float(weight),
@@ -127,6 +131,8 @@ class BaselineComparison:
     accuracy_now: float | None
     regressed: list[Change] = field(default_factory=list)  # passed then, not now
     fixed: list[Change] = field(default_factory=list)  # not then, passed now
+    unscored_now: list[Change] = field(default_factory=list)  # graded then, unscored now
+    unscored_then: list[Change] = field(default_factory=list)  # unscored then, graded now
     new: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)  # no longer in the project
     not_run: list[str] = field(default_factory=list)  # in it still: -k, --lf or -x left them
@@ -134,13 +140,14 @@ class BaselineComparison:
     # and none of these, the baseline's projects, graded a case in this run: the project was
     # renamed (its folder or its `name:`)
     renamed_from: list[str] = field(default_factory=list)
+    in_both: int = 0  # cases the baseline lists and this run ran, whatever their verdicts
 
     @property
     def renamed(self) -> bool:
         """Whether nothing can be compared as the cases or the project were renamed: no case
         is in both, and the baseline's are all gone from the project (none merely left out
         by -k or --lf), or the project is new and the baseline's own graded nothing."""
-        gone = self.comparison.difference.n == 0 and bool(self.gone) and not self.not_run
+        gone = self.in_both == 0 and bool(self.gone) and not self.not_run
         return gone or bool(self.renamed_from)
 
     def significant(self, alpha: float = verdicts.ALPHA) -> bool:
@@ -184,10 +191,19 @@ class BaselineComparison:
             f"{len(self.regressed)} regressed, {len(self.fixed)} fixed,"
             f" {len(self.new)} new, {len(self.gone)} gone"
         )
-        if self.not_run:
-            counts += f", {len(self.not_run)} not run (deselected, skipped or stopped before)"
+        for word, cases in (
+            ("unscored now", self.unscored_now),
+            ("unscored then", self.unscored_then),
+            ("not run (deselected, skipped or stopped before)", self.not_run),
+        ):
+            counts += f", {len(cases)} {word}" if cases else ""
         out = [f"{head} {change}; {counts}"]
-        for word, changes in (("regressed", self.regressed), ("fixed", self.fixed)):
+        for word, changes in (
+            ("regressed", self.regressed),
+            ("fixed", self.fixed),
+            ("unscored now", self.unscored_now),
+            ("unscored then", self.unscored_then),
+        ):
             for c in changes:
                 mark = " [critical]" if c.critical else ""
                 out.append(f"  {word} {c.case}{mark}: was '{_cut(c.then)}', now '{_cut(c.now)}'")
@@ -232,11 +248,11 @@ def compare_with(
             if b is None:
                 result.new.append(case)
                 continue
-            critical = CRITICAL in a.tags or CRITICAL in b.tags
-            if b.status == PASSED and a.status != PASSED:
-                result.regressed.append(Change(case, b.reason, a.reason, critical))
-            elif b.status != PASSED and a.status == PASSED:
-                result.fixed.append(Change(case, b.reason, a.reason, critical))
+            result.in_both += 1
+            changes = _changes(result, then=b.status, now=a.status)
+            if changes is not None:
+                critical = CRITICAL in a.tags or CRITICAL in b.tags
+                changes.append(Change(case, b.reason, a.reason, critical))
         held = set((defined or {}).get(project, ()))
         for case in sorted(set(theirs) - set(mine)):
             (result.not_run if case in held else result.gone).append(case)
@@ -247,20 +263,33 @@ def compare_with(
     return found
 
 
+def _changes(result: BaselineComparison, then: str, now: str) -> list[Change] | None:
+    """The list of `result` a case goes in whose status was `then` and is `now`: None if
+    its verdict did not change (or it is unscored in both)."""
+    if (then == UNSCORED) != (now == UNSCORED):
+        return result.unscored_now if now == UNSCORED else result.unscored_then
+    if then == PASSED and now != PASSED:
+        return result.regressed
+    if then != PASSED and now == PASSED:
+        return result.fixed
+    return None
+
+
 def uncompared(records: Sequence[Record], baseline: Sequence[Record]) -> list[str]:
-    """The baseline's projects and models ("project model") of which no case was graded in
-    this run (a project that did not load, a model not asked for): nothing compared them."""
-    now = {(r.project, r.model) for r in records if r.status in verdicts.GRADED}
-    then = {(r.project, r.model) for r in baseline if r.status in verdicts.GRADED}
+    """The baseline's projects and models ("project model") of which no case ran in this run
+    (a project that did not load, a model not asked for): nothing compared them."""
+    now = {(r.project, r.model) for r in records if r.status in LISTED}
+    then = {(r.project, r.model) for r in baseline if r.status in LISTED}
     return [f"{project} {model}" for project, model in sorted(then - now)]
 
 
 def _by_key(records: Iterable[Record]) -> dict[tuple[str, str], dict[str, Record]]:
-    """Graded records by project and model, then case, their scores as the file keeps them
-    (2/3 is 0.666667 there: compared unrounded, every such case would have dropped a bit)."""
+    """Graded and unscored records by project and model, then case, their scores as the
+    file keeps them (2/3 is 0.666667 there: compared unrounded, every such case would have
+    dropped a bit)."""
     found: dict[tuple[str, str], dict[str, Record]] = {}
     for r in records:
-        if r.status in verdicts.GRADED:
+        if r.status in LISTED:
             kept = r if r.score is None else replace(r, score=_rounded(r.score))
             found.setdefault((r.project, r.model), {}).setdefault(r.case_id, kept)
     return found
@@ -271,7 +300,7 @@ def _rounded(score: float | None) -> float | None:
 
 
 def _accuracy(records: Iterable[Record]) -> float | None:
-    kept = [r for r in records if r.weight > 0]
+    kept = [r for r in records if r.weight > 0 and r.status in verdicts.GRADED]
     total = sum(r.weight for r in kept)
     return sum(r.weight * verdicts.case_score(r) for r in kept) / total if total else None
 
@@ -304,6 +333,8 @@ def as_data(results: Sequence[BaselineComparison]) -> list[dict[str, Any]]:
                 "test": r.comparison.test,
                 "regressed": [_change(c) for c in r.regressed],
                 "fixed": [_change(c) for c in r.fixed],
+                "unscored_now": [_change(c) for c in r.unscored_now],
+                "unscored_then": [_change(c) for c in r.unscored_then],
                 "new": list(r.new),
                 "gone": list(r.gone),
                 "not_run": list(r.not_run),

@@ -51,11 +51,13 @@ class Check:
 
     @property
     def margin(self) -> float | None:
-        """How far inside its limits the value is (negative: how far outside)."""
-        if self.value is None or (self.min is None and self.max is None):
+        """How far inside its limits the value is (negative: how far outside); 0 at a limit,
+        a rounding error off it included, as the check counts it."""
+        value = self.value
+        if value is None or (self.min is None and self.max is None):
             return None
-        sides = [self.value - self.min if self.min is not None else None]
-        sides.append(self.max - self.value if self.max is not None else None)
+        sides = [_distance(value, self.min) if self.min is not None else None]
+        sides.append(_distance(self.max, value) if self.max is not None else None)
         return min(s for s in sides if s is not None)
 
     def describe(self) -> str:
@@ -315,6 +317,11 @@ def exit_status(
     if failures_outside_gates or not all(r.held for r in results):
         return TESTS_FAILED
     return OK
+
+
+def _distance(high: float, low: float) -> float:
+    """`high - low`, or 0 when the two differ by a rounding error only."""
+    return 0.0 if at_least(high, low) and at_most(high, low) else high - low
 
 
 def _num(value: float) -> str:

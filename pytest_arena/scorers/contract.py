@@ -75,11 +75,17 @@ def _detail(part: Part) -> dict[str, object]:
 
 def _metrics(parts: Sequence[Part]) -> dict[str, float]:
     """Each component's metrics under their own names; a name two emit is weight-averaged."""
-    sums: dict[str, list[float]] = {}
+    emitted: dict[str, list[tuple[float, float]]] = {}
     for part in parts:
         for name, value in part.result.metrics.items():
-            acc = sums.setdefault(name, [0.0, 0.0])
-            weight = part.weight or 1.0
-            acc[0] += weight * value
-            acc[1] += weight
-    return {name: s / w for name, (s, w) in sums.items()}
+            emitted.setdefault(name, []).append((part.weight, value))
+    return {name: _weighted_mean(pairs) for name, pairs in emitted.items()}
+
+
+def _weighted_mean(pairs: Sequence[tuple[float, float]]) -> float:
+    """The mean of (weight, value) pairs by weight: weight 0 counts nothing, as in the
+    score; if every weight is 0 (components kept for their metrics), the plain mean."""
+    total = sum(weight for weight, _ in pairs)
+    if not total:
+        return sum(value for _, value in pairs) / len(pairs)
+    return sum(weight * value for weight, value in pairs if weight) / total
