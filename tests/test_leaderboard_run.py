@@ -113,17 +113,18 @@ def test_a_run_stopped_by_x_says_its_boards_hold_only_what_ran(
     assert "stopped early" not in (pytester.path / "run.html").read_text()
 
 
+@pytest.mark.parametrize(("ran", "results"), [(3, "3 results"), (1, "1 result")])
 def test_a_run_stopped_by_ctrl_c_says_its_boards_hold_only_what_ran(
-    pytester: pytest.Pytester, make_project: MakeProject
+    pytester: pytest.Pytester, make_project: MakeProject, ran: int, results: str
 ) -> None:
     tests = "".join(f"  - {{id: c{i}, input: x, reference: x}}\n" for i in range(6))
     make_project("p", "models: [sim_echo]\ntests:\n" + tests)
-    pytester.makeconftest(  # Ctrl-C as the third case ends
+    pytester.makeconftest(  # Ctrl-C as the `ran`-th case ends
         "import pytest\n"
         "ended = []\n"
         "def pytest_runtest_logfinish(nodeid):\n"
         "    ended.append(nodeid)\n"
-        "    if len(ended) == 3:\n"
+        f"    if len(ended) == {ran}:\n"
         "        raise KeyboardInterrupt\n"
     )
     result = pytester.runpytest(
@@ -132,12 +133,12 @@ def test_a_run_stopped_by_ctrl_c_says_its_boards_hold_only_what_ran(
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(
         [
-            "arena: the run stopped early (interrupted): the boards hold only the 3 results it"
+            f"arena: the run stopped early (interrupted): the boards hold only the {results} it"
             " got, not the whole benchmark"
         ]
     )
     report = json.loads((pytester.path / "run.json").read_text())
-    assert (report["stopped_early"], len(report["records"])) == (True, 3)
+    assert (report["stopped_early"], len(report["records"])) == (True, ran)
 
 
 def test_a_model_none_of_whose_cases_was_scored_is_not_shown_as_scoring_0(

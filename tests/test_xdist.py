@@ -352,3 +352,151 @@ def test_a_worker_reads_its_queue_or_looks_ahead_at_the_next_item_only(
     from pytest_arena.plugin.xdist_worker import xdist_queue
 
     assert xdist_queue(_Config(*plugins)) == expected  # type: ignore[arg-type]
+
+
+# Ctrl-C under xdist: the controller stops, and its workers' output never arrives
+
+PAID = """
+import asyncio, json, os, signal, time
+
+import pytest
+from pydantic import BaseModel
+
+from pytest_arena.connectors.base import Connector, Response
+from pytest_arena.plugin.state import LEDGERS
+
+LOG = {log!r}
+QUICK = {quick}  # calls answered at once: all of them, before the run is stopped
+run = {{"controller": False, "holding": 0}}
+
+
+def pytest_configure(config):
+    run["controller"] = not hasattr(config, "workerinput")
+    if not run["controller"]:  # Ctrl-C stops a worker too, whatever started this run
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+class Settings(BaseModel):
+    pass
+
+
+def logged():
+    with open(LOG) as f:
+        return [json.loads(line) for line in f]
+
+
+class Paid(Connector):
+    '''$20 an answer (10 + 10 tokens); a case whose input is 'hold' waits for Ctrl-C.'''
+
+    name = "paid"
+    settings_model = Settings
+    cacheable = False
+
+    async def acomplete(self, request):
+        await asyncio.sleep(30 if request.prompt == "hold" else 0)
+        with open(LOG, "a") as f:
+            f.write(json.dumps({{"case": request.case.id, "pid": os.getpid()}}) + "\\n")
+        return Response(request.case.reference, tokens_in=10, tokens_out=10)
+
+
+def pytest_arena_connectors():
+    return [Paid]
+
+
+def pytest_runtest_logstart(nodeid):
+    '''Ctrl-C, as both workers hold: every other answer bought, some not graded yet.'''
+    if not run["controller"] or not nodeid.endswith("hold[m]"):
+        return
+    run["holding"] += 1
+    if run["holding"] < 2:
+        return
+    deadline = time.monotonic() + 30
+    while len(logged()) < QUICK and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)  # the last answer paid for
+    for pid in {{line["pid"] for line in logged()}}:
+        os.kill(pid, signal.SIGINT)
+    raise KeyboardInterrupt
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure_node(node):
+    if {elsewhere}:  # as workers on another machine, which cannot see the controller's files
+        node.workerinput[LEDGERS] = node.workerinput[LEDGERS] + "-elsewhere"
+"""
+
+PAID_PROJECT = """
+models:
+  default: [m]
+  define:
+    m: {connector: paid, concurrency: 8, price: {input_per_mtok: 1000000, output_per_mtok: 1000000}}
+tests:
+  - {id: q0, input: quick, reference: ok}
+  - {id: q1, input: quick, reference: ok}
+  - {id: hold, input: hold, reference: ok}
+  - {id: q3, input: quick, reference: ok}
+  - {id: q4, input: quick, reference: ok}
+"""
+
+
+def interrupted_run(
+    pytester: pytest.Pytester, make_project: MakeProject, elsewhere: bool = False
+) -> pytest.RunResult:
+    """Ctrl-C while each of two workers waits for a case's answer: it has graded two cases
+    before it and bought the answers of the two after it ($20 each)."""
+    pytester.makeconftest(
+        PAID.format(log=str(pytester.path / "calls.log"), quick=8, elsewhere=elsewhere)
+    )
+    make_project("a", PAID_PROJECT)
+    make_project("b", PAID_PROJECT)
+    args = ("-n", "2", "--dist", "loadfile", "-p", "no:cacheprovider", "--arena-json", "run.json")
+    result = pytester.runpytest(*XDIST, *args, no_reraise_ctrlc=True)
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "arena: the run stopped early (interrupted): the boards hold only the 4 results it"
+            " got, not the whole benchmark",
+        ]
+    )
+    return result
+
+
+def test_ctrl_c_under_xdist_counts_what_the_workers_paid_for(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Their output never arrives once the controller is interrupted: the spend line said
+    nothing of the answers no case graded, and the JSON report $0 of them."""
+    result = interrupted_run(pytester, make_project)
+    result.stdout.fnmatch_lines(
+        [
+            "arena: 4 answers graded; $80.00 spent on models and judges, and $80.00 on answers"
+            " no case was graded by (of cases the run stopped, skipped, cut short or ran again)"
+        ]
+    )
+    spend = json.loads((pytester.path / "run.json").read_text())["spend"]
+    assert (spend["total"], spend["on_graded"], spend["on_ungraded"]) == (160.0, 80.0, 80.0)
+
+
+def test_ctrl_c_under_xdist_does_not_say_no_project_was_collected(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The workers' account of what they collected is lost with their output: the run said
+    `--arena-json had nothing to act on`, and wrote the report all the same."""
+    result = interrupted_run(pytester, make_project)
+    result.stdout.no_fnmatch_line("*no arena.yaml was collected*")
+    assert len(json.loads((pytester.path / "run.json").read_text())["records"]) == 4
+
+
+def test_ctrl_c_under_xdist_says_what_workers_spent_is_unknown_where_it_cannot_be_read(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Workers that cannot keep a ledger where the controller reads it (on another machine,
+    or on Windows) spent what the controller cannot know: not $0."""
+    result = interrupted_run(pytester, make_project, elsewhere=True)
+    result.stdout.fnmatch_lines(
+        [
+            "arena: 4 answers graded; $80.00 spent on models and judges, and an unknown amount"
+            " on answers no case was graded by (2 xdist workers stopped before saying what they"
+            " spent)"
+        ]
+    )

@@ -247,6 +247,7 @@ class ArenaOutputs:
         if self.xdist is not None:
             self.lost = self.xdist.lost_records()
             records.extend(self.lost)
+            self.xdist.spent_unsaid()
         self._no_case(session)
         self._no_project()
         self._unloaded(session)
@@ -369,25 +370,34 @@ class ArenaOutputs:
         """A run that collected projects and not one case of them fails as pytest's "no
         tests ran" does (exit status 5), rather than passing on the strength of other tests.
         Cases that -k or -m deselect were collected: the user chose."""
-        items, empty = self._collected()
+        collected = self._collected()
+        if collected is None:
+            return
+        items, empty = collected
         if items or not empty or self.config.getoption("collectonly", False):
             return  # (no items and nothing empty: a collection error, which pytest reports)
         self.no_case = list(empty)
         if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
 
-    def _collected(self) -> tuple[Any, Any]:
+    def _collected(self) -> tuple[Any, Any] | None:
         """The arena items collected and the projects that held no case (the workers' own,
-        under pytest-xdist)."""
-        if self.xdist is not None and self.xdist.collected:
+        under pytest-xdist); None if no worker said (the run was interrupted, or every
+        worker crashed): what they collected is not known."""
+        if self.xdist is None:
+            return self.state.items, self.state.empty
+        if self.xdist.collected:
             return self.xdist.collected["items"], self.xdist.collected["empty"]
-        return self.state.items, self.state.empty
+        return None
 
     def _no_project(self) -> None:
         """Arena's options given on the command line, and not one arena.yaml collected:
         say why (most often `testpaths`, set for the repository's own tests)."""
-        items, empty = self._collected()
-        if not items and not empty and not self.state.problems:
+        collected = self._collected()
+        if collected is None or self.state.records or self.state.problems:
+            return
+        items, empty = collected
+        if not items and not empty:
             self.no_project = _no_project(self.config)
 
     def _unloaded(self, session: pytest.Session) -> None:

@@ -20,6 +20,7 @@ from pytest_arena.spec.files import PROJECT_FILE
 if TYPE_CHECKING:
     from pytest_arena.connectors import Connector
     from pytest_arena.engine.calls import Engine
+    from pytest_arena.engine.ledger import OwnLedger
     from pytest_arena.plugin.collect import RunProject
     from pytest_arena.record import Record
     from pytest_arena.reports.json_report import Spill
@@ -29,7 +30,9 @@ if TYPE_CHECKING:
 _KEY = pytest.StashKey["ArenaState"]()
 # pytest-xdist's channels (plugin/xdist_controller.py), named here so a run without xdist
 # does not load that module
-LEDGERS = "arena_ledgers"  # the workers' input naming the folder of the run's budget ledgers
+# the workers' input naming the folder of the run's budget ledgers, where each worker also
+# keeps its own (named by its xdist id), read by the controller if its output never comes
+LEDGERS = "arena_ledgers"
 COLLECTED = "arena_collected"  # a worker's output: its arena items, and files without cases
 SPENT = "arena_spent"  # a worker's output: what its engine paid for answers
 NEAR_MISSES = "arena_near_misses"  # a worker's output: its cache's near misses
@@ -56,6 +59,8 @@ class ArenaState:
     _boards: tuple[int, list[Board]] | None = None  # built from so many records
     spill: Spill | None = None  # whole records for --arena-json, when records are kept lean
     workers_spent: float | None = None  # on the xdist controller: what its workers paid
+    workers_unknown: int = 0  # and how many of them spent what it cannot know
+    own_ledger: OwnLedger | None = None  # in an xdist worker: what its engine paid, as it pays
     workers_near_misses: dict[str, int] = field(default_factory=dict)  # and their caches'
     finished: set[str] = field(default_factory=set)  # items whose run ended (as xdist tells)
     budget_skips: int = 0  # cases a budget kept from running (or cut short)
@@ -87,9 +92,10 @@ class ArenaState:
         said = []
         if self.stopped_early(session):
             stopped = session.shouldfail or session.shouldstop or "interrupted"
+            got = len(self.records)
             said.append(
                 f"the run stopped early ({stopped}): the boards hold only the"
-                f" {len(self.records)} results it got, not the whole benchmark"
+                f" {got} result{'' if got == 1 else 's'} it got, not the whole benchmark"
             )
         lost = len(self.problems)
         if lost:  # their cases are on no board: its accuracy is of the cases that loaded
@@ -119,6 +125,9 @@ class ArenaState:
                 self._engine = Engine()
             else:
                 self._engine = self.make_engine()
+            if self.own_ledger is not None:  # every answer the engine pays for, written down
+                budget = self._engine.budget  # (charged for every call)
+                budget.ledger = self.own_ledger.standing_in_for(budget.ledger)
         return self._engine
 
     def first_with(self, reason: str, nodeid: str) -> str:
@@ -143,10 +152,12 @@ class ArenaState:
         return found
 
     def close(self) -> None:
-        """Stop the engine, if one was made: pending calls are cancelled, its files closed.
-        A second call does nothing."""
+        """Stop the engine, if one was made: pending calls are cancelled, its files closed
+        (and an xdist worker's own ledger). A second call does nothing."""
         if self._engine is not None and not self._engine.closed:
             self._engine.close()
+        if self.own_ledger is not None:
+            self.own_ledger.close()
 
     def extensions(
         self, hook: pluggy.HookRelay
@@ -183,6 +194,12 @@ class ArenaState:
         cls, config: pytest.Config, models: list[str], make_engine: Callable[[], Engine]
     ) -> ArenaState:
         state = cls(models=models, make_engine=make_engine)
+        worker = getattr(config, "workerinput", {})  # from the xdist controller
+        if LEDGERS in worker:
+            from pytest_arena.engine.ledger import OwnLedger
+
+            ledgers = Path(worker[LEDGERS])
+            state.own_ledger = OwnLedger.of_process(ledgers, str(worker.get("workerid")))
         config.stash[_KEY] = state
         return state
 

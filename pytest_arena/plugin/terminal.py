@@ -118,12 +118,13 @@ class ArenaReporter:
             self.state.budget_skips += 1
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        unknown = self.state.workers_unknown
         if not self.state.records:
             spent = self.state.spent_on_calls()
-            if self.state.budget_skips or spent:  # no case graded, money spent all the same
+            if self.state.budget_skips or spent or unknown:  # no case graded, money spent
                 from pytest_arena.reports.tables import spending
 
-                line = spending([], self.state.budget_skips, spent)
+                line = spending([], self.state.budget_skips, spent, unknown)
                 terminalreporter.write_line(f"arena: {line}")
             return
         # here, not at the top: a run without arena projects does not load them
@@ -175,7 +176,8 @@ class ArenaReporter:
         if self.session is not None:
             for said in self.state.partial(self.session):
                 terminalreporter.write_line(f"arena: {said}", yellow=True)
-        line = spending(self.state.records, self.state.budget_skips, self.state.spent_on_calls())
+        spent = self.state.spent_on_calls()
+        line = spending(self.state.records, self.state.budget_skips, spent, unknown)
         terminalreporter.write_line(f"arena: {line}")
         warned = Counter(
             str(r.detail["warning"]) for r in self.state.records if r.detail.get("warning")

@@ -1,7 +1,8 @@
 """pytest-xdist glue, registered on the controller only when xdist is installed and active.
 
 Records reach the controller on test reports; this class accounts for the items a crashed
-worker took down with it, so that they show as error rows rather than a silent gap.
+worker took down with it, so that they show as error rows rather than a silent gap, and
+for what workers spent whose own account of it never arrived (Ctrl-C, a crash).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from pytest_arena.engine.ledger import own_path, read_own
 from pytest_arena.plugin.state import COLLECTED, LEDGERS, NEAR_MISSES, SPENT, ArenaState
 from pytest_arena.record import ERROR, Record
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
@@ -100,13 +102,16 @@ class ArenaXdist:
         self.crashes: list[str] = []
         self.ledgers: Path | None = None
         self.collected: dict[str, Any] = {}  # what a worker collected (each collects it all)
+        self.unsaid: list[str] = []  # workers, by id, that have not said what they spent
 
     @pytest.hookimpl
     def pytest_configure_node(self, node: Any) -> None:
-        """Give every worker the same folder of ledgers, so budgets cap the whole run."""
+        """Give every worker the same folder of ledgers, so budgets cap the whole run, and
+        where it keeps its own (`spent_unsaid` reads it)."""
         if self.ledgers is None:
             self.ledgers = Path(tempfile.mkdtemp(prefix="arena-ledgers-"))
         node.workerinput[LEDGERS] = str(self.ledgers)
+        self.unsaid.append(node.gateway.id)
 
     def close(self) -> None:
         """Remove the ledgers' folder."""
@@ -148,11 +153,30 @@ class ArenaXdist:
         state = ArenaState.of(self.config)
         if isinstance(spent, int | float):  # for the spend line: answers no case was graded by
             state.workers_spent = (state.workers_spent or 0.0) + float(spent)
+            self._said(node.gateway.id)
         near = output.get(NEAR_MISSES)
         if isinstance(near, dict):
             for said, count in near.items():
                 mine = state.workers_near_misses
                 mine[str(said)] = mine.get(str(said), 0) + int(count)
+
+    def spent_unsaid(self) -> None:
+        """Add what the workers spent that did not say it at their end (their output does not
+        arrive once the controller is interrupted, nor from a crashed worker) from their own
+        ledgers; count those that have none (on Windows, or on another machine), whose
+        spending is unknown. Once, at the end of the run."""
+        state = ArenaState.of(self.config)
+        for worker in self.unsaid:
+            spent = None if self.ledgers is None else read_own(own_path(self.ledgers, worker))
+            if spent is None:
+                state.workers_unknown += 1
+            else:
+                state.workers_spent = (state.workers_spent or 0.0) + spent
+        self.unsaid.clear()
+
+    def _said(self, worker: str) -> None:
+        if worker in self.unsaid:
+            self.unsaid.remove(worker)
 
     def lost_records(self) -> list[Record]:
         """Error records for arena items that never reported because a worker crashed."""

@@ -124,10 +124,14 @@ def spent(records: Sequence[Record], spent_on_calls: float | None = None) -> Spe
 
 
 def spending(
-    records: Sequence[Record], budget_skips: int = 0, spent_on_calls: float | None = None
+    records: Sequence[Record],
+    budget_skips: int = 0,
+    spent_on_calls: float | None = None,
+    unknown_workers: int = 0,
 ) -> str:
     """One line on what the run spent, what the cache saved and what budgets stopped;
-    `spent_on_calls` (the engine's total) also counts answers whose cases never ran."""
+    `spent_on_calls` (the engine's total) also counts answers whose cases never ran,
+    unless `unknown_workers` (pytest-xdist's) spent what could not be known."""
     answers = [a for r in records for a in _answers(r)]
     cached = [cost or 0.0 for was_cached, cost, _ in answers if was_cached]
     partly = sum(part for was_cached, _, part in answers if not was_cached)
@@ -157,7 +161,12 @@ def spending(
     if unjudged:
         line += f", and an unknown amount on judging {unjudged} answer"
         line += f"{'' if unjudged == 1 else 's'} by a judge without a price (set its price:)"
-    if money.ungraded:
+    if unknown_workers:  # the engines' total is not all there is: what it lacks, unknown
+        one = unknown_workers == 1
+        line += ", and an unknown amount on answers no case was graded by"
+        line += f" ({unknown_workers} xdist worker{'' if one else 's'} stopped before saying"
+        line += f" what {'it' if one else 'they'} spent)"
+    elif money.ungraded:
         line += f", and {dollars(money.ungraded)} on answers no case was graded by (of cases"
         line += " the run stopped, skipped, cut short or ran again)"
     if budget_skips:
