@@ -558,6 +558,27 @@ def test_a_ledger_adds_up_what_every_process_charges(tmp_path: Path) -> None:
     assert Ledger.in_folder(tmp_path / "elsewhere", "--arena-max-cost") is None
 
 
+def test_threads_of_one_process_adding_to_a_ledger_lose_no_amount(tmp_path: Path) -> None:
+    """The file lock keeps out other processes, not this one's threads (pytest's charges
+    inline calls, the engine's the rest): 4 threads adding 20,000 dollars each totalled
+    about $48,000 of $80,000, so a capped run could spend past its cap."""
+    from pytest_arena.engine.ledger import Ledger
+
+    ledger = Ledger.in_folder(tmp_path, "--arena-max-cost")
+    assert ledger is not None
+
+    def add() -> None:
+        for _ in range(20_000):
+            ledger.add(1.0)
+
+    threads = [threading.Thread(target=add) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert ledger.total() == 80_000.0
+
+
 def test_a_process_keeps_what_it_spent_in_its_own_ledger(tmp_path: Path) -> None:
     """An xdist worker's own ledger, read by the controller when the worker's output does
     not arrive; standing in for a budget's shared ledger, it passes every amount on."""
