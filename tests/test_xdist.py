@@ -14,9 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from xml.etree import ElementTree
 
+import jsonschema
 import pytest
 
 from pytest_arena.plugin.xdist_controller import ItemKey, key_of, without_group
+from pytest_arena.reports.json_report import schema
 from tests.conftest import XDIST, MakeProject
 from tests.projects import TABLE_PROJECT, TABLE_SCORER
 from tests.reports import assert_valid, record_of
@@ -359,6 +361,7 @@ def test_a_worker_reads_its_queue_or_looks_ahead_at_the_next_item_only(
 PAID = """
 import asyncio, json, os, signal, time
 
+import jsonschema
 import pytest
 from pydantic import BaseModel
 
@@ -500,3 +503,6 @@ def test_ctrl_c_under_xdist_says_what_workers_spent_is_unknown_where_it_cannot_b
             " spent)"
         ]
     )
+    report = json.loads((pytester.path / "run.json").read_text())
+    jsonschema.validate(report, schema())
+    assert report["spend"]["unknown_workers"] == 2  # its total holds only what is known

@@ -510,6 +510,7 @@ class ArenaOutputs:
             "unpriced_answers": money.unpriced_answers,
             "unpriced_verdicts": money.unpriced_verdicts,
             "budget_skips": self.state.budget_skips,
+            "unknown_workers": self.state.workers_unknown,
         }
 
 

@@ -285,6 +285,9 @@ def _spend_said(spend: Any) -> str:
     )
     if unpriced:
         said += f" and an unknown amount on {unpriced} unpriced answer(s) or verdict(s)"
+    unknown = spend.get("unknown_workers")
+    if isinstance(unknown, int) and unknown:
+        said += f", and an unknown amount by {unknown} xdist worker(s) stopped before saying it"
     skips = spend.get("budget_skips")
     if isinstance(skips, int) and skips:
         said += f"; {skips} case(s) not run: budget spent"
