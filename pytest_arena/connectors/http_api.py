@@ -128,7 +128,7 @@ def _one_authorization(cls: type[HttpConnector], data: dict[str, Any]) -> None:
     )
     keyed = bool(data.get("api_key_env")) and cls.key_header.lower() == "authorization"
     if written or keyed:
-        by = "headers.Authorization" if written else f"the key in {data.get('api_key_env')}"
+        by = "headers.Authorization" if written else "the key api_key_env names"  # unquoted
         raise SettingProblem(  # the URL itself is not quoted: it holds a password
             f"base_url holds a user and password, sent as an Authorization header, and the"
             f" model sends another ({by}): a request carries one",
