@@ -239,11 +239,15 @@ def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
               rpm: 30
             router: {connector: openai, base_url: "http://127.0.0.1:8/v1", model: llama}
             openai:gpt-4o-mini: {price: {input_per_mtok: 1, output_per_mtok: 2}}
-            pasted:  # a Groq key pasted as the variable's name, a password in the URL
+            pasted:  # a Groq key pasted as the variable's name
               connector: openai
-              base_url: "http://bob:pw-very-secret@127.0.0.1:7/v1?key=sk-very-secret-query"
+              base_url: "http://127.0.0.1:7/v1"
               model: llama
               api_key_env: gsk_verysecretvalue123
+            passworded:  # a password in the URL, and a key in its query
+              connector: openai
+              base_url: "http://bob:pw-very-secret@127.0.0.1:6/v1?key=sk-very-secret-query"
+              model: llama
         tests:
           - {id: a, input: x, reference: x}
         """,
@@ -264,7 +268,8 @@ def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
             "*router*defined*openai*http://127.0.0.1:8/v1*none sent (api_key_env names one)*",
             "*openai:gpt-4o-mini*defined*openai*https://api.openai.com/v1*gpt-4o-mini*$1 / $2*"
             "OPENAI_API_KEY (not set)*",
-            "*pasted*defined*openai*http://127.0.0.1:7/v1?key=[*][*][*]*(api_key_env) (not set)*",
+            "*pasted*defined*openai*http://127.0.0.1:7/v1*(api_key_env) (not set)*",
+            "*passworded*defined*openai*http://127.0.0.1:6/v1?key=[*][*][*]*",
             "*anthropic:claude-3-5-haiku-latest*provider*anthropic*$0.8 / $4*ANTHROPIC_API_KEY*",
         ]
     )
@@ -556,3 +561,53 @@ def test_evaluate_runs_pytest_with_the_interpreters_warning_options(
     separate = pytester.run(sys.executable, *apart, "-c", show)
     for option in apart:
         assert f"'{option}'" in separate.stdout.str()
+
+
+def test_compare_counts_the_paired_cases_its_numbers_are_over(tmp_path: Path) -> None:
+    """A case of weight 0 was counted in "over 5 paired cases" while the change and its
+    interval were over the 4 that weigh (as --arena-baseline said): the count said is the
+    count of the numbers, and the weight-0 case is said apart."""
+    from pytest_arena.reports.comparison import compare, interval_text
+
+    def rec(case: str, status: str, weight: float, score: float) -> dict:
+        return {"project": "p", "case": case, "model": "m", "status": status, "score": score}
+
+    weights = {"c1": 1.0, "c2": 1.0, "c3": 1.0, "c4": 1.0, "zero": 0.0}
+    a = {"records": [rec(c, "passed", w, 1.0) | {"weight": w} for c, w in weights.items()]}
+    b = {
+        "records": [
+            rec(c, "failed" if c in ("c1", "zero") else "passed", w, 0.4 if c == "c1" else 1.0)
+            | {"weight": w}
+            for c, w in weights.items()
+        ]
+    }
+    (item,) = compare(a, b)
+    assert item.score_change is not None and item.score_change.n == 4
+    assert (item.common, item.weightless) == (5, 1)
+    assert interval_text(item).startswith(
+        "mean score change -0.150 over 4 paired cases (1 more of weight 0 left out), 95% CI"
+    )
+    only_zero = {"records": [r for r in a["records"] if r["case"] == "zero"]}
+    (nothing,) = compare(only_zero, only_zero)
+    assert interval_text(nothing) == "no case of weight above 0 graded in both runs (1 of weight 0)"
+
+
+def test_compare_tests_cases_that_share_a_group_as_the_baseline_does(tmp_path: Path) -> None:
+    """Cases of one group: `arena compare` reads their group, tests the group as one draw (one
+    that moved gives p = 1, not the clustered z-test's p=0.002) and says no McNemar p of the
+    flips, which would count the cases of a group as independent."""
+    from pytest_arena.reports.comparison import compare, interval_text
+
+    def rec(case: str, passed: bool) -> dict:
+        status = "passed" if passed else "failed"
+        return {"project": "p", "case": case, "model": "m", "status": status, "group": "g"}
+
+    cases = [f"c{i}" for i in range(10)]
+    a = {"records": [rec(c, True) | {"score": 1.0} for c in cases]}
+    b = {"records": [rec(c, c != "c0") | {"score": float(c != "c0")} for c in cases]}
+    (item,) = compare(a, b)
+    assert item.score_change is not None
+    assert (item.test, item.score_change.p_value) == ("sign-flip by group (exact)", 1.0)
+    assert item.mcnemar_p is None
+    text = interval_text(item)
+    assert "p=1 sign-flip by group (exact)" in text and "McNemar" not in text
