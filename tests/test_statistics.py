@@ -19,14 +19,20 @@ from pytest_arena.reports.statistics import (
     bootstrap_intervals,
     cases_needed,
     clustered_interval,
+    design_effect,
+    effective_count,
     mcnemar_exact,
     mean_interval,
     min_detectable_difference,
+    no_spread_interval,
     normal_p_value,
     paired_difference,
     pass_at_k,
     pass_hat_k,
+    unseen_share,
+    wilson_bounds,
     wilson_interval,
+    z_value,
 )
 
 SEEDS = range(20)
@@ -66,39 +72,67 @@ def test_too_few_values_give_no_interval() -> None:
 
 
 def statsmodels_cluster_se(values: list[float], clusters: list[int]) -> float:
-    """The cluster-robust SE of an intercept-only regression, without small-sample correction."""
+    """The cluster-robust SE of an intercept-only regression, with statsmodels' small-sample
+    correction: G/(G - 1) · (n - 1)/(n - k), which for the intercept alone (k = 1) is G/(G - 1)."""
     fit = sm.OLS(np.asarray(values), np.ones(len(values))).fit(
-        cov_type="cluster", cov_kwds={"groups": np.asarray(clusters), "use_correction": False}
+        cov_type="cluster", cov_kwds={"groups": np.asarray(clusters), "use_correction": True}
     )
     return float(fit.bse[0])
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_clustered_se_is_statsmodels_cluster_robust_one(seed: int) -> None:
+def test_clustered_se_is_statsmodels_cluster_robust_one_or_the_plain_one(seed: int) -> None:
     rng = random.Random(seed)
-    n = rng.randint(2, 200)
-    clusters = [rng.randrange(max(1, n // 5)) for _ in range(n)]
+    n = rng.randint(4, 200)
+    clusters = [rng.randrange(max(2, n // 5)) for _ in range(n)]
+    if len(set(clusters)) < 2:
+        clusters[0] = max(clusters) + 1
     shift = {c: rng.gauss(0, 0.3) for c in set(clusters)}  # cases of a cluster move together
     values = [rng.random() + shift[c] for c in clusters]
     got = clustered_interval(values, clusters)
-    # statsmodels' sandwich is (1/n²) Σ_c (Σ_i r_ic)²: Miller's with the population variance in
-    # SE_CLT; his uses the sample one, which adds Σ r² / (n²(n - 1)).
-    mean = sum(values) / n
-    squares = sum((v - mean) ** 2 for v in values)
-    expected = math.sqrt(
-        statsmodels_cluster_se(values, clusters) ** 2 + squares / (n * n * (n - 1))
-    )
+    plain = mean_interval(values)
+    assert plain.se is not None
+    expected = max(statsmodels_cluster_se(values, clusters), plain.se)
     assert got.se == pytest.approx(expected)
-    assert got.estimate == pytest.approx(mean)
+    assert got.estimate == pytest.approx(np.mean(values))
     assert got.high - got.low == pytest.approx(2 * 1.959963984540054 * expected)  # type: ignore[operator]
 
 
-def test_clustered_se_by_hand_on_millers_formula() -> None:
+def test_clustered_se_by_hand() -> None:
     values = [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]  # mean 1/2, residuals ±1/2
     clusters = ["a", "a", "b", "b", "c", "c"]
-    se_clt2 = stdlib_statistics.variance(values) / 6  # 0.3 / 6
-    cross = (2 * 0.25 + 2 * 0.25 + 2 * -0.25) / 36  # Σ_{i≠j} within a, b, c
-    assert clustered_interval(values, clusters).se == pytest.approx(math.sqrt(se_clt2 + cross))
+    # the clusters' residual sums are 1, -1 and 0: G/(G - 1) · Σ (Σ r)² / n² = 3/2 · 2 / 36
+    assert clustered_interval(values, clusters).se == pytest.approx(math.sqrt(1 / 12))
+    assert math.sqrt(1 / 12) > mean_interval(values).se  # type: ignore[operator]
+
+
+def test_one_cluster_gives_the_plain_interval() -> None:
+    """All ten cases in one group: the residuals about the mean sum to 0 in it, so the
+    clustered SE came out about a third of the plain one (0.032 against 0.1) and one case
+    that flipped was "significant". One cluster says nothing about clusters: the plain one."""
+    values = [0.0] + [1.0] * 9
+    assert clustered_interval(values, ["g"] * 10) == mean_interval(values)
+
+
+def test_two_clusters_whose_sums_cancel_give_the_plain_interval() -> None:
+    """20 cases in groups of 10, each with one failure: each group's residuals sum to 0, and
+    the clustered SE was 0.015 against a plain 0.069 (0.900 ± 0.030)."""
+    values = ([0.0] + [1.0] * 9) * 2
+    clusters = ["a"] * 10 + ["b"] * 10
+    assert clustered_interval(values, clusters) == mean_interval(values)
+    assert design_effect(values, clusters) == 1.0
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_grouping_never_narrows_an_interval(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(2, 60)
+    clusters = [rng.randrange(rng.randint(1, n)) for _ in range(n)]
+    values = scores(rng, n)
+    got, plain = clustered_interval(values, clusters), mean_interval(values)
+    assert got.estimate == plain.estimate
+    assert got.se >= plain.se  # type: ignore[operator]
+    assert design_effect(values, clusters) >= 1.0
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -281,3 +315,58 @@ def test_normal_p_value_is_scipys_two_sided_z_test(seed: int) -> None:
     assert normal_p_value(0.0, 0.0) == 1.0 and normal_p_value(0.2, 0.0) == 0.0
     with pytest.raises(ValueError):
         normal_p_value(0.1, -1.0)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_wilson_bounds_of_an_effective_count_is_statsmodels_wilson(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(1, 300)
+    successes = rng.randint(0, n)
+    assert wilson_bounds(successes / n, n) == pytest.approx(
+        proportion_confint(successes, n, method="wilson"), abs=1e-12
+    )
+    # a share p of an effective count m: the interval of p·m successes in m trials, narrower
+    # with more trials
+    p, m = successes / n, rng.uniform(1, 50)
+    assert wilson_bounds(p, m) == pytest.approx(proportion_confint(p * m, m, method="wilson"))
+    low, high = wilson_bounds(p, m)
+    wider_low, wider_high = wilson_bounds(p, m / 2)
+    assert wider_low <= low <= p <= high <= wider_high
+
+
+def test_kish_effective_count() -> None:
+    assert effective_count([1.0] * 7) == pytest.approx(7)
+    assert effective_count([1.0, 1.0, 2.0]) == pytest.approx(16 / 6)
+    assert effective_count([1e308, 1e308]) == pytest.approx(2)  # no overflow
+    assert effective_count([]) == 0.0
+
+
+@pytest.mark.parametrize("n", [2, 3, 6, 20, 500])
+def test_no_spread_at_0_or_1_is_wilsons_interval(n: int) -> None:
+    """Every case scored 1 (or 0): the interval was 1.000 ± 0.000. It is Wilson's interval
+    of n out of n (0 out of n), the pass rate's."""
+    ones, zeros = no_spread_interval(1.0, n), no_spread_interval(0.0, n)
+    wilson_ones, wilson_zeros = (
+        proportion_confint(n, n, method="wilson"),
+        proportion_confint(0, n, method="wilson"),
+    )
+    assert (ones.low, ones.high) == pytest.approx(wilson_ones, abs=1e-12)
+    assert (zeros.low, zeros.high) == pytest.approx(wilson_zeros, abs=1e-12)
+    assert ones.estimate == 1.0 and ones.n == n and ones.se is None
+    assert ones.low < 1.0  # type: ignore[operator]
+
+
+def test_no_spread_inside_the_bounds_allows_the_unseen_share_anywhere() -> None:
+    share = unseen_share(6)
+    z = z_value(0.95)
+    assert share == pytest.approx(z * z / (6 + z * z))
+    got = no_spread_interval(0.6, 6)
+    assert (got.low, got.high) == pytest.approx((0.6 - share * 0.6, 0.6 + share * 0.4))
+    # a difference in [-1, 1] where every case moved by -1: at n = 2 it holds 0 (-1 to +0.315)
+    moved = no_spread_interval(-1.0, 2, bounds=(-1.0, 1.0))
+    assert moved.low == -1.0 and moved.high == pytest.approx(-1 + 2 * unseen_share(2))
+    assert moved.high > 0  # type: ignore[operator]
+    # an effective count below n (heavy cases) widens it
+    assert no_spread_interval(0.6, 6, effective=3.0).low < got.low  # type: ignore[operator]
+    with pytest.raises(ValueError):
+        no_spread_interval(1.5, 6)

@@ -231,10 +231,11 @@ def test_ties_are_marked_in_the_terminal_and_the_json_report(
     result = pytester.runpytest("--arena-json", "out.json")
     result.stdout.fnmatch_lines(
         [
-            "    =1  sim_perfect  1.000 ± 0.000  1.000 ± 0.000  100.0% ± 32.9*",
-            "    =1     sim_echo  0.000 ± 0.000  0.000 ± 0.000    0.0% ± 32.9*",
+            # every case scored the same: no spread, so Wilson's interval, the pass rate's
+            "    =1  sim_perfect  1.000 ± 0.329  1.000 ± 0.329  100.0% ± 32.9*",
+            "    =1     sim_echo  0.000 ± 0.329  0.000 ± 0.329    0.0% ± 32.9*",
             "against the leader sim_perfect, on the cases both answered (accuracy): sim_echo"
-            " -1.000 (95% CI -1.000 to -1.000), p=0.500 McNemar (exact), 2 cases: not told apart",
+            " -1.000 (95% CI -1.000 to +0.315), p=0.500 McNemar (exact), 2 cases: not told apart",
             "=N: ranks the data cannot tell apart (the paired test of their accuracy against the"
             " rank's first, McNemar's exact test for pass/fail cases, else a paired test of"
             " scores, gives p of 0.05 or more)",
@@ -247,6 +248,9 @@ def test_ties_are_marked_in_the_terminal_and_the_json_report(
     perfect = board["rows"][0]["intervals"]["pass_rate"]
     assert (perfect["estimate"], perfect["n"]) == (1.0, 2)
     assert perfect["low"] == pytest.approx(wilson_interval(2, 2).low)
+    accuracy = board["rows"][0]["intervals"]["accuracy"]
+    assert accuracy["low"] == pytest.approx(perfect["low"])
+    assert (accuracy["high"], accuracy["se"]) == (1.0, None)
     (comparison,) = board["comparisons"]
     assert comparison["p_value"] == 0.5 and not comparison["significant"]
     assert board["power"]["cases"] == 2
@@ -334,3 +338,141 @@ def test_one_heavy_case_that_flipped_is_no_significant_difference() -> None:
     result = compare("b", worse, "a", leader)
     assert result.difference.p_value == pytest.approx(2 / 64)
     assert result.significant
+
+
+def grouped(model: str, outcomes: dict[str, int], groups: dict[str, str]) -> list[Record]:
+    return [record(case, model, float(o), group=groups.get(case)) for case, o in outcomes.items()]
+
+
+def test_one_group_with_one_flipped_case_is_no_significant_difference() -> None:
+    """Ten cases of one group, one of which flipped: the clustered SE of one cluster collapsed
+    (-0.100, 95% CI -0.162 to -0.038, p=0.002 paired z, clustered) and a regression gate
+    failed, where without the group McNemar said p=1. The group is one draw: p = 1."""
+    from pytest_arena.reports.verdicts import compare
+
+    cases = [f"c{i}" for i in range(10)]
+    groups = dict.fromkeys(cases, "g")
+    then = grouped("m", dict.fromkeys(cases, 1), groups)
+    now = grouped("m", {c: int(c != "c0") for c in cases}, groups)
+    result = compare("m", now, "baseline", then)
+    assert (result.test, result.difference.p_value) == ("sign-flip by group (exact)", 1.0)
+    assert not result.significant
+    plain = mean_interval([-1.0] + [0.0] * 9)
+    assert (result.difference.low, result.difference.high) == (plain.low, plain.high)
+
+
+def test_two_groups_are_never_told_apart_and_never_narrow_an_interval() -> None:
+    """20 cases in groups a and b; b passes all, a fails one case of each group. The board said
+    0.900 ± 0.030, 90.0% ± 3.0 and p<0.001 (paired z, clustered): different. Two groups that
+    moved alike give a sign-flip p of 1/2, and the intervals are those without groups."""
+    cases = [f"c{i}" for i in range(20)]
+    groups = {c: "a" if i < 10 else "b" for i, c in enumerate(cases)}
+    a = {c: int(c not in {"c0", "c10"}) for c in cases}
+    b = dict.fromkeys(cases, 1)
+    board = build_board("p", grouped("a", a, groups) + grouped("b", b, groups))
+    alone = build_board("p", grouped("a", a, {}) + grouped("b", b, {}))
+    row, row_alone = board.rows[1], alone.rows[1]
+    assert row.model == "a"
+    assert row.intervals["accuracy"] == row_alone.intervals["accuracy"]
+    assert row.intervals["pass_rate"] == wilson_interval(18, 20)
+    (c,) = board.comparisons
+    assert (c.test, c.difference.p_value) == ("sign-flip by group (exact)", 0.5)
+    assert [r.rank_label for r in board.rows] == ["=1", "=1"]
+
+
+def test_groups_that_move_together_widen_the_pass_rate_as_wilson_over_fewer_cases() -> None:
+    from pytest_arena.reports.statistics import design_effect, wilson_bounds
+    from pytest_arena.reports.verdicts import pass_rate_interval
+
+    outcomes = [1] * 5 + [0] * 5 + [1] * 4 + [0] + [1, 0, 0, 0, 0]  # groups of 5
+    clusters = [f"g{i // 5}" for i in range(20)]
+    records = [
+        record(f"c{i}", "m", float(o), group=g)
+        for i, (o, g) in enumerate(zip(outcomes, clusters, strict=True))
+    ]
+    got = pass_rate_interval(records)
+    effect = design_effect([float(o) for o in outcomes], clusters)
+    assert effect > 1.5
+    assert (got.low, got.high) == pytest.approx(wilson_bounds(0.5, 20 / effect))
+    plain = wilson_interval(10, 20)
+    assert got.low < plain.low and got.high > plain.high  # type: ignore[operator]
+    assert got.estimate == 0.5 and got.n == 20
+
+
+def test_many_groups_that_differ_get_the_clustered_z_test() -> None:
+    from pytest_arena.reports.verdicts import compare
+
+    rng = random.Random(11)
+    cases = [f"c{i}" for i in range(120)]
+    groups = {c: f"g{i // 4}" for i, c in enumerate(cases)}  # 30 groups of 4
+    leader = {c: int(rng.random() < 0.8) for c in cases}
+    other = {c: int(rng.random() < 0.5) for c in cases}
+    result = compare("b", grouped("b", other, groups), "a", grouped("a", leader, groups))
+    assert result.test == "paired z, clustered"
+    diffs = [float(other[c] - leader[c]) for c in cases]
+    assert result.difference.se == clustered_interval(diffs, list(groups.values())).se
+    assert result.difference.se >= mean_interval(diffs).se  # type: ignore[operator]
+
+
+def test_scores_without_spread_get_the_bounded_interval_not_a_zero_width_one() -> None:
+    from pytest_arena.reports.statistics import no_spread_interval
+
+    same = [record(f"c{i}", "m", 0.6, passed=True, metrics={"n": 3.0}) for i in range(6)]
+    row = build_board("p", same).rows[0]
+    assert row.intervals["accuracy"] == no_spread_interval(0.6, 6)
+    assert row.intervals["composite"] == row.intervals["accuracy"]
+    # a metric without bounds: a spread of 0 says nothing, so no interval (not 3.000 ± 0.000)
+    assert row.intervals["n"].estimate == 3.0 and row.intervals["n"].low is None
+    # heavy cases count as fewer: Kish's effective number, (1 + 1 + 4)² / (1 + 1 + 16)
+    heavy = [record(f"c{i}", "m", 1.0, weight=w) for i, w in enumerate([1.0, 1.0, 4.0])]
+    got = build_board("p", heavy).rows[0].intervals["accuracy"]
+    assert got == no_spread_interval(1.0, 3, effective=2.0)
+
+
+def test_a_comparison_where_every_case_moved_alike_has_an_interval_of_its_share() -> None:
+    from pytest_arena.reports.statistics import unseen_share
+    from pytest_arena.reports.verdicts import compare
+
+    result = compare("b", pass_fail("b", [0] * 2), "a", pass_fail("a", [1] * 2))
+    d = result.difference
+    assert (d.estimate, d.low, d.p_value) == (-1.0, -1.0, 0.5)
+    assert d.high == pytest.approx(-1 + 2 * unseen_share(2))
+    same = compare("b", pass_fail("b", [1] * 80), "a", pass_fail("a", [1] * 80))
+    share = unseen_share(80)
+    assert (same.difference.low, same.difference.high) == (-share, share)
+    assert same.difference.p_value == 1.0
+
+
+def _composite_board(cheap: list[float], dear: list[float]) -> list[Record]:
+    records = []
+    for i, (x, y) in enumerate(zip(cheap, dear, strict=True)):
+        records.append(record(f"c{i}", "cheap", x, cost=0.001))
+        records.append(record(f"c{i}", "dear", y, cost=0.002))
+    for r in records:
+        r.board = {"weights": {"accuracy": 0.5, "cost": 0.5}}
+    return records
+
+
+def test_a_composite_is_told_apart_no_more_readily_than_a_paired_test_on_its_cases() -> None:
+    """Two cases, cheap better on both: the bootstrap of two cases left out 0 in every draw
+    and ranked 1 and 2, where no paired test of two cases gets below p = 1/2."""
+    from pytest_arena.reports.verdicts import PairedInterval, separated
+
+    two = build_board("p", _composite_board([1.0, 1.0], [0.6, 0.6]))
+    assert [(r.model, r.rank_label) for r in two.rows] == [("cheap", "=1"), ("dear", "=1")]
+    # eight cases that all favour cheap: the sign-flip p is 2/256, and they are told apart
+    eight = build_board("p", _composite_board([1.0] * 8, [0.6, 0.5] * 4))
+    assert [r.rank_label for r in eight.rows] == ["1", "2"]
+    assert separated(PairedInterval(0.1, 0.01, 0.05, 0.2, 8, 0.01))
+    assert not separated(PairedInterval(0.1, 0.01, 0.05, 0.2, 2, 0.5))
+    assert separated(PairedInterval(0.1, 0.01, 0.05, 0.2, 40, None))  # too many to count out
+
+
+def test_a_composite_of_cases_in_one_group_is_one_draw() -> None:
+    """Eight cases that all favour cheap are told apart (sign-flip p = 2/256); the same eight
+    in one group are one draw, and a paired test of one draw cannot tell them apart."""
+    records = _composite_board([1.0] * 8, [0.6, 0.5] * 4)
+    for r in records:
+        r.group = "doc"
+    board = build_board("p", records)
+    assert [r.rank_label for r in board.rows] == ["=1", "=1"]

@@ -52,11 +52,12 @@ class ModelComparison:
     after: Mapping[str, Any] | None
     changes: list[Change] = field(default_factory=list)
     common: int = 0  # cases graded in both runs
+    weightless: int = 0  # of those, cases of weight 0: in no number of score_change
     only_before: int = 0
     only_after: int = 0
-    score_change: Difference | None = None  # after - before, paired over the common cases
+    score_change: Difference | None = None  # after - before, over the common cases that weigh
     test: str = ""  # the paired test of score_change's p-value
-    mcnemar_p: float | None = None  # on the pass/fail flips
+    mcnemar_p: float | None = None  # on the pass/fail flips; None when cases share groups
 
     @property
     def regressions(self) -> int:
@@ -329,7 +330,9 @@ def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[ModelComparison]
         if pairs_a:  # weighted and tested as the leaderboard and --arena-baseline do
             paired = verdicts.compare("B", _in_range(pairs_b), "A", _in_range(pairs_a))
             item.score_change, item.test = paired.difference, paired.test
-            item.mcnemar_p = mcnemar_exact(*flips)
+            item.weightless = paired.weightless
+            grouped = any(r.group for r in (*pairs_a, *pairs_b))  # flips of a group: one draw
+            item.mcnemar_p = None if grouped else mcnemar_exact(*flips)
         out.append(item)
     return out
 
@@ -371,8 +374,12 @@ def interval_text(item: ModelComparison) -> str:
     """The paired change of the mean score, as a sentence."""
     d = item.score_change
     if d is None or d.estimate is None:
+        if item.weightless:
+            return f"no case of weight above 0 graded in both runs ({item.weightless} of weight 0)"
         return "no case graded in both runs"
-    text = f"mean score change {d.estimate:+.3f} over {item.common} paired cases"
+    text = f"mean score change {d.estimate:+.3f} over {d.n} paired cases"
+    if item.weightless:
+        text += f" ({item.weightless} more of weight 0 left out)"
     if d.low is not None and d.high is not None:
         text += f", 95% CI [{d.low:+.3f}, {d.high:+.3f}]"
     if d.p_value is not None:

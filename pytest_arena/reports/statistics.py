@@ -3,7 +3,9 @@
 Pure: stdlib only (math, statistics, random), no pytest, no I/O. Intervals use the normal
 quantile z (the CLT), not Student's t: with the hundreds of cases an eval has they agree to
 a few parts in a thousand. A sample too small to say anything (no case, or one) gives None
-where a number would be a guess: the mean of no case, the spread of one.
+where a number would be a guess: the mean of no case, the spread of one. Values that all came
+out the same have a spread of 0, which says nothing of the cases not drawn: where the values
+have bounds, `no_spread_interval` says how far those could move the mean.
 """
 
 from __future__ import annotations
@@ -73,28 +75,58 @@ def mean_interval(values: Sequence[float], level: float = 0.95) -> Interval:
 def clustered_interval(
     values: Sequence[float], clusters: Sequence[Hashable], level: float = 0.95
 ) -> Interval:
-    """The mean with the clustered standard error, for cases that share a context.
+    """The mean with a cluster-robust standard error, for cases that share a context.
 
-    Miller's eq. 4: SE² = SE_CLT² + (1/n²) Σ_c Σ_i Σ_{j≠i} (s_ic - s̄)(s_jc - s̄), where
-    SE_CLT is the plain one of `mean_interval`; it is that one when every cluster has one case.
+    Miller's eq. 4 as the cluster-robust sandwich, with the usual small-sample factor for G
+    clusters (CR1): SE² = G/(G - 1) · (1/n²) Σ_c (Σ_{i in c} (s_i - s̄))². It is taken as at
+    least the plain SE of `mean_interval`, and is that one below two clusters: a few clusters
+    estimate their own spread too poorly (with one, the sum is 0; with two that cancel, 0 too)
+    to make an interval narrower than the cases do.
     `clusters[i]` names the cluster of `values[i]`. Fewer than two cases: as `mean_interval`.
     """
     if len(values) != len(clusters):
         raise ValueError(f"{len(values)} values but {len(clusters)} cluster names")
     plain = mean_interval(values, level)
-    if plain.se is None or plain.estimate is None:
+    count = len(set(clusters))
+    if plain.se is None or plain.estimate is None or count < 2 or count == plain.n:
         return plain
-    mean, n = plain.estimate, plain.n
+    robust = _cluster_robust_se(values, clusters, plain.estimate, count)
+    return _around(plain.estimate, max(plain.se, robust), level, plain.n)
+
+
+def _cluster_robust_se(
+    values: Sequence[float], clusters: Sequence[Hashable], mean: float, count: int
+) -> float:
+    """sqrt(G/(G - 1) · Σ_c (Σ_{i in c} r_i)²) / n, r_i = values[i] - mean (CR1, intercept only)."""
     sums: dict[Hashable, float] = {}
-    squares: dict[Hashable, float] = {}
     for value, cluster in zip(values, clusters, strict=True):
-        residual = value - mean
-        sums[cluster] = sums.get(cluster, 0.0) + residual
-        squares[cluster] = squares.get(cluster, 0.0) + residual * residual
-    # Σ_{i≠j} r_i r_j within a cluster = (Σ r)² - Σ r²
-    cross = math.fsum(sums[c] * sums[c] - squares[c] for c in sums)
-    variance = plain.se * plain.se + cross / (n * n)
-    return _around(mean, math.sqrt(max(variance, 0.0)), level, n)
+        sums[cluster] = sums.get(cluster, 0.0) + (value - mean)
+    squares = math.fsum(total * total for total in sums.values())
+    return math.sqrt(count / (count - 1) * squares) / len(values)
+
+
+def design_effect(values: Sequence[float], clusters: Sequence[Hashable]) -> float:
+    """How many times the clustered variance of the mean (`clustered_interval`) is the plain
+    one: 1 or more, and 1 when the values have no spread (nothing to compare)."""
+    plain = mean_interval(values)
+    if not plain.se:
+        return 1.0
+    clustered = clustered_interval(values, clusters)
+    assert clustered.se is not None
+    return (clustered.se / plain.se) ** 2
+
+
+def wilson_bounds(p: float, n: float, level: float = 0.95) -> tuple[float, float]:
+    """Wilson's score interval of a proportion `p` over `n` trials; `n` need not be whole
+    (an effective number of cases, n / design effect)."""
+    z = z_value(level)
+    if not 0.0 <= p <= 1.0 or not n > 0:
+        raise ValueError(f"a proportion {p} over {n} trials")
+    z2 = z * z
+    denominator = 1 + z2 / n
+    center = (p + z2 / (2 * n)) / denominator
+    half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return max(0.0, center - half), min(1.0, center + half)
 
 
 def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval:
@@ -102,17 +134,52 @@ def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval:
 
     `estimate` is successes / n and `se` its binomial sqrt(p(1 - p) / n). No trial: all None.
     """
-    z = z_value(level)
+    z_value(level)
     if not 0 <= successes <= n:
         raise ValueError(f"{successes} successes out of {n} trials")
     if n == 0:
         return Interval(None, None, None, None, 0)
     p = successes / n
-    z2 = z * z
-    denominator = 1 + z2 / n
-    center = (p + z2 / (2 * n)) / denominator
-    half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return Interval(p, math.sqrt(p * (1 - p) / n), center - half, center + half, n)
+    low, high = wilson_bounds(p, n, level)
+    return Interval(p, math.sqrt(p * (1 - p) / n), low, high, n)
+
+
+def effective_count(weights: Sequence[float]) -> float:
+    """Kish's effective number of cases of a weighted mean, (Σw)² / Σw²: n for equal weights,
+    fewer the more a few heavy cases weigh. No weight above 0: 0."""
+    top = max(weights, default=0.0)
+    if not top > 0:
+        return 0.0
+    scaled = [w / top for w in weights]  # no overflow however heavy
+    return math.fsum(scaled) ** 2 / math.fsum(w * w for w in scaled)
+
+
+def unseen_share(n: float, level: float = 0.95) -> float:
+    """The largest share of cases that none of `n` drawn may still be: Wilson's upper bound
+    for 0 of n, z² / (n + z²) (0.66 for 2 cases, 0.037 for 100)."""
+    z2 = z_value(level) ** 2
+    return z2 / (n + z2)
+
+
+def no_spread_interval(
+    value: float,
+    n: int,
+    level: float = 0.95,
+    bounds: tuple[float, float] = (0.0, 1.0),
+    effective: float | None = None,
+) -> Interval:
+    """The interval of the mean of `n` values that all came out `value`, in `bounds`.
+
+    The sample's spread (0) says nothing of cases it did not draw: a share of them up to
+    `unseen_share(effective or n)` may lie anywhere in `bounds`, at worst at one end, so the
+    mean lies within value - share · (value - lo) and value + share · (hi - value). For 0 or 1
+    of [0, 1] that is Wilson's interval of n of n passed, or none. `se` is None: no spread.
+    """
+    low, high = bounds
+    if not low <= value <= high or n < 2:
+        raise ValueError(f"{n} values of {value}, bounded by {bounds}")
+    share = unseen_share(effective if effective is not None else n, level)
+    return Interval(value, None, value - share * (value - low), value + share * (high - value), n)
 
 
 def paired_difference(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> Difference:

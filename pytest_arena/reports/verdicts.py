@@ -4,7 +4,8 @@ against the leader on the same cases, ranks the data cannot separate, and the pr
 Pure: records in, numbers out (no pytest, no I/O); the statistics are `statistics.py`'s.
 A case counts once, by its score: with repeats, that is the mean over its samples, so the
 standard errors are over cases (Miller 2024), clustered by a case's `group` when cases share
-one. A case's weight counts as in the accuracy: the interval is that of the weighted mean
+one (never narrower than without groups), and the paired tests count out the signs of whole
+groups. A case's weight counts as in the accuracy: the interval is that of the weighted mean
 (the ratio estimator's linearisation; with equal weights, the plain mean's).
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import math
 import statistics as stdlib_statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_arena.record import ERROR, FAILED, PASSED, Record
@@ -23,11 +24,15 @@ from pytest_arena.reports.statistics import (
     bootstrap_intervals,
     cases_needed,
     clustered_interval,
+    design_effect,
+    effective_count,
     mcnemar_exact,
     mean_interval,
     min_detectable_difference,
+    no_spread_interval,
     normal_p_value,
     sign_flip_p,
+    wilson_bounds,
     wilson_interval,
     z_value,
 )
@@ -49,9 +54,10 @@ class Comparison:
     model: str
     against: str
     difference: Difference
-    test: str  # "McNemar (exact)" or "paired z"
+    test: str  # "McNemar (exact)", "sign-flip (exact)", "paired z"... ("by group" with groups)
     only_model: int = 0  # cases only `model` passed (McNemar's discordant counts)
     only_against: int = 0
+    weightless: int = 0  # cases both graded that weigh 0, left out of the difference
 
     @property
     def significant(self) -> bool:
@@ -83,8 +89,11 @@ def case_score(record: Record) -> float:
     return 0.0 if record.status == ERROR else float(record.score or 0.0)
 
 
-def _cluster(record: Record) -> str:
-    return f"group:{record.group}" if record.group else f"case:{record.case_id}"
+def _cluster(record: Record, other: Record | None = None) -> str:
+    """The cluster of a case: its group (the other run's or model's, if only that one has
+    one), else the case alone."""
+    group = record.group or (other.group if other is not None else None)
+    return f"group:{group}" if group else f"case:{record.case_id}"
 
 
 def _clustered(records: Sequence[Record]) -> bool:
@@ -108,17 +117,26 @@ def linearised(values: Sequence[float], weights: Sequence[float]) -> list[float]
 
 
 def weighted_interval(records: Sequence[Record], value: Callable[[Record], float]) -> Interval:
-    """The interval of the weighted mean of `value` over `records` (weight 0 left out)."""
+    """The interval of the weighted mean of `value` over `records` (weight 0 left out),
+    clustered by group, cut to [0, 1] for values in [0, 1]. Values that all came out the same
+    have no spread to go by: in [0, 1], `no_spread_interval` over Kish's effective number of
+    cases; without bounds, no interval (it would be a guess)."""
     kept = [r for r in records if r.weight > 0]
     raw = [value(r) for r in kept]
-    values = linearised(raw, [r.weight for r in kept])
-    if len(values) < 2 or not _clustered(kept):
-        found = mean_interval(values, LEVEL)
-    else:
+    weights = [r.weight for r in kept]
+    values = linearised(raw, weights)
+    bounded = bool(raw) and all(0.0 <= v <= 1.0 for v in raw)
+    if len(values) < 2:
+        return mean_interval(values, LEVEL)
+    if len(set(raw)) == 1:
+        if not bounded:
+            return Interval(raw[0], None, None, None, len(values))
+        return no_spread_interval(raw[0], len(values), LEVEL, effective=effective_count(weights))
+    if _clustered(kept):
         found = clustered_interval(values, [_cluster(r) for r in kept], LEVEL)
-    if raw and all(0.0 <= v <= 1.0 for v in raw):
-        return clipped(found)
-    return found
+    else:
+        found = mean_interval(values, LEVEL)
+    return clipped(found) if bounded else found
 
 
 def clipped(interval: Interval) -> Interval:
@@ -132,16 +150,18 @@ def clipped(interval: Interval) -> Interval:
 
 
 def pass_rate_interval(records: Sequence[Record]) -> Interval:
-    """Wilson's interval of the share of graded cases that passed; clustered SE by group."""
-    if _clustered(records) and len(records) > 1:
-        return clipped(  # a share: its normal interval may reach past 0 or 1
-            clustered_interval(
-                [float(r.status == PASSED) for r in records],
-                [_cluster(r) for r in records],
-                LEVEL,
-            )
-        )
-    return wilson_interval(sum(r.status == PASSED for r in records), len(records), LEVEL)
+    """Wilson's interval of the share of graded cases that passed. When cases share a group,
+    Wilson's over their effective number, n / the design effect of the clustered standard
+    error: as much wider as the groups make it, and never narrower (the effect is at least 1)."""
+    passed = [float(r.status == PASSED) for r in records]
+    plain = wilson_interval(int(sum(passed)), len(records), LEVEL)
+    if not _clustered(records) or plain.estimate is None or plain.se is None:
+        return plain
+    effect = design_effect(passed, [_cluster(r) for r in records])
+    if effect <= 1.0:
+        return plain
+    low, high = wilson_bounds(plain.estimate, len(records) / effect, LEVEL)
+    return Interval(plain.estimate, plain.se * math.sqrt(effect), low, high, plain.n)
 
 
 def row_intervals(records: Sequence[Record]) -> dict[str, Interval]:
@@ -167,39 +187,76 @@ def _metric(name: str) -> Callable[[Record], float]:
 def compare(
     model: str, mine: Sequence[Record], leader: str, theirs: Sequence[Record]
 ) -> Comparison:
-    """`model` against `leader` on the cases both graded (paired by case)."""
+    """`model` against `leader` on the cases both graded (paired by case; weight 0 left out)."""
     by_case = {r.case_id: r for r in graded(theirs)}
-    pairs = [(r, by_case[r.case_id]) for r in graded(mine) if r.case_id in by_case]
-    pairs = [(a, b) for a, b in pairs if a.weight > 0]
+    both = [(r, by_case[r.case_id]) for r in graded(mine) if r.case_id in by_case]
+    pairs = [(a, b) for a, b in both if a.weight > 0]
+    weightless = len(both) - len(pairs)
     weights = [a.weight for a, _ in pairs]
-    diffs = linearised([case_score(a) - case_score(b) for a, b in pairs], weights)
+    raw = [case_score(a) - case_score(b) for a, b in pairs]
+    diffs = linearised(raw, weights)
     if len(diffs) < 2:
         mean = diffs[0] if diffs else None
-        return Comparison(model, leader, Difference(mean, None, None, None, None, len(diffs)), "-")
-    if _clustered([r for pair in pairs for r in pair]):
-        spread = clustered_interval(diffs, [_cluster(a) for a, _ in pairs], LEVEL)
-        test = "paired z, clustered"
-    else:
-        spread = mean_interval(diffs, LEVEL)
-        test = "paired z"
-    assert spread.estimate is not None and spread.se is not None
-    p = normal_p_value(spread.estimate, spread.se)
+        nothing = Difference(mean, None, None, None, None, len(diffs))
+        return Comparison(model, leader, nothing, "-", weightless=weightless)
+    grouped = _clustered([r for pair in pairs for r in pair])
+    clusters = [_cluster(a, b) for a, b in pairs] if grouped else None
+    spread = _paired_spread(raw, diffs, weights, clusters)
     only_model = sum(a.status == PASSED and b.status != PASSED for a, b in pairs)
     only_leader = sum(b.status == PASSED and a.status != PASSED for a, b in pairs)
-    moved = [w * (case_score(a) - case_score(b)) for w, (a, b) in zip(weights, pairs, strict=True)]
-    if _pass_fail(pairs) and len(set(weights)) == 1 and test == "paired z":
-        p = mcnemar_exact(only_model, only_leader)
-        test = "McNemar (exact)"
-    elif test == "paired z" and sum(d != 0 for d in moved) <= SIGN_FLIP_MOST:
-        # few cases differ: the z-test's normal tail is no guide there (one heavy case that
-        # flipped would be "significant"); the signs of those few can be counted out
-        p = sign_flip_p(moved)
-        test = "sign-flip (exact)"
-    elif spread.se == 0 and spread.estimate != 0:  # every case moved alike: the z-test says p=0
-        p = min(1.0, 2.0 ** (1 - len(diffs)))  # each sign a fair coin under no difference
-        test = "sign test (exact)"
+    if clusters is None and _pass_fail(pairs) and len(set(weights)) == 1:
+        p, test = mcnemar_exact(only_model, only_leader), "McNemar (exact)"
+    else:
+        p, test = _paired_test(raw, weights, clusters, spread)
     difference = Difference(spread.estimate, spread.se, spread.low, spread.high, p, len(diffs))
-    return Comparison(model, leader, difference, test, only_model, only_leader)
+    return Comparison(model, leader, difference, test, only_model, only_leader, weightless)
+
+
+def _paired_spread(
+    raw: Sequence[float],
+    diffs: Sequence[float],
+    weights: Sequence[float],
+    clusters: Sequence[Hashable] | None,
+) -> Interval:
+    """The interval of the mean paired difference (`diffs`, linearised from `raw`): clustered
+    by group; when every case moved alike, `no_spread_interval` in [-1, 1]."""
+    if len(set(raw)) == 1 and -1.0 <= raw[0] <= 1.0:
+        return no_spread_interval(raw[0], len(diffs), LEVEL, (-1.0, 1.0), effective_count(weights))
+    if clusters is not None:
+        return clustered_interval(diffs, clusters, LEVEL)
+    return mean_interval(diffs, LEVEL)
+
+
+def _paired_test(
+    raw: Sequence[float],
+    weights: Sequence[float],
+    clusters: Sequence[Hashable] | None,
+    spread: Interval,
+) -> tuple[float, str]:
+    """The p-value of a paired difference and its test's name, McNemar's aside. The weighted
+    differences are summed by group (by case without groups): cases of a group move together,
+    so a group is one draw. When at most SIGN_FLIP_MOST sums differ from 0, their signs are
+    counted out (the normal tail is no guide to a few: one group, or one heavy case, that
+    moved gives p = 1); when more all moved alike, the sign test; else the z-test."""
+    units = _unit_sums([w * d for w, d in zip(weights, raw, strict=True)], clusters)
+    by = "" if clusters is None else " by group"
+    if sum(u != 0 for u in units) <= SIGN_FLIP_MOST:
+        return sign_flip_p(units), f"sign-flip{by} (exact)"
+    if len(set(raw)) == 1:  # every case moved alike: the z-test would say p = 0
+        return min(1.0, 2.0 ** (1 - len(units))), f"sign test{by} (exact)"
+    assert spread.estimate is not None and spread.se is not None
+    clustered = "" if clusters is None else ", clustered"
+    return normal_p_value(spread.estimate, spread.se), f"paired z{clustered}"
+
+
+def _unit_sums(moved: Sequence[float], clusters: Sequence[Hashable] | None) -> list[float]:
+    """The differences summed by cluster, in order of first appearance; unclustered, as they are."""
+    if clusters is None:
+        return list(moved)
+    sums: dict[Hashable, list[float]] = {}
+    for cluster, d in zip(clusters, moved, strict=True):
+        sums.setdefault(cluster, []).append(d)
+    return [math.fsum(found) for found in sums.values()]
 
 
 def _pass_fail(pairs: Sequence[tuple[Record, Record]]) -> bool:
@@ -253,35 +310,90 @@ def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) 
     return Power(models, n, sd, detectable, TARGET, needed, assumed)
 
 
+@dataclass(frozen=True)
+class PairedInterval(Interval):
+    """A bootstrap interval of a paired difference of composites, with the p-value of an exact
+    sign-flip test of the same cases (None: too many differ to count out, or not asked)."""
+
+    p_value: float | None = None
+
+
 def composite_intervals(
     by_model: Mapping[str, Sequence[Record]],
     composites: Callable[[dict[str, list[Record]]], Mapping[str, float]],
 ) -> dict[str, Interval]:
     """A bootstrap over cases of every model's composite, and of each pair's difference
     ("a - b"): cases are drawn with replacement, the same for every model, and the composite
-    recomputed on each draw, relative dimensions (cost against the cheapest) and all."""
+    recomputed on each draw, relative dimensions (cost against the cheapest) and all. A
+    difference whose interval leaves out 0 carries the exact sign-flip test of the per-case
+    differences of composites (each case's computed on it alone; summed by group when cases
+    share one), which `separated` also asks of it: a percentile bootstrap of a few cases (two
+    that agree) leaves out 0 where no paired test on them could be significant."""
     by_case: dict[str, dict[str, Record]] = {}
     for model, records in by_model.items():
         for r in records:
             by_case.setdefault(r.case_id, {})[model] = r
     cases = sorted(by_case)
     models = sorted(by_model)
+    pairs = {f"{a} - {b}": (a, b) for a in models for b in models if a != b}
 
     def statistic(sample: Sequence[str]) -> dict[str, float]:
         drawn = {m: [by_case[c][m] for c in sample if m in by_case[c]] for m in models}
         values = dict(composites(drawn))
-        for a in models:
-            for b in models:
-                if a != b and a in values and b in values:
-                    values[f"{a} - {b}"] = values[a] - values[b]
+        for name, (a, b) in pairs.items():
+            if a in values and b in values:
+                values[name] = values[a] - values[b]
         return values
 
-    return bootstrap_intervals(cases, statistic, LEVEL, RESAMPLES, SEED)
+    found = bootstrap_intervals(cases, statistic, LEVEL, RESAMPLES, SEED)
+    alone: list[tuple[str, Mapping[str, float]]] | None = None  # (cluster, composites) a case
+    for name, interval in found.items():
+        pair = pairs.get(name)
+        if pair is not None and separated(interval):
+            if alone is None:
+                alone = [(_case_cluster(by_case[c]), _alone(composites, by_case[c])) for c in cases]
+            found[name] = _with_sign_flip(interval, alone, *pair)
+    return found
+
+
+def _alone(
+    composites: Callable[[dict[str, list[Record]]], Mapping[str, float]],
+    case: Mapping[str, Record],
+) -> Mapping[str, float]:
+    """Every model's composite of one case, computed on that case alone."""
+    return composites({model: [record] for model, record in case.items()})
+
+
+def _case_cluster(case: Mapping[str, Record]) -> str:
+    """The cluster of one case: the group any model's record names, else the case."""
+    first = next(iter(case.values()))
+    grouped = next((r for r in case.values() if r.group), first)
+    return _cluster(grouped)
+
+
+def _with_sign_flip(
+    interval: Interval, alone: Sequence[tuple[str, Mapping[str, float]]], a: str, b: str
+) -> PairedInterval:
+    """`interval` with the exact sign-flip p-value of a's composite minus b's, case by case
+    summed by cluster (a group is one draw)."""
+    both = [
+        (cluster, values[a] - values[b]) for cluster, values in alone if a in values and b in values
+    ]
+    units = _unit_sums([d for _, d in both], [cluster for cluster, _ in both])
+    moved = sum(u != 0 for u in units)
+    p = sign_flip_p(units) if moved <= SIGN_FLIP_MOST else None
+    return PairedInterval(
+        interval.estimate, interval.se, interval.low, interval.high, interval.n, p
+    )
 
 
 def separated(difference: Interval | Difference | None) -> bool:
-    """Whether an interval of a difference leaves out 0 (the two are told apart)."""
+    """Whether an interval of a difference leaves out 0 (the two are told apart), and, for a
+    composite's that carries a paired test, that test says so too (p < ALPHA)."""
     if difference is None or difference.low is None or difference.high is None:
+        return False
+    tested = difference.p_value if isinstance(difference, PairedInterval) else None
+    if tested is not None and tested >= ALPHA:
         return False
     return difference.low > 0 or difference.high < 0
 
