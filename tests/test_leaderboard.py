@@ -243,3 +243,22 @@ def test_a_model_with_unscored_cases_only_is_named_beside_the_scored_ones() -> N
         " (-) and the composite counts it as 0: it is not a score"
     ]
     assert build_board("p", [rec("m", "a", PASSED, 1.0)]).warnings == []
+
+
+@pytest.mark.parametrize(
+    ("weights", "said"),
+    [
+        # 0.625 and 0.375, each rounded half to even, read 0.62 + 0.37: 0.99 of the composite
+        ({"accuracy": 0.5, "cost": 0.3}, "0.63·accuracy + 0.37·cost"),
+        ({"a": 1, "b": 1, "c": 1}, "0.34·a + 0.33·b + 0.33·c"),
+        ({"accuracy": 2, "cost": 1}, "0.67·accuracy + 0.33·cost"),
+    ],
+)
+def test_the_composites_formula_shows_shares_that_add_up_to_one(
+    weights: dict[str, float], said: str
+) -> None:
+    from types import SimpleNamespace
+
+    from pytest_arena.reports.tables import formula
+
+    assert formula(SimpleNamespace(weights=weights)) == said  # type: ignore[arg-type]

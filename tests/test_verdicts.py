@@ -238,7 +238,7 @@ def test_ties_are_marked_in_the_terminal_and_the_json_report(
             " -1.000 (95% CI -1.000 to +0.315), p=0.500 McNemar (exact), 2 cases: not told apart",
             "=N: ranks the data cannot tell apart (the paired test of their accuracy against the"
             " rank's first, McNemar's exact test for pass/fail cases, else a paired test of"
-            " scores, gives p of 0.05 or more)",
+            " scores, by group when cases share one, gives p of 0.05 or more)",
         ]
     )
     report = json.loads((pytester.path / "out.json").read_text())

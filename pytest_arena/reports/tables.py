@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,12 +20,14 @@ UNKNOWN = "\u2013"  # an en dash: a cost no price gives (never $0)
 TIES = {  # what `=N` means, by how the board told its ranks apart (Board.ties_by)
     "test": "=N: ranks the data cannot tell apart (the paired test of their accuracy against"
     " the rank's first, McNemar's exact test for pass/fail cases, else a paired test of"
-    " scores, gives p of 0.05 or more)",
+    " scores, by group when cases share one, gives p of 0.05 or more)",
     "interval": "=N: ranks the data cannot tell apart (the 95% paired interval of the"
-    " composites' difference, from the rank's first, holds 0)",
+    " composites' difference, from the rank's first, holds 0, or, when at most 16 cases"
+    " differ, an exact sign-flip test of the per-case composites gives p of 0.05 or more)",
     "both": "=N: ranks the data cannot tell apart (against the rank's first: on a board of"
     " accuracy alone, a paired test gives p of 0.05 or more; on one that weighs more, the 95%"
-    " paired interval of the composites' difference holds 0)",
+    " paired interval of the composites' difference holds 0, or a sign-flip test of the"
+    " per-case composites gives p of 0.05 or more)",
 }
 
 
@@ -238,8 +241,15 @@ def shown_width(text: str) -> int:
 
 
 def formula(board: Board) -> str:
+    """The composite's weights as shares of their sum, in hundredths that add up to 1.00
+    (each rounded down, the hundredths left over to the largest remainders)."""
     total = sum(board.weights.values()) or 1.0
-    return " + ".join(f"{w / total:.2f}·{d}" for d, w in board.weights.items()) or "0"
+    shares = {d: w / total * 100 for d, w in board.weights.items()}
+    cents = {d: math.floor(share) for d, share in shares.items()}
+    left = round(sum(shares.values())) - sum(cents.values())
+    for d in sorted(shares, key=lambda d: cents[d] - shares[d])[: max(left, 0)]:
+        cents[d] += 1
+    return " + ".join(f"{cents[d] / 100:.2f}·{d}" for d in board.weights) or "0"
 
 
 def has_ties(board: Board) -> bool:
