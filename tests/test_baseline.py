@@ -435,7 +435,7 @@ def test_a_baseline_project_that_graded_nothing_in_this_run_is_said(
         [
             "*arena baseline: *base.json*",
             "quiz sim_perfect: *",
-            "not compared, as no case of theirs was graded in this run (a project that did not"
+            "not compared, as no case of theirs ran in this run (a project that did not"
             " load, a model not asked for): maths sim_perfect",
         ]
     )

@@ -443,7 +443,7 @@ tests:
 
 
 def interrupted_run(
-    pytester: pytest.Pytester, make_project: MakeProject, elsewhere: bool = False
+    pytester: pytest.Pytester, make_project: MakeProject, elsewhere: bool = False, *more: str
 ) -> pytest.RunResult:
     """Ctrl-C while each of two workers waits for a case's answer: it has graded two cases
     before it and bought the answers of the two after it ($20 each)."""
@@ -453,7 +453,7 @@ def interrupted_run(
     make_project("a", PAID_PROJECT)
     make_project("b", PAID_PROJECT)
     args = ("-n", "2", "--dist", "loadfile", "-p", "no:cacheprovider", "--arena-json", "run.json")
-    result = pytester.runpytest(*XDIST, *args, no_reraise_ctrlc=True)
+    result = pytester.runpytest(*XDIST, *args, *more, no_reraise_ctrlc=True)
     assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
     result.stdout.fnmatch_lines(
         [
@@ -488,6 +488,25 @@ def test_ctrl_c_under_xdist_does_not_say_no_project_was_collected(
     result = interrupted_run(pytester, make_project)
     result.stdout.no_fnmatch_line("*no arena.yaml was collected*")
     assert len(json.loads((pytester.path / "run.json").read_text())["records"]) == 4
+
+
+def test_ctrl_c_under_xdist_calls_the_baselines_cases_it_did_not_run_not_run_not_gone(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Which cases each project holds is lost with the workers' output: every case of the
+    baseline the run had not reached was said gone, as if taken out of arena.yaml."""
+    rows = [
+        json.dumps(
+            {"project": p, "model": "m", "case": c, "status": "passed", "score": 1.0}
+            | {"reason": "", "tags": [], "weight": 1.0}
+        )
+        for p in ("a", "b")
+        for c in ("q0", "q1", "hold", "q3", "q4")
+    ]
+    (pytester.path / "base.json").write_text(f'{{"format": 1, "cases": [{", ".join(rows)}]}}')
+    result = interrupted_run(pytester, make_project, False, "--arena-baseline", "base.json")
+    result.stdout.fnmatch_lines(["a m: *; 0 regressed, 0 fixed, 0 new, 0 gone, 3 not run*"])
+    result.stdout.no_fnmatch_line("*  gone: *")
 
 
 def test_ctrl_c_under_xdist_says_what_workers_spent_is_unknown_where_it_cannot_be_read(

@@ -268,6 +268,8 @@ class ArenaOutputs:
             defined = self.state.defined_cases()
             if self.xdist is not None:  # the workers loaded the projects
                 defined = self.xdist.collected.get("cases") or {}
+                if not self.xdist.collected:  # they never said (Ctrl-C): nothing is known gone
+                    defined = _baseline_cases(self.baseline)
             self.compared = baseline.compare_with(
                 json_report.unique(records), self.baseline, defined, _whole_suite(self.config)
             )
@@ -459,7 +461,7 @@ class ArenaOutputs:
                     terminalreporter.write_line(line)
             if self.uncompared:
                 terminalreporter.write_line(
-                    "not compared, as no case of theirs was graded in this run (a project that"
+                    "not compared, as no case of theirs ran in this run (a project that"
                     f" did not load, a model not asked for): {', '.join(self.uncompared)}"
                 )
         for result in self.results:
@@ -512,6 +514,15 @@ class ArenaOutputs:
             "budget_skips": self.state.budget_skips,
             "unknown_workers": self.state.workers_unknown,
         }
+
+
+def _baseline_cases(baseline: list[Record]) -> dict[str, list[str]]:
+    """The case ids of each project of `baseline`: what a run that cannot tell which cases
+    its projects hold takes them to hold, so that a case it did not run is not run, not gone."""
+    cases: dict[str, list[str]] = {}
+    for record in baseline:
+        cases.setdefault(record.project, []).append(record.case_id)
+    return cases
 
 
 def _whole_suite(config: pytest.Config) -> bool:
