@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import shutil
@@ -24,6 +23,7 @@ from pytest_arena.engine import processes
 from pytest_arena.record import json_safe
 from pytest_arena.secrets import environment_secrets, redacted
 from pytest_arena.spec.files import resolved
+from pytest_arena.spec.surrogates import json_text, replaced
 
 STDERR_TAIL = 600  # characters of stderr quoted when the program fails
 # Linux refuses to start a program with one variable over 128 KiB ("Argument list too long")
@@ -122,7 +122,7 @@ class CommandConnector(Connector):
             env["ARENA_PROJECT_ROOT"] = str(self.root.resolve())
         try:
             done = await processes.arun(
-                self.argv(), cwd=workspace, env=env, stdin=_utf8(request.prompt)
+                self.argv(), cwd=workspace, env=env, stdin=replaced(request.prompt).encode()
             )
         except OSError as exc:
             raise ConnectorError(
@@ -168,7 +168,7 @@ def _pass_json(env: dict[str, str], name: str, data: Any, workspace: Path) -> li
     """Put `data` as JSON in the file named by `{name}_FILE` (beside the workspace, so the
     agent's own files are all that is in it) and, if it fits, in `name`; [(name, size)] if
     it does not."""
-    text = _json_text(data)
+    text = json_text(data)
     file = workspace.with_name(f"{workspace.name}.{name.lower()}.json")
     file.write_text(text, encoding="utf-8")
     env[f"{name}_FILE"] = str(file)
@@ -177,24 +177,3 @@ def _pass_json(env: dict[str, str], name: str, data: Any, workspace: Path) -> li
         return [(name, size)]
     env[name] = text
     return []
-
-
-def _utf8(text: str) -> bytes:
-    """`text` in UTF-8, a lone surrogate (half of a character, which a hook's text may hold
-    and UTF-8 cannot) as U+FFFD, the replacement character; two halves that make a
-    character, as that character."""
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
-
-
-def _json_text(data: Any) -> str:
-    """`data` as JSON; a string holding a lone surrogate, which no UTF-8 file or variable can
-    hold, with it as JSON's escape (`\\ud800`), as every other character but ASCII."""
-    text = json.dumps(data, ensure_ascii=False)
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return json.dumps(data)
-    return text

@@ -34,6 +34,7 @@ from pytest_arena.connectors.base import (
 from pytest_arena.spec.errors import did_you_mean
 from pytest_arena.spec.images import content_text, image_count
 from pytest_arena.spec.schema import Price
+from pytest_arena.spec.surrogates import json_text
 
 if TYPE_CHECKING:
     import aiohttp
@@ -278,7 +279,7 @@ class HttpConnector(Connector):
         import aiohttp  # imported on the first call: runs on the sim alone never load it
 
         headers = self._headers()
-        payload = _json_bytes(self.body(request))
+        payload = json_text(self.body(request)).encode()  # a lone surrogate, escaped
         where = _host(self.url)
         try:
             post = session.post(
@@ -413,17 +414,6 @@ def joined(base_url: str, path: str) -> str:
     """`base_url` with `path` added to its path, its query (Azure's api-version) kept last."""
     parts = urlsplit(base_url)
     return parts._replace(path=parts.path.rstrip("/") + path).geturl()
-
-
-def _json_bytes(body: dict[str, Any]) -> bytes:
-    """`body` as JSON in UTF-8. A lone surrogate (half of a character, which a hook's or an
-    agent's text may hold) has no UTF-8: then the body is ASCII, the surrogate written as
-    JSON's escape (`\\ud800`), as every other character but ASCII."""
-    text = json.dumps(body, ensure_ascii=False)
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        return json.dumps(body).encode()
 
 
 def _host(url: str) -> str:

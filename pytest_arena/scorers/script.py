@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import shlex
 import shutil
 import tempfile
@@ -27,6 +26,7 @@ from pytest_arena.record import json_safe
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.text import excerpt
 from pytest_arena.secrets import environment_secrets, redacted
+from pytest_arena.spec.surrogates import json_text, replaced
 
 CONTEXT_VARS = ("ARENA_SCORER_CONTEXT", "RL_SCORER_CONTEXT")
 DEFAULT_TIMEOUT = 30.0
@@ -35,7 +35,6 @@ _CASE_PART_LIMIT = 2_000  # characters of JSON a case's input, reference or meta
 _CUT_LAST = ("case", "output", "output_truncated", "response", "trajectory", "cut")
 _STDERR_TAIL = 400
 _MAX_OUTPUT = f"{processes.MAX_OUTPUT // 2**20} MiB"  # of stdout or stderr, read back
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ScriptFailed(Exception):
@@ -80,7 +79,7 @@ class ScriptScorer:
         with tempfile.TemporaryDirectory(prefix="arena-score-") as scratch:
             workspace = Path(context.workspace) if context.workspace else Path(scratch)
             output_file = Path(scratch) / "output.txt"
-            output_file.write_text(_SURROGATE.sub("\ufffd", output), encoding="utf-8")
+            output_file.write_text(replaced(output), encoding="utf-8")
             context_file = Path(scratch) / "context.json"
             places = {
                 "output_file": str(output_file),
@@ -89,7 +88,7 @@ class ScriptScorer:
                 "workspace": str(workspace),
             }
             payload = script_context(output, reference, context, places)
-            context_file.write_text(_dumps(payload), encoding="utf-8")
+            context_file.write_text(json_text(payload), encoding="utf-8")
             env = {**os.environ, **dict.fromkeys(CONTEXT_VARS, _fit(payload))}
             # what the script says, read and quoted without the secrets it was started with
             secrets = environment_secrets(env)
@@ -216,12 +215,12 @@ def _fit(payload: dict[str, Any]) -> str:
     fits, else without what `output_file` and `context_file` hold whole (the output cut to
     its start, then no response and no trajectory, then the case's long parts), keeping
     the scorer's params and where things are to the last."""
-    text = _dumps(payload)
+    text = json_text(payload)
     if len(text.encode()) <= _ENV_LIMIT:
         return text
     cut = {**payload, "output": payload["output"][:2000], "output_truncated": True}
     for key in ("trajectory", "response"):  # a tool loop's results: the largest parts
-        text = _dumps(cut)
+        text = json_text(cut)
         if len(text.encode()) <= _ENV_LIMIT:
             return text
         cut = {**cut, key: None, "cut": [*cut.get("cut", []), key]}
@@ -231,23 +230,15 @@ def _fit(payload: dict[str, Any]) -> str:
             case[part] = None
             cut["cut"] = [*cut["cut"], f"case.{part}"]
     cut["case"] = case
-    text = _dumps(cut)
+    text = json_text(cut)
     if len(text.encode()) <= _ENV_LIMIT:
         return text
     kept = {k: v for k, v in payload.items() if k not in _CUT_LAST}  # params, places
-    text = _dumps({**kept, "cut": ["everything else"]})
+    text = json_text({**kept, "cut": ["everything else"]})
     if len(text.encode()) <= _ENV_LIMIT:
         return text
     places = ("model", "output_file", "context_file", "project_root", "workspace")
     return json.dumps({**{k: payload[k] for k in places}, "cut": ["everything else"]})
-
-
-def _dumps(data: Any) -> str:
-    """`data` as JSON text UTF-8 can encode: with a lone surrogate in it (half of a UTF-16
-    pair, as a model's JSON may hold), every character past ASCII as its escape, which a
-    JSON reader reads back as the same string."""
-    text = json.dumps(data, ensure_ascii=False)
-    return json.dumps(data) if _SURROGATE.search(text) else text
 
 
 def _stderr_said(data: bytes | None, secrets: list[str]) -> str:

@@ -1,9 +1,11 @@
 """Lone surrogates: halves of a character (`\\ud800`), which a JSON escape can write but UTF-8
 cannot encode, so that no model, agent or report could be given them; found where they are
-written, with the fix."""
+written, with the fix; and text that may still hold one (a hook's, an agent's, a model's)
+made into what UTF-8 can carry."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,3 +58,24 @@ def yaml_hint(half: str) -> str:
     high, low = (ord(c) for c in pair.groups())
     joined = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
     return f'write the character the pair makes as one escape, "\\U{joined:08x}", or remove it'
+
+
+def json_text(data: Any) -> str:
+    """`data` as JSON that UTF-8 can encode: with a lone surrogate in it, every character past
+    ASCII as JSON's escape (`\\ud800`), which a JSON reader reads back as the same string."""
+    text = json.dumps(data, ensure_ascii=False)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(data)
+    return text
+
+
+def replaced(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD, the replacement character (two halves that
+    make a character, as that character): what UTF-8 can encode."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
