@@ -62,3 +62,14 @@ tests:
     f"  - {{id: c{i}, input: '{'a long question ' * 40}', reference: 'an answer'}}\n"
     for i in range(6)
 )
+
+
+def local_openai(base_url: str, settings: str = "", reference: str = "x") -> str:
+    """A project of one case, `a`, on model `m`: the openai connector at `base_url` (the
+    local server of tests/fake_llm_server.py, which answers 'x'), with more `settings`."""
+    more = f", {settings}" if settings else ""
+    return (
+        "models:\n  default: [m]\n  define:\n"
+        f'    m: {{connector: openai, base_url: "{base_url}"{more}}}\n'
+        f'tests:\n  - {{id: a, input: "[[answer=x]] one", reference: {reference}}}\n'
+    )

@@ -21,7 +21,7 @@ from pytest_arena.spec import Case
 from pytest_arena.spec.schema import ModelDef
 from tests.conftest import XDIST, MakeProject
 from tests.fake_llm_server import FakeLLMServer
-from tests.projects import BUDGET_PROJECT
+from tests.projects import BUDGET_PROJECT, local_openai
 
 # A connector whose behaviour each case asks for in its input, and which logs what happened
 # to a file that the test reads afterwards: calls, the most calls in flight at once,
@@ -414,17 +414,7 @@ def test_a_request_param_json_cannot_hold_fails_its_case_saying_where_to_look(
 ) -> None:
     """`params: {temperature: .nan}` on a cached model failed each case as 'internal error in
     the arena engine: ValueError: cache key part ...'."""
-    make_project(
-        "p",
-        f"""
-models:
-  default: [m]
-  define:
-    m: {{connector: openai, base_url: "{fake_llm.base_url}", params: {{temperature: .nan}}}}
-tests:
-  - {{id: a, input: "[[answer=x]] one", reference: x}}
-""",
-    )
+    make_project("p", local_openai(fake_llm.base_url, "params: {temperature: .nan}"))
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(

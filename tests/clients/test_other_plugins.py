@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import MakeProject
 from tests.fake_llm_server import FakeLLMServer
+from tests.projects import local_openai
 
 GATED = """
 models: [sim_perfect]
@@ -84,17 +85,7 @@ def test_a_rerun_asks_the_model_again_rather_than_replay_its_cached_answer(
     """Each rerun regraded the first try's answer from the response cache (one request for
     '1 failed, 2 rerun'): for a model that answers differently each time, --reruns could
     never pass. The last try's answer is the one cached."""
-    make_project(
-        "p",
-        f"""
-models:
-  default: [m]
-  define:
-    m: {{connector: openai, base_url: "{fake_llm.base_url}"}}
-tests:
-  - {{id: a, input: "[[answer=x]] one", reference: y}}
-""",
-    )
+    make_project("p", local_openai(fake_llm.base_url, reference="y"))
     rerun = ("-p", "pytest_rerunfailures", "--reruns", "2", "-p", "no:cacheprovider")
     result = pytester.runpytest(*rerun)
     assert result.parseoutcomes() == {"failed": 1, "rerun": 2}
