@@ -407,3 +407,20 @@ def test_a_lone_surrogate_in_a_setting_the_cases_are_sent_with_is_said_at_its_li
     assert caught.value.format(tmp_path) == (
         f"arena.yaml:2: {what} an unpaired surrogate (\\udfff), half of a character\n  fix: {WHOLE}"
     )
+
+
+def test_an_escape_past_the_last_character_is_said_at_its_line_by_either_parser(
+    loader: type[Any], tmp_path: Path
+) -> None:
+    """PyYAML's own scanner (without libyaml) failed with a bare ValueError from chr(), the
+    run's collection with it; an escaped backslash before `U` is no escape."""
+    (tmp_path / "arena.yaml").write_text(
+        'tests:\n  - {id: a, input: "a \\\\U00110000 b", reference: x}\n'
+        '  - {id: b, input: "c \\U00110000 d", reference: x}\n'
+    )
+    with pytest.raises(SpecError) as caught:
+        load_project(tmp_path / "arena.yaml")
+    assert caught.value.format(tmp_path) == (
+        "arena.yaml:3: YAML error: the escape \\U00110000 names no character (the last is"
+        " \\U0010ffff)\n  fix: write the character itself, or its number in the escape"
+    )

@@ -82,7 +82,7 @@ def load_yaml(path: Path, text: str | None = None) -> tuple[Any, LineMap]:
     loader = _Loader(text)
     try:
         return _from_events(loader, lines), lines
-    except (_NodesNeeded, SpecError, yaml.YAMLError):
+    except (_NodesNeeded, SpecError, yaml.YAMLError, ValueError):
         pass  # built again from nodes, which say what is wrong as they always have
     finally:
         loader.dispose()
@@ -129,6 +129,11 @@ def _from_nodes(path: Path, text: str) -> tuple[Any, LineMap]:
         ) from None
     except yaml.YAMLError as exc:
         raise SpecError([Problem(path, None, f"YAML error: {exc}")]) from None
+    except ValueError:  # PyYAML's own scanner: chr() of an escape past \U0010ffff
+        beyond = _escape_beyond_unicode(path, text)
+        if beyond is None:
+            raise
+        raise SpecError([beyond]) from None
     finally:
         loader.dispose()
 
@@ -145,6 +150,19 @@ def _tab_at(text: str, mark: yaml.Mark) -> bool:
 
 _BAD_ESCAPE = "found invalid Unicode character escape code"  # libyaml's; PyYAML's takes them
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
+
+
+def _escape_beyond_unicode(path: Path, text: str) -> Problem | None:
+    """The first escape of `text` past Unicode's last character, which PyYAML's own scanner
+    (without libyaml) fails on with a bare ValueError, said as libyaml's refusal is."""
+    for row, line in enumerate(text.splitlines()):
+        for found in _ESCAPE.finditer(line):
+            escaped = len(line[: found.start()]) - len(line[: found.start()].rstrip("\\"))
+            if escaped % 2:  # `\\U…`: a backslash, then letters
+                continue
+            if found.group(2) is not None and int(found.group(2), 16) > 0x10FFFF:
+                return _bad_escape(path, text, yaml.Mark("", 0, row, found.start() + 2, "", 0))
+    return None
 
 
 def _bad_escape(path: Path, text: str, mark: yaml.Mark) -> Problem | None:
