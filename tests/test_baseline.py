@@ -497,3 +497,31 @@ def test_a_renamed_project_fails_the_gate_that_compares_it_with_the_baseline(
             shutil.rmtree(pytester.path / "projects" / "quiz")
         result = pytester.runpytest("--arena-baseline", "base.json")
         result.stdout.fnmatch_lines(["  held    sim_perfect compared nothing: *(new)"])
+
+
+def test_a_critical_case_that_passed_then_and_is_unscored_now_fails_the_critical_gate(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """It was listed as "unscored now" and `critical: no_regression` held: the one check
+    the gate makes of that case was gone, and the run passed. One that failed then and is
+    unscored now lost no pass, and a case not tagged critical is not the gate's."""
+    files = {"scorers/verdict.py": VERDICT_SCORER}
+    gate = "gate:\n  critical: no_regression\n"
+
+    def tagged(text: str) -> str:
+        text = text.replace("{id: a,", "{id: a, tags: [critical],")
+        return text.replace("{id: d,", "{id: d, tags: [critical],")
+
+    make_project("quiz", gate + tagged(verdict_project(a="pass", b="pass", d="fail")), files=files)
+    pytester.runpytest("--arena-save-baseline", "base.json", "--no-arena-gate")
+    now = gate + tagged(verdict_project(a="none", b="none", d="none"))
+    make_project("quiz", now, files=files)
+    result = pytester.runpytest("--arena-baseline", "base.json")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["*failed  sim_perfect critical cases regressed: a (unscored now)*"]
+    )
+    make_project("quiz", gate + tagged(verdict_project(a="pass", b="none", d="none")), files=files)
+    held = pytester.runpytest("--arena-baseline", "base.json")
+    assert held.ret == 0
+    held.stdout.fnmatch_lines(["*held *sim_perfect no case tagged critical regressed*"])

@@ -118,6 +118,7 @@ class Change:
     then: str
     now: str
     critical: bool = False
+    passed_then: bool = False  # (for a case unscored now: its pass can no longer be checked)
 
 
 @dataclass
@@ -252,7 +253,8 @@ def compare_with(
             changes = _changes(result, then=b.status, now=a.status)
             if changes is not None:
                 critical = CRITICAL in a.tags or CRITICAL in b.tags
-                changes.append(Change(case, b.reason, a.reason, critical))
+                passed = b.status == PASSED
+                changes.append(Change(case, b.reason, a.reason, critical, passed))
         held = set((defined or {}).get(project, ()))
         for case in sorted(set(theirs) - set(mine)):
             (result.not_run if case in held else result.gone).append(case)

@@ -198,7 +198,8 @@ def check_baseline(
 ) -> list[GateResult]:
     """`results` with each project's rules against the baseline added: `regression:
     significant` fails on a drop in accuracy significant at `regression_level`; `critical:
-    no_regression` on any regressed case tagged critical."""
+    no_regression` on any regressed case tagged critical, and any that passed then and is
+    unscored now (its pass is no longer checked)."""
     by_project = {r.project: r for r in results}
     compared = {c.project for c in comparisons}
     for project, gate in gates.items():
@@ -244,6 +245,9 @@ def check_baseline(
             )
         if gate.get("critical") == "no_regression":
             hit = [x.case for x in c.regressed if x.critical]
+            hit += [
+                f"{x.case} (unscored now)" for x in c.unscored_now if x.critical and x.passed_then
+            ]
             text = (
                 f"critical cases regressed: {', '.join(hit)}"
                 if hit
