@@ -476,3 +476,27 @@ def test_a_composite_of_cases_in_one_group_is_one_draw() -> None:
         r.group = "doc"
     board = build_board("p", records)
     assert [r.rank_label for r in board.rows] == ["=1", "=1"]
+
+
+def test_a_composite_of_grouped_cases_draws_whole_groups_and_is_no_narrower() -> None:
+    """40 groups of 5 cases that come out alike within each group: drawing cases as if each
+    were on its own gave an interval about √5 too narrow; drawing whole groups gives the
+    width the 40 groups hold, and the interval is never narrower than the cases' own."""
+    rng = random.Random(3)
+    cheap = [float(rng.random() < 0.7) for _ in range(40) for _ in range(5)]
+    dear = [float(rng.random() < 0.6) for _ in range(40) for _ in range(5)]
+    cheap = [cheap[i - i % 5] for i in range(200)]  # each group's five cases alike
+    dear = [dear[i - i % 5] for i in range(200)]
+    alone = build_board("p", _composite_board(cheap, dear))
+    records = _composite_board(cheap, dear)
+    for r in records:
+        r.group = f"g{int(r.case_id[1:]) // 5}"
+    grouped = build_board("p", records)
+    for name in ("cheap", "dear"):
+        plain = next(r for r in alone.rows if r.model == name).intervals["composite"]
+        wide = next(r for r in grouped.rows if r.model == name).intervals["composite"]
+        assert wide.estimate == plain.estimate
+        assert wide.low is not None and plain.low is not None
+        assert wide.high is not None and plain.high is not None
+        assert wide.low <= plain.low and wide.high >= plain.high
+        assert (wide.high - wide.low) > 1.8 * (plain.high - plain.low)  # about √5 = 2.2

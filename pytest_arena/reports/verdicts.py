@@ -324,7 +324,9 @@ def composite_intervals(
 ) -> dict[str, Interval]:
     """A bootstrap over cases of every model's composite, and of each pair's difference
     ("a - b"): cases are drawn with replacement, the same for every model, and the composite
-    recomputed on each draw, relative dimensions (cost against the cheapest) and all. A
+    recomputed on each draw, relative dimensions (cost against the cheapest) and all. When
+    cases share groups (two groups or more), groups are drawn whole too, and each interval
+    is the wider of the two bootstraps' (groups only ever widen an interval). A
     difference whose interval leaves out 0 carries the exact sign-flip test of the per-case
     differences of composites (each case's computed on it alone; summed by group when cases
     share one), which `separated` also asks of it: a percentile bootstrap of a few cases (two
@@ -346,6 +348,16 @@ def composite_intervals(
         return values
 
     found = bootstrap_intervals(cases, statistic, LEVEL, RESAMPLES, SEED)
+    clusters: dict[str, list[str]] = {}
+    for c in cases:
+        clusters.setdefault(_case_cluster(by_case[c]), []).append(c)
+    if 2 <= len(clusters) < len(cases):  # cases share groups: a group is one draw too
+
+        def grouped(sample: Sequence[str]) -> dict[str, float]:
+            return statistic([c for cluster in sample for c in clusters[cluster]])
+
+        drawn = bootstrap_intervals(sorted(clusters), grouped, LEVEL, RESAMPLES, SEED)
+        found = {name: _wider(interval, drawn.get(name)) for name, interval in found.items()}
     alone: list[tuple[str, Mapping[str, float]]] | None = None  # (cluster, composites) a case
     for name, interval in found.items():
         pair = pairs.get(name)
@@ -354,6 +366,21 @@ def composite_intervals(
                 alone = [(_case_cluster(by_case[c]), _alone(composites, by_case[c])) for c in cases]
             found[name] = _with_sign_flip(interval, alone, *pair)
     return found
+
+
+def _wider(interval: Interval, other: Interval | None) -> Interval:
+    """`interval` widened to hold `other` too (its estimate and count kept)."""
+    if other is None or other.low is None or other.high is None or other.se is None:
+        return interval
+    if interval.low is None or interval.high is None or interval.se is None:
+        return interval
+    return Interval(
+        interval.estimate,
+        max(interval.se, other.se),
+        min(interval.low, other.low),
+        max(interval.high, other.high),
+        interval.n,
+    )
 
 
 def _alone(
