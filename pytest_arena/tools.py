@@ -17,7 +17,8 @@ def tool(
 ) -> Callable[[F], F]:
     """Mark a tool with an explicit JSON schema of its arguments (`parameters`), a
     description, a name or a timeout in seconds; what is not given is read from the
-    function's signature and docstring, and the project's `tools: timeout:`."""
+    function's signature and docstring, and the project's `tools: timeout:`. They are
+    checked when tools.py loads (a timeout above 0, parameters a JSON schema of an object)."""
     given: dict[str, Any] = {
         k: v
         for k, v in {

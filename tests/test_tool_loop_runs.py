@@ -301,9 +301,11 @@ tests:
             " 'lookup_orders', which tools.py does not define; did you mean 'lookup_order'?",
         ]
     )
-    # without tools.py the names are not known: nothing to check them against
+    # without tools.py the names are not known: nothing to check them against; and no tool
+    # loop runs, so the sim's one reply holds no call to grade
     (pytester.path / "projects" / "desk" / "tools.py").unlink()
-    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2, failed=2, errors=1)
+    outcomes = pytester.runpytest("-p", "no:cacheprovider").parseoutcomes()
+    assert outcomes == {"errors": 1, "unscored": 4}
 
 
 @pytest.mark.parametrize("connector", ["openai", "anthropic"])
@@ -413,3 +415,48 @@ def test_a_python_agent_gets_a_workspace_and_its_meta_reaches_the_scorer(
     assert one["response"]["message"]["tool_calls"] == []
     assert one["response"]["finish_reason"] is None
     assert one["detail"]["workspace"] != two["detail"]["workspace"]  # a fresh folder each
+
+
+def test_tool_call_and_trajectory_leave_an_agents_case_unscored_and_say_why(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """An agent runs its own tools and arena never sees them: `must_not_call: [issue_refund]`
+    held, and `allow_extra: false` found no extra call, whatever the agent called."""
+    make_project(
+        "agent",
+        """
+        models:
+          default: [mine, cmd]
+          define:
+            mine: {connector: python, callable: "agent:run"}
+            cmd: {connector: command, command: "python cmd_agent.py"}
+        scoring:
+          - {scorer: tool_call, params: {allow_extra: false}}
+          - {scorer: trajectory, params: {must_not_call: [issue_refund]}}
+        tests:
+          - id: no_refund
+            input: I was charged twice for 1182
+            reference: {tool_calls: [], answer: no refund}
+        """,
+        {
+            "agent.py": (
+                "def run(prompt):\n"
+                "    call = {'id': '1', 'name': 'issue_refund', 'arguments': {}}\n"
+                "    return {'text': 'I refunded you', 'meta': {'tool_calls': [call]}}\n"
+            ),
+            "cmd_agent.py": "import sys\nsys.stdin.read()\nprint('I refunded you')\n",
+            "tools.py": TOOLS,
+        },
+    )
+    report = pytester.path / "report.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--arena-json={report}")
+    assert result.parseoutcomes() == {"unscored": 2}
+    records = json.loads(report.read_text())["records"]
+    assert sorted(r["model"] for r in records) == ["cmd", "mine"]
+    why = "no tool loop ran and the reply holds no tool call: unscored; fix: let arena run"
+    for record in records:
+        assert record["passed"] is None
+        components = record["detail"]["components"]
+        assert [c["passed"] for c in components] == [None, None]
+        assert all(c["reason"].startswith(why) for c in components)
+    result.stdout.fnmatch_lines(["2 x no component was graded", f"  tool_call *unscored: {why}*"])

@@ -268,6 +268,16 @@ def test_tool_call_gives_partial_credit_and_names_the_first_mismatch() -> None:
     )
 
 
+@pytest.mark.parametrize("order", ["strict", "free"])
+def test_a_call_expected_twice_and_made_once_is_said_so(order: str) -> None:
+    """The reason said "not called; the model called a(...)": it was called, once."""
+    reference = {"tool_calls": [{"name": "lookup", "arguments": {"order_id": "7"}}] * 2}
+    ctx = context_with([call("lookup", order_id="7")], order=order)
+    result = ToolCall().score("", reference, ctx)
+    assert (result.score, result.passed) == (0.5, False)
+    assert result.reason == "expected call 2, lookup: called once, expected twice"
+
+
 def test_tool_call_order_strict_or_free() -> None:
     made = [call("refund", order_id="7", amount=5), call("lookup", order_id="7")]
     strict = ToolCall().score("", EXPECTED, context_with(made))
@@ -349,9 +359,44 @@ def test_trajectory_checks_calls_steps_and_the_final_answer() -> None:
 
 def test_a_single_reply_is_a_trajectory_of_one_step() -> None:
     ctx = scoring_context(response={"message": {"content": "hi", "tool_calls": []}})
-    assert Trajectory().score("hi", None, ctx).passed
     assert len(ctx.trajectory) == 1 and ctx.tool_calls == []
     assert ctx.trajectory[0]["tool_results"] == []  # the documented shape of every step
+    # the calls of a reply, when no tool loop runs, are graded
+    message = {"content": "", "tool_calls": [call("lookup", order_id="7")]}
+    reference = {"tool_calls": [{"name": "lookup"}]}
+    options = {"must_call": ["lookup"], "final_answer": False}
+    ctx = scoring_context(reference, options=options, response={"message": message})
+    assert Trajectory().score("", None, ctx).passed
+    ctx = scoring_context(reference, response={"message": message})
+    assert ToolCall().score("", reference, ctx).passed
+
+
+@pytest.mark.parametrize("scorer", [ToolCall(), Trajectory()], ids=["tool_call", "trajectory"])
+def test_without_a_tool_loop_or_calls_in_the_reply_the_agent_builtins_do_not_grade(
+    scorer: ToolCall | Trajectory,
+) -> None:
+    """An agent runs its own tools: arena never sees them, so `must_not_call` held and
+    `allow_extra: false` found no extra call, whatever the agent did."""
+    reference = {"tool_calls": [], "answer": "no refund"}
+    trajectory = scorer.name == "trajectory"
+    options = {"must_not_call": ["issue_refund"]} if trajectory else {"allow_extra": False}
+    response = {
+        "message": {"role": "assistant", "content": "I refunded you", "tool_calls": []},
+        "meta": {"tool_calls": [call("issue_refund")]},  # its own, which arena does not read
+        "trajectory": [],
+    }
+    ctx = scoring_context(reference, options=options, response=response)
+    result = scorer.score("I refunded you", reference, ctx)
+    assert (result.score, result.passed) == (0.0, None)
+    assert result.reason == (
+        "no tool loop ran and the reply holds no tool call: unscored; fix: let arena run the"
+        " tool loop (tools.py, a model taking tools), or have your agent return its"
+        " steps in its meta for a scorer of your own"
+    )
+    # a loop that ran and made no call is graded as ever
+    loop = {**response, "trajectory": [{"step": 1, "message": response["message"]}]}
+    ctx = scoring_context(reference, options=options, response=loop)
+    assert scorer.score("I refunded you", reference, ctx).passed is True
 
 
 TOOLS = [{"name": n, "description": "", "parameters": {}} for n in ("lookup", "refund", "cancel")]
@@ -428,7 +473,7 @@ def test_an_argument_schema_whose_pattern_backtracks_without_end_is_an_error_in_
     started = time.monotonic()
     with pytest.raises(ValueError, match=r"pattern '\^\(a\|a\)\+\$' took more than 0\.2 s"):
         ToolCall().score("", None, context_with(made, **expected))
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 3.0  # untimed, regex takes 5 s and more here (loaded: 15)
 
 
 def test_under_python_oo_a_tool_keeps_the_description_its_docstring_gives(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import asyncio
 import copy
 import inspect
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -144,7 +145,8 @@ async def run_loop(
     else:
         names = ", ".join(c["name"] for c in steps[-1]["message"].get("tool_calls", []))
         result.failure = (
-            f"max_turns reached: the model still called tools after {tools.max_turns} turns"
+            f"max_turns reached: the model still called tools after {tools.max_turns}"
+            f" turn{'s' if tools.max_turns != 1 else ''}"
             f" (last called: {names}); no final answer"
         )
     result.latency_ms = (time.perf_counter() - started) * 1000
@@ -208,10 +210,30 @@ async def _contained(coroutine: Awaitable[Any]) -> Any:
 
 
 def _as_text(value: Any) -> str:
-    """A tool's result as the model is sent it: text as it is, other values as JSON, cut to
+    """A tool's result as the model is sent it: text as it is, other values as JSON (a value
+    JSON has no type for as its text, if that text is its own: a date, a Path), cut to
     RESULT_LIMIT, and what UTF-8 cannot carry (a file name's undecodable bytes) escaped."""
-    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    shown = (
+        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=_text)
+    )
     text: str = encodable(shown)
     if len(text) > RESULT_LIMIT:
         text = text[:RESULT_LIMIT] + f"… [{len(text) - RESULT_LIMIT:,} more characters cut]"
+    return text
+
+
+_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
+
+
+def _text(value: Any) -> str:
+    """`str(value)`; TypeError for a value whose text is no more than its type and address in
+    memory (a class defining neither __str__ nor __repr__, a generator, a function): it tells
+    the model nothing, and would change each run, so that the cache never answered again."""
+    kind = type(value)
+    if inspect.iscoroutine(value):
+        value.close()  # never to be awaited: no "never awaited" warning
+    text = str(value)
+    inherited = all(getattr(kind, n) is getattr(object, n) for n in ("__str__", "__repr__"))
+    if inherited or _ADDRESS.search(text):
+        raise TypeError(f"Object of type {kind.__name__} is not JSON serializable")
     return text

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import math
 import sys
 import textwrap
 import types
@@ -56,6 +57,9 @@ def load_tools(root: Path, package: str, spec: ToolsSpec) -> ToolSet | None:
         if defined.__module__ != module.__name__:
             continue  # imported into tools.py, not defined there
         line = defined.__code__.co_firstlineno
+        wrong = _given_problem(getattr(function, SCHEMA_ATTRIBUTE, {}))
+        if wrong is not None:
+            raise SpecError([Problem(path, line, f"tool {name}: {wrong[0]}", hint=wrong[1])])
         try:
             made = tool_of(function, spec.timeout)
         except (TypeError, ValueError) as exc:
@@ -98,6 +102,42 @@ def load_tools(root: Path, package: str, spec: ToolsSpec) -> ToolSet | None:
     if not tools:
         return None
     return ToolSet(tuple(tools), spec.max_turns)
+
+
+def _given_problem(given: Any) -> tuple[str, str] | None:
+    """What is wrong with the arguments of a function's `@tool(...)`, and its fix; None if
+    nothing: they would otherwise fail each call (a timeout of "5"), time each call out (-1),
+    or offer the model a schema that is none."""
+    if not isinstance(given, dict):
+        return None
+    timeout = given.get("timeout")
+    if timeout is not None:
+        number = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+        if not number or not math.isfinite(timeout) or timeout <= 0:
+            return (
+                f"@tool(timeout={timeout!r}): the timeout is seconds, a number greater than 0",
+                "give a number of seconds, as @tool(timeout=5)",
+            )
+    parameters = given.get("parameters")
+    if parameters is not None and not (
+        isinstance(parameters, dict) and parameters.get("type") == "object"
+    ):
+        return (
+            f"@tool(parameters={_short(parameters)}): parameters is the JSON schema of the"
+            " arguments, an object",
+            'give a dict, as @tool(parameters={"type": "object", "properties": {"n":'
+            ' {"type": "integer"}}})',
+        )
+    for key in ("name", "description"):
+        value = given.get(key)
+        if value is not None and not isinstance(value, str):
+            return (f"@tool({key}={_short(value)}): {key} is text", f"give {key} as a str")
+    return None
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _defined_function(value: object) -> types.FunctionType | None:

@@ -3,7 +3,8 @@
 
 Both read the calls and steps of `context.response` (see `ScoringContext.trajectory`), not
 the output text, so they work for OpenAI-compatible and Anthropic models, the sims and any
-connector that reports its tool calls.
+connector that reports its tool calls. A case with no steps to read (no tool loop ran and the
+reply holds no tool call: a python or command agent, which runs its own tools) is unscored.
 """
 
 from __future__ import annotations
@@ -20,6 +21,16 @@ from pytest_arena.scorers.text import excerpt
 from pytest_arena.scorers.typed import TypedScorer
 
 ArgumentMatch = Literal["exact", "subset", "schema", "ignore"]
+NO_TRAJECTORY = (  # an agent's meta reaches the scorers in context.response["meta"]
+    "no tool loop ran and the reply holds no tool call: unscored; fix: let arena run the"
+    " tool loop (tools.py, a model taking tools), or have your agent return its"
+    " steps in its meta for a scorer of your own"
+)
+
+
+def _unseen(context: ScoringContext) -> bool:
+    """No steps to grade: no tool loop ran, and the one reply (if any) made no tool call."""
+    return not context.response.get("trajectory") and not context.tool_calls
 
 
 class ExpectedCall(BaseModel):
@@ -81,6 +92,8 @@ class ToolCall(TypedScorer[ToolCallOptions]):
                 "no expected calls: give the option calls, or a reference with"
                 " tool_calls: unscored",
             )
+        if _unseen(context):
+            return ScoreResult(0.0, None, NO_TRAJECTORY)
         made = context.tool_calls
         used: set[int] = set()
         start = 0
@@ -96,7 +109,8 @@ class ToolCall(TypedScorer[ToolCallOptions]):
                     (i for i in pool if i not in used and _matches(made[i], want, how)), None
                 )
             if found is None:
-                misses.append(_why(index, want, how, made, used, opts.order == "strict", start))
+                taken = used if pairs is None else set(pairs.values())
+                misses.append(_why(index, expected, how, made, taken, pairs is None, start))
                 continue
             used.add(found)
             start = found + 1
@@ -216,13 +230,16 @@ def _argument_problem(call: dict[str, Any], want: ExpectedCall, how: ArgumentMat
 
 def _why(
     index: int,
-    want: ExpectedCall,
+    expected: list[ExpectedCall],
     how: ArgumentMatch,
     made: list[dict[str, Any]],
     used: set[int],
     strict: bool,
     start: int,
 ) -> str:
+    """Why expected call `index` was not matched; `used`: the made calls other expected
+    calls took."""
+    want = expected[index]
     head = f"expected call {index + 1}, {want.name}"
     if not made:
         return f"{head}: the model made no tool call"
@@ -232,8 +249,16 @@ def _why(
         if problem is None and strict:
             return f"{head}: made, but out of order (before call {start})"
         return f"{head}: {problem}"
+    times = sum(c.get("name") == want.name for c in made)
+    if times:  # each call of it went to another expected call
+        wanted = sum(w.name == want.name for w in expected)
+        return f"{head}: called {_times(times)}, expected {_times(wanted)}"
     names = ", ".join(_shown(c) for c in made[:3]) + (" ..." if len(made) > 3 else "")
     return f"{head}: not called; the model called {names}"
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
 
 
 def _shown(call: dict[str, Any]) -> str:
@@ -276,6 +301,8 @@ class Trajectory(TypedScorer[TrajectoryOptions]):
     def grade(
         self, output: str, reference: Any, opts: TrajectoryOptions, context: ScoringContext
     ) -> ScoreResult:
+        if _unseen(context):
+            return ScoreResult(0.0, None, NO_TRAJECTORY)
         steps = context.trajectory
         called = [str(c.get("name")) for c in context.tool_calls]
         checks: list[tuple[bool, str]] = []

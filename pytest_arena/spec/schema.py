@@ -570,8 +570,16 @@ class BudgetSpec(Strict):
 class ToolsSpec(Strict):
     """How the project's tools (functions of its `tools.py`) are used in a tool loop."""
 
-    max_turns: int = Field(10, ge=1, le=200)  # model calls of one case; more is a failure
+    # model calls of one case; more is a failure. Strict: `true` is not 1 turn, nor 2.5 two
+    max_turns: int = Field(10, ge=1, le=200, strict=True)
     timeout: float = Field(30.0, gt=0)  # seconds one tool call may take
+
+    @field_validator("timeout", mode="before")
+    @classmethod
+    def _seconds(cls, value: Any) -> Any:
+        if isinstance(value, bool):  # a float would take it as 1 s
+            raise ValueError(f"{str(value).lower()} is not a number of seconds; give one: 30")
+        return value
 
 
 class ProjectSpec(SamplingSettings):
