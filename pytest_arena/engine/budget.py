@@ -7,6 +7,8 @@ import threading
 from pytest_arena.engine.ledger import Ledger
 from pytest_arena.engine.money import BUDGET_SPENT, dollars
 
+NOT_STARTED = "call not started"  # how a budget's refusal ends
+
 
 class Budget:
     """A ceiling on the dollars a run spends; calls not started once it is reached. With a
@@ -31,7 +33,7 @@ class Budget:
             return None
         return (
             f"{BUDGET_SPENT}: {dollars(spent)} of {dollars(self.max_cost)} ({self.source});"
-            " call not started"
+            f" {NOT_STARTED}"
         )
 
     def charge(self, cost: float) -> None:
@@ -55,6 +57,16 @@ def uncounted(budgets: tuple[Budget, ...], model: str, billed_by_tokens: bool) -
                 " (dollars per million tokens), or run without the cap"
             )
     return None
+
+
+def cut_short(refusal: str, turns: int) -> str:
+    """Why a tool loop ended when a budget refused its next turn (`refusal`) after `turns`
+    turns ran: its case started, and was cut short rather than not started."""
+    spent = refusal.removesuffix(f"; {NOT_STARTED}")
+    return (
+        f"cut short by the budget after {turns} turn{'' if turns == 1 else 's'} of its tool"
+        f" loop: {spent}; no final answer"
+    )
 
 
 def refusal_of(budgets: tuple[Budget, ...]) -> str | None:

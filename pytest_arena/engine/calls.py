@@ -35,7 +35,7 @@ from pytest_arena.cache import (
     key_parts,
 )
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
-from pytest_arena.engine.budget import Budget, refusal_of, uncounted
+from pytest_arena.engine.budget import Budget, cut_short, refusal_of, uncounted
 from pytest_arena.engine.ledger import Ledger
 from pytest_arena.engine.limits import Lane, Limits
 from pytest_arena.engine.tool_loop import ToolSet, Turn, run_loop
@@ -73,6 +73,7 @@ class CallResult:
     warning: str | None = None  # the call worked, but something beside it did not
     trajectory: list[dict[str, Any]] | None = None  # the steps of a tool loop
     failure: str | None = None  # the loop ended without an answer (max_turns)
+    cut_short: bool = False  # the error: a budget refused a tool loop's turn after one ran
     ends_run: BaseException | None = None  # the agent's pytest.exit(): see Engine.ends_run
 
 
@@ -428,9 +429,14 @@ class Engine:
 
         done = await run_loop(ask, request, tools)
         last = done.last
+        error, skipped, stopped = last.error, last.skipped, False
+        if last.skipped is not None and done.trajectory:  # a budget refused a later turn:
+            # the case started (not "not started"), and what its turns did and cost is its own
+            error, skipped = cut_short(last.skipped, len(done.trajectory)), None
+            stopped = True
         result = CallResult(
-            error=last.error,
-            skipped=last.skipped,
+            error=error,
+            skipped=skipped,
             retries=done.retries,
             cached=done.cached,
             latency_ms=done.latency_ms,
@@ -438,6 +444,7 @@ class Engine:
             cached_cost=done.cached_cost,
             trajectory=done.trajectory,
             failure=done.failure,
+            cut_short=stopped,
             ends_run=ends_run[0] if ends_run else None,
         )
         if last.response is not None:

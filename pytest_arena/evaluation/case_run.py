@@ -256,6 +256,9 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
             record.detail["workspace"] = str(request.workspace)
         if result.trajectory:  # what the tool loop did before it failed is kept too
             record.response = capped(response_data(result))
+        if result.cut_short:  # a budget stopped its tool loop: the turns that ran are its own
+            _count_turns(record, result)
+            raise _Stop(f"model '{model}' {result.error}")
         if result.error is not None:
             raise _Stop(f"model '{model}' call failed: {result.error}")
         response = result.response
@@ -315,6 +318,15 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
     record.metrics = dict(verdict.metrics)
     record.status = UNSCORED if verdict.passed is None else PASSED if verdict.passed else FAILED
     return Outcome(record)
+
+
+def _count_turns(record: Record, result: CallResult) -> None:
+    """What the turns of a tool loop cut short took and cost, as an answer's are counted."""
+    steps = result.trajectory or []
+    record.latency_ms, record.cost = result.latency_ms, result.cost
+    record.cached_cost = (result.cost or 0.0) if result.cached else result.cached_cost
+    record.tokens_in = sum(int(s.get("tokens_in") or 0) for s in steps)
+    record.tokens_out = sum(int(s.get("tokens_out") or 0) for s in steps)
 
 
 def _grade(plan: Plan, output: str, case: Case, context: ScoringContext) -> ScoreResult:
