@@ -274,12 +274,23 @@ def _report_command(args: argparse.Namespace) -> int:
         return _fail(
             "report", f"--html {args.html} is the report read; name another file", USAGE_ERROR
         )
+    overwritten = _overwrites_project(args.html, "report.html")
+    if overwritten:
+        return _fail("report", overwritten, USAGE_ERROR)
     try:
         write_html(args.html, report)
     except OSError as exc:
         return _fail("report", f"{args.html} was not written: {exc}", USAGE_ERROR)
     print(f"wrote {args.html} ({len(report['records'])} records)")
     return 0
+
+
+def _overwrites_project(html: Path, example: str) -> str:
+    """Why --html would overwrite a project's arena.yaml, dataset or code (as --arena-html
+    refuses), or ""."""
+    from pytest_arena.plugin.options import overwrites_project  # (imports pytest)
+
+    return overwrites_project("--html", str(html), html, example)
 
 
 def _compare_command(args: argparse.Namespace) -> int:
@@ -293,14 +304,17 @@ def _compare_command(args: argparse.Namespace) -> int:
         return _fail(
             "compare", f"--html {args.html} is a report compared; name another file", USAGE_ERROR
         )
+    overwritten = "" if args.html is None else _overwrites_project(args.html, "compare.html")
+    if overwritten:
+        return _fail("compare", overwritten, USAGE_ERROR)
     items = comparison.compare(a, b)
     print(f"A: {args.a}  B: {args.b}")
     for note in comparison.run_notes(a, b):
         print(note)
     print(comparison.as_text(items, limit=max(args.limit, 0)))
-    nothing = comparison.compared_nothing(items)
+    nothing = comparison.nothing_compared(items)
     if nothing:
-        print(comparison.NOTHING_COMPARED)
+        print(nothing)
     if args.html:
         from pytest_arena.reports.report_files import written_whole
 

@@ -323,3 +323,41 @@ def test_stepwise_stops_at_a_failure_as_x_does(pytester: pytest.Pytester) -> Non
     for args, stops in (((), False), (("-x",), True), (("--sw",), True), (("--sw-skip",), True)):
         config = pytester.parseconfigure(*args)
         assert stops_at_a_failure(config) is stops, args
+
+
+COIN = """
+models:
+  default: [patterned]
+  define:
+    patterned: {connector: python, callable: "agent:answer"}
+repeat: {min: 3, max: 10}
+min_pass_rate: 0.8
+gate:
+  models:
+    patterned: {flaky: {max: %s}}
+tests:
+  - {id: steady, input: "steady", reference: "yes"}
+  - {id: mostly, input: "mostly", reference: "yes"}
+"""
+COIN_AGENT = """
+PATTERNS = {"steady": "1", "mostly": "1111011111"}
+
+
+def answer(prompt, request):
+    return "yes" if PATTERNS[prompt][request.sample % len(PATTERNS[prompt])] == "1" else "no"
+"""
+
+
+@pytest.mark.parametrize(("most", "status", "line"), [(0, 1, "failed"), (1, 0, "held")])
+def test_a_gate_on_flaky_counts_the_cases_still_undecided(
+    pytester: pytest.Pytester, make_project: MakeProject, most: int, status: int, line: str
+) -> None:
+    """The leaderboard had a flaky column, and a gate on it failed with "no record has a
+    metric 'flaky'"."""
+    make_project("coin", COIN % most, {"agent.py": COIN_AGENT})
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*rank*model*flaky*", "*1*patterned*1*"])
+    suffix = "outside max 0 (short by 1)" if most == 0 else "within max 1 (margin 0)"
+    result.stdout.fnmatch_lines([f"  {line:6}  patterned flaky 1 {suffix}"])
+    assert "no record has a metric" not in result.stdout.str()
+    assert result.ret == status

@@ -925,3 +925,44 @@ def test_a_baseline_check_of_an_older_report_without_its_text_is_said_plainly() 
     assert html.check_line({**old, "metric": "critical", "status": "held", "value": None}) == (
         "held: sim_large critical"
     )
+
+
+def test_bidi_overrides_in_tags_and_tool_calls_are_shown_as_their_code(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """A case's tags and a tool call's name and arguments were put into the drill-down raw:
+    an override in a tag reversed the tags after it, one in an argument the call's line."""
+    call = {"id": "c1", "name": "look\u202eup", "arguments": {"q": "\u202eevil\u2066"}}
+    steps = [{"step": 1, "message": {"content": "", "tool_calls": [call]}}]
+    record = Record(
+        "desk", "c", "m", PASSED, 1.0, True, "ok", output="done",
+        tags=["\u202eslow", "x\u0007"],
+        response={"message": {"content": "done"}, "trajectory": steps},
+    )  # fmt: skip
+    opened(browser, page(tmp_path, [record]))
+    text = drill(browser, "desk", "c", "m")
+    assert "⟨U+202E⟩slow, x⟨U+0007⟩" in text
+    assert 'look⟨U+202E⟩up({"q":"⟨U+202E⟩evil⟨U+2066⟩"})' in text
+    assert "\u202e" not in text and "\u2066" not in text
+
+
+def test_the_page_says_the_composites_formula_as_the_terminal_does(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Weights of 0.5 and 0.3 read 0.63·accuracy + 0.37·cost in the terminal and the job
+    summary, and 0.62·accuracy + 0.37·cost on the page: 0.99 of the composite."""
+    make_project(
+        "quiz",
+        """
+        models: [sim_small, sim_large]
+        metrics:
+          weights: {accuracy: 0.5, cost: 0.3}
+        tests:
+          - {id: a, input: "Capital of France?", reference: Paris}
+          - {id: b, input: "2+2?", reference: "4"}
+        """,
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-html", "page.html")
+    result.stdout.fnmatch_lines(["composite = 0.63·accuracy + 0.37·cost"])
+    text = (pytester.path / "page.html").read_text()
+    assert '<p class="formula">composite = 0.63·accuracy + 0.37·cost</p>' in text

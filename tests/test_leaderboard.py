@@ -262,3 +262,45 @@ def test_the_composites_formula_shows_shares_that_add_up_to_one(
     from pytest_arena.reports.tables import formula
 
     assert formula(SimpleNamespace(weights=weights)) == said  # type: ignore[arg-type]
+
+
+HUGE_SCORER = """
+from pytest_arena.scorers import Scorer, ScoreResult
+
+
+class Huge(Scorer):
+    name = "huge"
+
+    def score(self, output, reference, context):
+        return ScoreResult(1.0, True, "ok", metrics={"energy": 1e300, "tiny": 0.0001234})
+"""
+
+
+def test_large_metrics_and_an_unknown_latency_are_said_compactly_with_the_cost_dash(
+    pytester: pytest.Pytester, make_project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A metric of 1e300 printed as a number of 301 digits (and 0.0001234 as 0.000), and the
+    latency of a run answered from the cache alone as a hyphen, an unknown cost an en dash."""
+    make_project(
+        "quiz",
+        """
+        models:
+          default: [mine]
+          define:
+            mine: {connector: python, callable: "agent:answer", cache: true}
+        scorers:
+          default: huge
+        tests:
+          - {id: a, input: "say x", reference: x}
+        """,
+        {"scorers/huge.py": HUGE_SCORER, "agent.py": "def answer(prompt):\n    return 'x'\n"},
+    )
+    pytester.runpytest("-p", "no:cacheprovider")  # fills the response cache
+    summary = pytester.path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*latency*energy*tiny*", "*mine*\u2013*\u2013*1e+300*0.0001234"])
+    assert "0" * 100 not in result.stdout.str()
+    row = next(line for line in summary.read_text().splitlines() if "mine" in line)
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[-3:] == ["\u2013", "1e+300", "0.0001234"]  # latency, energy, tiny

@@ -146,6 +146,19 @@ def _models(raw: str | None) -> str:
 _READ_SUFFIXES = frozenset({".yaml", ".yml", ".jsonl", ".csv", ".tsv", ".py"})
 
 
+def overwrites_project(option: str, raw: str, path: Path, example: str) -> str:
+    """Why a report written at `path` would overwrite a project's file (an arena.yaml, or a
+    file of a kind projects are read from that exists), or "" when it would not. Shared by
+    the report options and `arena report`/`arena compare --html`."""
+    if path.name == PROJECT_FILE or (path.is_file() and path.suffix.lower() in _READ_SUFFIXES):
+        kind = f"a project's {PROJECT_FILE}" if path.name == PROJECT_FILE else "a project's file"
+        return (
+            f"{option} {raw}: the report would overwrite {kind} (cases, a dataset or code);"
+            f" give it a file of its own, such as {option} {example}"
+        )
+    return ""
+
+
 def _file(option: str, raw: str, path: Path | None, example: str) -> str:
     """Why a file cannot be written at `path` (its missing folders are made, as pytest
     does for --junitxml), or "" when it can."""
@@ -156,12 +169,9 @@ def _file(option: str, raw: str, path: Path | None, example: str) -> str:
             f"{option} {raw} is a folder: give the path of a file,"
             f" such as {option} {Path(raw, example).as_posix()}"
         )
-    if path.name == PROJECT_FILE or (path.is_file() and path.suffix.lower() in _READ_SUFFIXES):
-        kind = f"a project's {PROJECT_FILE}" if path.name == PROJECT_FILE else "a project's file"
-        return (
-            f"{option} {raw}: the report would overwrite {kind} (cases, a dataset or code);"
-            f" give it a file of its own, such as {option} {example}"
-        )
+    overwritten = overwrites_project(option, raw, path, example)
+    if overwritten:
+        return overwritten
     path = written_at(path)
     if path.exists() and not path.is_file():  # a device or a pipe: written into
         return "" if os.access(path, os.W_OK) else f"{option} {raw}: it cannot be written"

@@ -4,6 +4,7 @@ the cases both runs graded. Pure: reports in, data and text out."""
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Mapping
@@ -98,8 +99,8 @@ def check_report(data: Any, name: str) -> Mapping[str, Any]:
         if not isinstance(found, list) or not all(isinstance(x, Mapping) for x in found):
             raise NotAReport(f"{name}: '{part}' is not a list of objects; {fix}")
     _check_numbers(data, name, fix)
-    if version == VERSION and "generator" in data:  # written whole by this version
-        _check_schema({**data, "records": data["records"][:SCHEMA_CHECKED]}, name, fix)
+    whole = version == VERSION and "generator" in data  # written whole by this version
+    _check_schema({**data, "records": data["records"][:SCHEMA_CHECKED]}, name, fix, whole)
     return data
 
 
@@ -204,28 +205,45 @@ def _plain(value: Any) -> bool:
     return kind is int and -_FLOAT_MAX <= value <= _FLOAT_MAX
 
 
-def _check_schema(data: Mapping[str, Any], name: str, fix: str) -> None:
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+def _check_schema(data: Mapping[str, Any], name: str, fix: str, whole: bool) -> None:
+    """NotAReport naming the first field of `data` its JSON Schema refuses. A report not
+    `whole` (of an older version, or edited by hand: no `generator`) may lack any field,
+    but each it has must be of the type this version's has (version 1's are a part of 2's),
+    or the HTML report would stop on it with a traceback."""
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
-    from pytest_arena.reports.json_report import schema
-
-    error = best_match(Draft202012Validator(_open(schema())).iter_errors(data))
+    error = best_match(_validator(whole).iter_errors(data))
     if error is not None:
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
         raise NotAReport(f"{name}: {where.lstrip('.') or 'the report'}: {error.message}; {fix}")
 
 
-def _open(schema: Any) -> Any:
+@functools.cache
+def _validator(whole: bool) -> Any:
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    from pytest_arena.reports.json_report import schema
+
+    opened = _open(schema(), whole)
+    if not whole:
+        opened["properties"]["version"] = {"type": "integer"}
+    return Draft202012Validator(opened)
+
+
+def _open(schema: Any, whole: bool = True) -> Any:
     """`schema` that takes objects with more properties than it names: a report of this
     version may have fields a later release added (its version goes up only when a field
-    changes meaning or goes)."""
+    changes meaning or goes). Not `whole`: nor does it require any (the lists of
+    `required`; a property of that name is a schema, an object)."""
     if isinstance(schema, dict):
         return {
-            k: _open(v) for k, v in schema.items() if k != "additionalProperties" or v is not False
+            k: _open(v, whole)
+            for k, v in schema.items()
+            if (k != "additionalProperties" or v is not False)
+            and (whole or k != "required" or not isinstance(v, list))
         }
     if isinstance(schema, list):
-        return [_open(v) for v in schema]
+        return [_open(v, whole) for v in schema]
     return schema
 
 
@@ -439,20 +457,29 @@ def regressed(items: list[ModelComparison]) -> bool:
     return any(item.regressions for item in items)
 
 
-NOTHING_COMPARED = (
-    "nothing compared: no case was graded in both runs (were the cases renamed, or the runs"
-    " of different projects?)"
-)
+NOTHING_COMPARED = "nothing compared: no case was graded in both runs"
 
 
-def compared_nothing(items: list[ModelComparison]) -> bool:
-    """Whether each run graded cases, and none of them in both: no verdict can say the
-    second is no worse. (A run that graded nothing says so by its own problems.)"""
-    return (
-        all(item.common == 0 for item in items)
-        and any(item.only_before for item in items)
-        and any(item.only_after for item in items)
-    )
+def nothing_compared(items: list[ModelComparison]) -> str:
+    """The line saying that no case was graded in both runs, and the likely why; "" when
+    one was, or when the first run graded none and the second some (each case of the second
+    is new: none can have regressed, and the first run's own problems say why it has none).
+    No verdict can say the second run is no worse, so `arena compare` exits 1 on it."""
+    if any(item.common for item in items):
+        return ""
+    before = any(item.only_before for item in items)
+    after = any(item.only_after for item in items)
+    if after and not before:
+        return ""
+    if before and after:
+        why = "were the cases renamed, or the runs of different projects?"
+    elif before:
+        why = "run B graded none of run A's cases: were they deselected (-k, -m) or not run?"
+    elif items:
+        why = "each case both runs hold ended in an error or unscored in one of them"
+    else:
+        why = "neither run graded a case: were they deselected (-k, -m) or not run?"
+    return f"{NOTHING_COMPARED} ({why})"
 
 
 def run_notes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:

@@ -26,6 +26,7 @@ GATE_VALUES = (
     "failed",
     "errors",
     "unscored",
+    "flaky",  # repeated cases still undecided after their most samples
 )
 # the values an error (a case with no verdict: its model or scorer broke) counts in: a
 # gate with no check of one of them on a model does not decide for its errors

@@ -27,7 +27,7 @@ from pytest_arena.reports import plots
 from pytest_arena.reports.json_report import Spilled
 from pytest_arena.reports.report_files import written_whole
 from pytest_arena.reports.statistics import Difference
-from pytest_arena.reports.tables import verdicts_said
+from pytest_arena.reports.tables import metric_said, verdicts_said, weights_said
 from pytest_arena.reports.verdicts import Comparison, Power
 
 TEMPLATES = "templates"
@@ -75,12 +75,17 @@ def _environment() -> Any:
     env.filters["percent"] = _percent
     env.filters["money"] = _money
     env.filters["ms"] = _ms
+    env.filters["metric"] = _metric
     env.globals["check_line"] = check_line
     return env
 
 
 def _share(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, int | float) else UNKNOWN
+
+
+def _metric(value: Any) -> str:
+    return metric_said(float(value)) if isinstance(value, int | float) else UNKNOWN
 
 
 def _percent(value: Any) -> str:
@@ -159,11 +164,6 @@ def _verdicts(board: Mapping[str, Any]) -> list[str]:
     return verdicts_said(ties, comparisons, power)
 
 
-def _formula(weights: Mapping[str, float]) -> str:
-    total = sum(weights.values()) or 1.0
-    return " + ".join(f"{w / total:.2f}·{d}" for d, w in weights.items()) or "0"
-
-
 def render(report: Mapping[str, Any], *, title: str = TITLE) -> str:
     """The whole page for a report as `json_report.build_report` makes it (or as read back
     from a `--arena-json` file, of this version or an older one)."""
@@ -207,7 +207,7 @@ def _write_page(out: TextIO, report: Mapping[str, Any], title: str) -> None:
             counts=counts,
             xfails=xfails,
             spend=_spend_said(report.get("spend")),
-            formula=_formula,
+            formula=weights_said,
             data_json=_DATA,
             script=script,
             style=style,

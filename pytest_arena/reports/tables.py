@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_arena.engine.money import dollars
@@ -241,15 +241,21 @@ def shown_width(text: str) -> int:
 
 
 def formula(board: Board) -> str:
-    """The composite's weights as shares of their sum, in hundredths that add up to 1.00
-    (each rounded down, the hundredths left over to the largest remainders)."""
-    total = sum(board.weights.values()) or 1.0
-    shares = {d: w / total * 100 for d, w in board.weights.items()}
+    """The composite's weights as shares of their sum (`weights_said`)."""
+    return weights_said(board.weights)
+
+
+def weights_said(weights: Mapping[str, float]) -> str:
+    """Weights as shares of their sum, in hundredths that add up to 1.00 (each rounded
+    down, the hundredths left over to the largest remainders): the terminal's, the job
+    summary's and the HTML report's formula."""
+    total = sum(weights.values()) or 1.0
+    shares = {d: w / total * 100 for d, w in weights.items()}
     cents = {d: math.floor(share) for d, share in shares.items()}
     left = round(sum(shares.values())) - sum(cents.values())
     for d in sorted(shares, key=lambda d: cents[d] - shares[d])[: max(left, 0)]:
         cents[d] += 1
-    return " + ".join(f"{cents[d] / 100:.2f}·{d}" for d in board.weights) or "0"
+    return " + ".join(f"{cents[d] / 100:.2f}·{d}" for d in weights) or "0"
 
 
 def has_ties(board: Board) -> bool:
@@ -349,8 +355,20 @@ def _money(value: float | None) -> str:
 
 
 def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0f} ms"
+    return UNKNOWN if value is None else f"{value:.0f} ms"  # unknown: a cached answer's
 
 
 def _metric(row: Row, name: str) -> str:
-    return _share(row.metrics.get(name), row.intervals.get(name))
+    value = row.metrics.get(name)
+    if value is None:
+        return "-"
+    half = half_width(row.intervals.get(name))
+    return metric_said(value) if half is None else f"{metric_said(value)} ± {metric_said(half)}"
+
+
+def metric_said(value: float) -> str:
+    """A custom metric's value: three decimals, as a share's, or in the general format
+    (1e+300, 0.0001234) when so many would be hundreds of digits or none that is not 0."""
+    if value == 0 or 1e-3 <= abs(value) < 1e6 or value != value:  # value != value: NaN
+        return f"{value:.3f}"
+    return f"{value:.4g}"

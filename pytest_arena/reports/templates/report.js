@@ -270,13 +270,13 @@
     if (r.xfail) badges.append(" ", el("span", "badge xfail", "marked xfail: " + r.xfail.replace("_strict", " (strict)")));
     box.append(badges, el("p", "reason", text(r.reason) || "(no reason given)"));
     box.append(pairs([
-      ["score", fixed(r.score, 3)], ["passed", String(r.passed)], ["scorer", r.scorer || "–"],
-      ["weight", String(r.weight)], ["tags", (r.tags || []).join(", ") || "–"],
+      ["score", fixed(r.score, 3)], ["passed", String(r.passed)], ["scorer", seen(r.scorer || "–")],
+      ["weight", String(r.weight)], ["tags", seen((r.tags || []).join(", ")) || "–"],
     ]));
     if (r.error) box.append(el("h4", null, "error"), pre(r.error));
     if (r.messages && r.messages.length) {
       box.append(el("h4", null, "prompt"));
-      for (const m of r.messages) box.append(el("div", "role", m.role), pre(m.content));
+      for (const m of r.messages) box.append(el("div", "role", text(m.role)), pre(m.content));
     }
     box.append(el("h4", null, "output"), pre(r.output === null ? "(no output)" : r.output, "output"));
     if (r.raw_output !== null && r.raw_output !== undefined) box.append(el("h4", null, "raw output (before hooks.py post_process)"), pre(r.raw_output));
@@ -324,7 +324,7 @@
       if (message.content) item.append(pre(message.content, "output"));
       for (const call of calls) {
         const result = results.get(call.id) || {};
-        item.append(el("div", "role", call.name + "(" + JSON.stringify(call.arguments) + ")"));
+        item.append(el("div", "role", seen(call.name + "(" + JSON.stringify(call.arguments) + ")")));
         if (result.content !== undefined) item.append(pre((result.is_error ? "" : "→ ") + result.content, result.is_error ? "tool-error" : null));
       }
       list.append(item);
