@@ -288,7 +288,7 @@ def _report_command(args: argparse.Namespace) -> int:
 def _overwrites_project(html: Path, example: str) -> str:
     """Why --html would overwrite a project's arena.yaml, dataset or code (as --arena-html
     refuses), or ""."""
-    from pytest_arena.plugin.options import overwrites_project  # (imports pytest)
+    from pytest_arena.reports.report_files import overwrites_project
 
     return overwrites_project("--html", str(html), html, example)
 

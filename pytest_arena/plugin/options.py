@@ -12,8 +12,8 @@ import pytest
 
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import failure_style
-from pytest_arena.reports.report_files import written_at
-from pytest_arena.spec.files import PROJECT_FILE, resolved
+from pytest_arena.reports.report_files import overwrites_project, written_at
+from pytest_arena.spec.files import resolved
 
 MAX_REPEAT = 1000  # the most samples of a case, as spec.schema's (not imported: pydantic is slow)
 
@@ -143,22 +143,6 @@ def _models(raw: str | None) -> str:
 
 
 # what projects are read from: a report given such a file (it exists) would overwrite one
-_READ_SUFFIXES = frozenset({".yaml", ".yml", ".jsonl", ".csv", ".tsv", ".py"})
-
-
-def overwrites_project(option: str, raw: str, path: Path, example: str) -> str:
-    """Why a report written at `path` would overwrite a project's file (an arena.yaml, or a
-    file of a kind projects are read from that exists), or "" when it would not. Shared by
-    the report options and `arena report`/`arena compare --html`."""
-    if path.name == PROJECT_FILE or (path.is_file() and path.suffix.lower() in _READ_SUFFIXES):
-        kind = f"a project's {PROJECT_FILE}" if path.name == PROJECT_FILE else "a project's file"
-        return (
-            f"{option} {raw}: the report would overwrite {kind} (cases, a dataset or code);"
-            f" give it a file of its own, such as {option} {example}"
-        )
-    return ""
-
-
 def _file(option: str, raw: str, path: Path | None, example: str) -> str:
     """Why a file cannot be written at `path` (its missing folders are made, as pytest
     does for --junitxml), or "" when it can."""

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from pytest_arena.spec.files import resolved
+from pytest_arena.spec.files import PROJECT_FILE, resolved
 
 LONE_SURROGATES = "backslashreplace"  # a lone surrogate in a model's text, written as \udcxx
 
@@ -43,3 +43,19 @@ def written_at(path: Path) -> Path:
     """Where writing `path` writes: a symlink's target (a link to the latest report stays a
     link), else `path`."""
     return resolved(path) if path.is_symlink() else path
+
+
+_READ_SUFFIXES = frozenset({".yaml", ".yml", ".jsonl", ".csv", ".tsv", ".py"})
+
+
+def overwrites_project(option: str, raw: str, path: Path, example: str) -> str:
+    """Why a report written at `path` would overwrite a project's file (an arena.yaml, or a
+    file of a kind projects are read from that exists), or "" when it would not. Shared by
+    the report options and `arena report`/`arena compare --html`."""
+    if path.name == PROJECT_FILE or (path.is_file() and path.suffix.lower() in _READ_SUFFIXES):
+        kind = f"a project's {PROJECT_FILE}" if path.name == PROJECT_FILE else "a project's file"
+        return (
+            f"{option} {raw}: the report would overwrite {kind} (cases, a dataset or code);"
+            f" give it a file of its own, such as {option} {example}"
+        )
+    return ""
