@@ -87,6 +87,72 @@ def test_a_reply_without_a_verdict_is_an_error(reply: str, message: str) -> None
     assert str(caught.value).startswith(message)
 
 
+CORRECTED = (
+    '```json\n{"score": 1, "passed": true, "reason": "names Paris"}\n```\n'
+    "Wait, the answer names Lyon. Corrected verdict:\n"
+    '```json\n{"score": 0, "passed": false, "reason": "names Lyon"}\n```'
+)
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        # the first fence was read: a pass
+        (CORRECTED, "the judge's reply says both pass and fail in 2 verdicts"),
+        (  # without fences the longest object was read: the verdict hung on its reason
+            'First {"score": 1, "passed": true, "reason": "names the capital, Paris"}'
+            ' then {"score": 0, "passed": false, "reason": "Lyon"}',
+            "the judge's reply says both pass and fail in 2 verdicts",
+        ),
+        (
+            "{'score': 0.9, 'passed': True} no, {'score': 0.2, 'passed': False}",
+            "the judge's reply says both pass and fail in 2 verdicts",
+        ),
+        (
+            '{"score": 0.9, "passed": true} or rather {"score": 0.6, "passed": true}',
+            "the judge's reply says different scores (0.9, 0.6) in 2 verdicts",
+        ),
+    ],
+)
+def test_a_reply_with_verdicts_that_disagree_is_an_error(reply: str, message: str) -> None:
+    with pytest.raises(JudgeReplyError) as caught:
+        parse_verdict(reply)
+    assert str(caught.value).startswith(message)
+
+
+def test_verdicts_that_agree_are_one_verdict() -> None:
+    agreeing = CORRECTED.replace('"score": 1, "passed": true', '"score": 0, "passed": false')
+    assert parse_verdict(agreeing) == (0.0, False, "names Paris")
+    nested = '{"score": 1, "passed": true, "reason": "ok", "detail": {"score": 0}}'
+    assert parse_verdict(nested) == (1.0, True, "ok")  # an object inside the verdict is no other
+    unreadable = '{"score": 1, "passed": true, "reason": "ok"} {"score": "high"}'
+    assert parse_verdict(unreadable) == (1.0, True, "ok")
+
+
+def test_a_judge_that_corrects_itself_is_an_error_not_its_first_verdict(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "judged",
+        """
+        models:
+          default: [sim_echo]
+          define:
+            myjudge: {connector: python, callable: "judge:grade"}
+        judge: {model: myjudge}
+        scorers: {default: llm_judge}
+        tests:
+          - {id: capital, input: "Lyon", reference: "Paris"}
+        """,
+        files={"judge.py": f"def grade(prompt):\n    return {CORRECTED!r}\n"},
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["scorer 'llm_judge' raised JudgeReplyError: the judge's reply says both pass and fail*"]
+    )
+
+
 class Scripted(Connector):
     """Replies with the next of a list of texts; counts tokens."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -200,8 +201,10 @@ def parse_verdict(text: str, threshold: float = 0.5) -> tuple[float, bool, str]:
     reply that gives a score and no verdict passes at `threshold`.
 
     Tries strict JSON, then JSON inside a fence or prose, then JSON with single quotes,
-    Python literals or trailing commas, then a plain grade ("Score: 8/10", "PASS").
+    Python literals or trailing commas, then a plain grade ("Score: 8/10", "PASS"). A reply
+    holding several verdicts that disagree (a "corrected" one after the first) is an error.
     """
+    found = _agreeing_verdicts(text, threshold)
     for candidate in _json_candidates(text):
         try:
             data = json.loads(candidate)
@@ -209,6 +212,8 @@ def parse_verdict(text: str, threshold: float = 0.5) -> tuple[float, bool, str]:
             continue
         if isinstance(data, dict) and "score" in data:
             return _from_mapping(data, text, threshold)
+    if found:  # several objects, each repaired: none of the whole reply's repairs parse
+        return found[0]
     return _plain_grade(text, threshold)
 
 
@@ -219,12 +224,83 @@ def _json_candidates(text: str) -> list[str]:
     if inner:
         found.append(inner)
     for item in list(found):
-        fixed = re.sub(r"'([^'\\]*)'", r'"\1"', item)
-        fixed = re.sub(r"\bTrue\b", "true", re.sub(r"\bFalse\b", "false", fixed))
-        fixed = re.sub(r"\bNone\b", "null", fixed)
-        fixed = re.sub(r",\s*([}\]])", r"\1", fixed)
-        found.append(fixed)
+        found.append(_repaired(item))
     return found
+
+
+def _repaired(item: str) -> str:
+    """`item` with single quotes, Python literals and trailing commas made JSON."""
+    fixed = re.sub(r"'([^'\\]*)'", r'"\1"', item)
+    fixed = re.sub(r"\bTrue\b", "true", re.sub(r"\bFalse\b", "false", fixed))
+    fixed = re.sub(r"\bNone\b", "null", fixed)
+    return re.sub(r",\s*([}\]])", r"\1", fixed)
+
+
+def _agreeing_verdicts(text: str, threshold: float) -> list[tuple[float, bool, str]]:
+    """The verdicts in the reply (every object in it with a readable `score`); JudgeReplyError
+    if they disagree, as which one counts cannot be told. Verdicts that agree, reasons aside,
+    are one verdict."""
+    verdicts: list[tuple[float, bool, str]] = []
+    for data in _verdict_objects(text):
+        try:
+            verdicts.append(_from_mapping(data, text, threshold))
+        except JudgeReplyError:  # no verdict (a score of "high"): nothing to disagree with
+            continue
+    if len({passed for _, passed, _ in verdicts}) > 1:
+        said = "both pass and fail"
+    elif any(not math.isclose(score, verdicts[0][0]) for score, _, _ in verdicts):
+        said = "different scores (" + ", ".join(f"{s:g}" for s, _, _ in verdicts) + ")"
+    else:
+        return verdicts
+    raise JudgeReplyError(
+        f"the judge's reply says {said} in {len(verdicts)} verdicts: {excerpt(text, 120)}"
+    )
+
+
+def _verdict_objects(text: str) -> list[dict[str, Any]]:
+    """Every object with a `score` in `text`, outermost first, repaired as a whole reply is."""
+    found: list[dict[str, Any]] = []
+    start = text.find("{")
+    while start >= 0:
+        end = _closing(text, start)
+        data = None
+        if end is not None:
+            span = text[start : end + 1]
+            for candidate in (span, _repaired(span)):
+                try:
+                    data = json.loads(candidate)
+                    break
+                except json.JSONDecodeError:
+                    continue
+        if end is not None and isinstance(data, dict) and "score" in data:
+            found.append(data)
+            start = text.find("{", end + 1)  # what lies inside it is no other verdict
+        else:
+            start = text.find("{", start + 1)
+    return found
+
+
+def _closing(text: str, start: int) -> int | None:
+    """The index of the `}` that closes the `{` at `start`, braces in quotes aside."""
+    depth, quote, escaped = 0, "", False
+    for index in range(start, len(text)):
+        char = text[index]
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
 
 
 def _braces(text: str) -> str | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from pytest_arena.spec.text_files import is_file, read_text
 from pytest_arena.spec.validation import dotted
 
 DEFAULT_SCORER = "exact_match"
+_EXAMPLE_FILES = {"rubric_file": "rubric.md", "schema_file": "schema.json"}
 
 
 @dataclass(frozen=True)
@@ -358,6 +359,13 @@ class Project:
                 at = where()
             path = self.file.root / value
             try:
+                if not is_file(path) and path.is_dir():
+                    example = Path(value, _EXAMPLE_FILES.get(key, "file.txt")).as_posix()
+                    raise PlanError(
+                        f"{at}: {key} '{value}' is a folder ({path}), not a file\n  fix: name"
+                        f" a file, relative to the folder holding arena.yaml, such as"
+                        f" {key}: {example}"
+                    )
                 if not is_file(path):
                     raise PlanError(
                         f"{at}: {key} '{value}' does not exist (looked in {self.file.root});"
@@ -429,7 +437,41 @@ def load(
     )
     _check_options_names(file, scorers)
     tools = load_tools(file.root, package, file.spec.tools)
-    return Project(file, scorers, hooks, connectors, tools=tools)
+    project = Project(file, scorers, hooks, connectors, tools=tools)
+    _check_judge_models(project)
+    return project
+
+
+def _check_judge_models(project: Project) -> None:
+    """A model defined in models.define and named as the judge (`judge.model`, llm_judge's
+    `model` in scorers.options or scoring) that cannot be made is the project's problem, said
+    once at its definition, not an error of every case against the model under test."""
+    spec, lines = project.file.spec, project.file.lines
+    written = "model" in spec.judge.model_fields_set  # else the default, sim_judge
+    named: dict[str, tuple[str | int, ...]] = {spec.judge.model: ("judge", "model")}
+    places: list[tuple[dict[str, Any], tuple[str | int, ...]]] = [
+        (spec.scorers.options.get("llm_judge", {}), ("scorers", "options", "llm_judge"))
+    ]
+    places += [
+        (c.params, ("scoring", i, "params"))
+        for i, c in enumerate(spec.scoring or ())
+        if c.scorer == "llm_judge"
+    ]
+    for options, loc in places:
+        if isinstance(options.get("model"), str):
+            named.setdefault(options["model"], (*loc, "model"))
+    problems = []
+    for key, loc in named.items():
+        if key not in spec.models.define:  # an unknown key: said where a scorer asks for it
+            continue
+        try:
+            project.connector(key, "the judge")
+        except SpecError as exc:
+            at = f": {dotted(loc)} at line {lines.line(loc)}"
+            said = f" (model '{key}' is the judge{at if written or loc[0] != 'judge' else ''})"
+            problems += [replace(p, message=p.message + said) for p in exc.problems]
+    if problems:
+        raise SpecError(problems)
 
 
 def _check_options_names(file: ProjectFile, scorers: ScorerSet) -> None:
