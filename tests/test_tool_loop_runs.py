@@ -453,10 +453,70 @@ def test_tool_call_and_trajectory_leave_an_agents_case_unscored_and_say_why(
     assert result.parseoutcomes() == {"unscored": 2}
     records = json.loads(report.read_text())["records"]
     assert sorted(r["model"] for r in records) == ["cmd", "mine"]
-    why = "no tool loop ran and the reply holds no tool call: unscored; fix: let arena run"
+    why = "no tool loop ran and the reply holds no tool call: unscored; fix: run arena's tool loop"
     for record in records:
         assert record["passed"] is None
         components = record["detail"]["components"]
         assert [c["passed"] for c in components] == [None, None]
         assert all(c["reason"].startswith(why) for c in components)
     result.stdout.fnmatch_lines(["2 x no component was graded", f"  tool_call *unscored: {why}*"])
+
+
+def test_a_python_agent_that_says_its_tool_calls_is_graded_on_them(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """A python agent returns `tool_calls` with its text: `tool_call` and `trajectory` grade
+    the calls it made, in order, and the record keeps them as a trajectory with the tools'
+    results; calls that do not fit are the agent's error, naming the call and the fix."""
+    make_project(
+        "agent",
+        """
+        models:
+          default: [careful, refunder, broken]
+          define:
+            careful: {connector: python, callable: "agent:careful"}
+            refunder: {connector: python, callable: "agent:refunder"}
+            broken: {connector: python, callable: "agent:broken"}
+        scoring:
+          - {scorer: tool_call, params: {allow_extra: false}}
+          - {scorer: trajectory, params: {must_not_call: [issue_refund]}}
+        tests:
+          - id: charged_twice
+            input: I was charged twice for 1182
+            reference: {tool_calls: [{name: lookup_order, arguments: {order_id: "1182"}}]}
+        """,
+        {
+            "agent.py": (
+                "LOOKUP = {'name': 'lookup_order', 'arguments': {'order_id': '1182'},"
+                " 'result': {'status': 'shipped'}}\n"
+                "def careful(prompt):\n"
+                "    return {'text': 'It shipped once.', 'tool_calls': [LOOKUP]}\n"
+                "def refunder(prompt):\n"
+                "    refund = {'name': 'issue_refund', 'arguments': {'order_id': '1182'}}\n"
+                "    return {'text': 'Refunded.', 'tool_calls': [LOOKUP, refund]}\n"
+                "def broken(prompt):\n"
+                "    return {'text': 'x', 'tool_calls': [LOOKUP, {'tool': 'issue_refund'}]}\n"
+            ),
+        },
+    )
+    result, records = run(pytester)
+    outcomes = {
+        r["model"]: r for r in json.loads((pytester.path / "report.json").read_text())["records"]
+    }
+    assert outcomes["careful"]["status"] == "passed"
+    assert outcomes["refunder"]["status"] == "failed"
+    assert outcomes["broken"]["status"] == "error"
+    result.stdout.fnmatch_lines(
+        [
+            "  trajectory  0.50 x1  failed: issue_refund was called once but must not be",
+            "*agent:broken returned tool_calls[[]1[]] = {'tool': 'issue_refund'}; return a list of"
+            " the calls the agent made*",
+        ]
+    )
+    steps = outcomes["careful"]["response"]["trajectory"]
+    assert [s["message"]["tool_calls"] for s in steps] == [
+        [{"id": "call_1", "name": "lookup_order", "arguments": {"order_id": "1182"}}],
+        [],
+    ]
+    assert steps[0]["tool_results"][0]["content"] == '{"status": "shipped"}'
+    assert steps[1]["message"]["content"] == "It shipped once."

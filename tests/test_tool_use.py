@@ -389,9 +389,9 @@ def test_without_a_tool_loop_or_calls_in_the_reply_the_agent_builtins_do_not_gra
     result = scorer.score("I refunded you", reference, ctx)
     assert (result.score, result.passed) == (0.0, None)
     assert result.reason == (
-        "no tool loop ran and the reply holds no tool call: unscored; fix: let arena run the"
-        " tool loop (tools.py, a model taking tools), or have your agent return its"
-        " steps in its meta for a scorer of your own"
+        "no tool loop ran and the reply holds no tool call: unscored; fix: run arena's tool loop"
+        " (tools.py), or have your python agent return tool_calls: [{name, arguments, result}]"
+        " with its text"
     )
     # a loop that ran and made no call is graded as ever
     loop = {**response, "trajectory": [{"step": 1, "message": response["message"]}]}

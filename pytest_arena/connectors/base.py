@@ -52,6 +52,7 @@ class Request:
 
 
 AGENT_META = "agent_meta"  # a python agent's own meta, kept apart from the connector's keys
+AGENT_STEPS = "agent_steps"  # the steps of a python agent that said its tool calls
 
 
 @dataclass

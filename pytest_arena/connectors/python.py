@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from pytest_arena.connectors.base import (
     AGENT_META,
+    AGENT_STEPS,
     Connector,
     ConnectorError,
     Request,
@@ -33,12 +34,14 @@ from pytest_arena.engine.user_threads import (
     cancelled_from_outside,
     run_blocking,
 )
+from pytest_arena.record import json_safe
 from pytest_arena.spec.errors import raised
 from pytest_arena.spec.python_files import project_package
+from pytest_arena.spec.surrogates import json_text
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
 _TRACEBACK_FRAMES = 6
-RESULT_KEYS = ("text", "tokens_in", "tokens_out", "cost", "meta")
+RESULT_KEYS = ("text", "tokens_in", "tokens_out", "cost", "meta", "tool_calls")
 
 
 class PythonSettings(BaseModel):
@@ -117,7 +120,7 @@ class PythonConnector(Connector):
         except BaseException as exc:  # sys.exit() too: the agent's error, not the loop's end
             cause = exc.raised if isinstance(exc, Raised) else exc
             raise self._failed(cause) from cause  # the engine's `ends_run` looks at the cause
-        return self._in(self._response(result), request)
+        return self._in(self._response(result), request, self._steps(result))
 
     def complete(self, request: Request) -> Response:
         fn = self.function()
@@ -130,14 +133,16 @@ class PythonConnector(Connector):
                 result = asyncio.run(_awaited(result))
         except Exception as exc:
             raise self._failed(exc) from exc
-        return self._in(self._response(result), request)
+        return self._in(self._response(result), request, self._steps(result))
 
     @staticmethod
-    def _in(response: Response, request: Request) -> Response:
+    def _in(response: Response, request: Request, steps: list[dict[str, Any]] | None) -> Response:
         """`response` with the agent's meta kept whole apart from arena's keys (a meta of its
         own named `workspace` or `tool_calls` reaches the scorers as it is, and does not take
-        the place of arena's), and the case's workspace."""
+        the place of arena's), the steps of the tool calls it said, and the case's workspace."""
         response.meta = {AGENT_META: response.meta}
+        if steps is not None:
+            response.meta[AGENT_STEPS] = steps
         if request.workspace is not None:
             response.meta["workspace"] = str(request.workspace)
         return response
@@ -212,6 +217,51 @@ class PythonConnector(Connector):
             " return the output text, a dict with 'text', or a Response"
         )
 
+    def _steps(self, result: Any) -> list[dict[str, Any]] | None:
+        """The trajectory of an agent whose dict said the tool calls it made, in order, as
+        `tool_calls: [{name, arguments, result}]` (`arguments` and `result` may be left out):
+        one step per call, then its answer; None if it said none; ConnectorError naming the
+        first call that does not fit."""
+        if not isinstance(result, dict) or "tool_calls" not in result:
+            return None
+        calls, text = result["tool_calls"], result["text"]
+        if not isinstance(calls, list):
+            raise ConnectorError(
+                f"{self.settings.callable} returned tool_calls of {type(calls).__name__};"
+                f" return {_CALLS}"
+            )
+        steps: list[dict[str, Any]] = []
+        for index, call in enumerate(calls):
+            name = call.get("name") if isinstance(call, dict) else None
+            arguments = call.get("arguments", {}) if isinstance(call, dict) else None
+            unknown = set(call) - {"name", "arguments", "result"} if isinstance(call, dict) else ()
+            if not isinstance(name, str) or not name or not isinstance(arguments, dict) or unknown:
+                raise ConnectorError(
+                    f"{self.settings.callable} returned tool_calls[{index}] = {call!r};"
+                    f" return {_CALLS}"
+                )
+            made = {"id": f"call_{index + 1}", "name": name, "arguments": arguments}
+            results = []
+            if "result" in call:
+                returned = call["result"]
+                shown = returned if isinstance(returned, str) else json_text(json_safe(returned))
+                results.append(
+                    {"id": made["id"], "name": name, "content": shown, "is_error": False}
+                )
+            steps.append(
+                {
+                    "step": index + 1,
+                    "message": {"role": "assistant", "content": "", "tool_calls": [made]},
+                    "tool_results": results,
+                    "finish_reason": "tool_calls",
+                }
+            )
+        answer = {"role": "assistant", "content": text, "tool_calls": []}
+        steps.append(
+            {"step": len(steps) + 1, "message": answer, "tool_results": [], "finish_reason": "stop"}
+        )
+        return steps
+
     def _checked(self, response: Response, kind: str) -> Response:
         """`response` if its fields hold what they should; ConnectorError naming the first
         that does not (a usage of None, as an SDK gives for a reply without one; a cost of
@@ -237,7 +287,11 @@ class PythonConnector(Connector):
 
 _FIELDS = (
     "'text' (a string) and optionally 'tokens_in', 'tokens_out' (whole numbers, 0 or more),"
-    " 'cost' (dollars, 0 or more) and 'meta' (a dict)"
+    " 'cost' (dollars, 0 or more), 'meta' (a dict) and 'tool_calls' (the tool calls it made)"
+)
+_CALLS = (
+    "a list of the calls the agent made, in order, each {'name': the tool's name,"
+    " 'arguments': a dict, 'result': what the tool returned} (arguments and result optional)"
 )
 _RESPONSE_ONLY = "; a Response may also give 'latency_ms' (milliseconds, 0 or more)"
 

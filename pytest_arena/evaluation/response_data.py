@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_arena.connectors.base import AGENT_META
+from pytest_arena.connectors.base import AGENT_META, AGENT_STEPS
 from pytest_arena.engine.calls import CallResult
 from pytest_arena.record import json_safe
 
@@ -18,7 +18,7 @@ def response_data(result: CallResult) -> dict[str, Any]:
     """`context.response`: the assistant message as returned (tool calls as [{id, name,
     arguments}], refusal), the finish reason, usage, duration, what the connector adds (a
     python agent's `meta`; a command agent's exit status and stderr tail) and the trajectory
-    of a tool loop ([] for a single call)."""
+    of a tool loop, or of the tool calls a python agent said ([] for a single call)."""
     response = result.response
     meta: dict[str, Any] = dict(response.meta) if response is not None else {}
     rendered = bool(meta.pop("rendered_calls", False))
@@ -45,8 +45,9 @@ def response_data(result: CallResult) -> dict[str, Any]:
         if key in meta:
             data[key] = meta.pop(key)
     agent = meta.pop(AGENT_META, None)  # a python agent's own, as it returned it
+    said = meta.pop(AGENT_STEPS, None)  # the steps of the tool calls a python agent said
     data["meta"] = {**meta, **agent} if isinstance(agent, dict) else meta
-    data["trajectory"] = result.trajectory or []
+    data["trajectory"] = result.trajectory or said or []
     safe: dict[str, Any] = json_safe(data)
     return safe
 

@@ -3,8 +3,9 @@
 
 Both read the calls and steps of `context.response` (see `ScoringContext.trajectory`), not
 the output text, so they work for OpenAI-compatible and Anthropic models, the sims and any
-connector that reports its tool calls. A case with no steps to read (no tool loop ran and the
-reply holds no tool call: a python or command agent, which runs its own tools) is unscored.
+connector that reports its tool calls, and a python agent that says the calls it made. A case
+with no steps to read (no tool loop ran and the reply holds no tool call: a command agent, or a
+python agent that did not say its calls) is unscored.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from pytest_arena.scorers.text import excerpt
 from pytest_arena.scorers.typed import TypedScorer
 
 ArgumentMatch = Literal["exact", "subset", "schema", "ignore"]
-NO_TRAJECTORY = (  # an agent's meta reaches the scorers in context.response["meta"]
-    "no tool loop ran and the reply holds no tool call: unscored; fix: let arena run the"
-    " tool loop (tools.py, a model taking tools), or have your agent return its"
-    " steps in its meta for a scorer of your own"
+NO_TRAJECTORY = (
+    "no tool loop ran and the reply holds no tool call: unscored; fix: run arena's tool loop"
+    " (tools.py), or have your python agent return tool_calls: [{name, arguments, result}]"
+    " with its text"
 )
 
 
@@ -310,7 +311,7 @@ class Trajectory(TypedScorer[TrajectoryOptions]):
             checks.append((name in called, f"{name} was never called"))
         for name in opts.must_not_call:
             times = called.count(name)
-            checks.append((not times, f"{name} was called ({times} times) but must not be"))
+            checks.append((not times, f"{name} was called {_times(times)} but must not be"))
         if opts.max_steps is not None:
             checks.append(
                 (len(steps) <= opts.max_steps, f"{len(steps)} steps, more than {opts.max_steps}")
