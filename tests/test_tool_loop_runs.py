@@ -499,7 +499,7 @@ def test_a_python_agent_that_says_its_tool_calls_is_graded_on_them(
             ),
         },
     )
-    result, records = run(pytester)
+    result, _ = run(pytester)
     outcomes = {
         r["model"]: r for r in json.loads((pytester.path / "report.json").read_text())["records"]
     }

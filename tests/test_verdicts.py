@@ -500,3 +500,43 @@ def test_a_composite_of_grouped_cases_draws_whole_groups_and_is_no_narrower() ->
         assert wide.high is not None and plain.high is not None
         assert wide.low <= plain.low and wide.high >= plain.high
         assert (wide.high - wide.low) > 1.8 * (plain.high - plain.low)  # about √5 = 2.2
+
+
+def test_the_power_line_of_grouped_cases_counts_each_case_for_less() -> None:
+    """30 groups of 4 cases that move alike: the power line sized the run as if 120 cases
+    were independent, promising differences of a quarter of the size they can show."""
+    from pytest_arena.reports.json_report import build_report
+    from pytest_arena.reports.statistics import design_effect
+
+    rng = random.Random(5)
+    cases = [f"c{i:03}" for i in range(120)]
+    groups = {c: f"g{i // 4}" for i, c in enumerate(cases)}
+    leader_of_group = [int(rng.random() < 0.8) for _ in range(30)]
+    other_of_group = [int(rng.random() < 0.6) for _ in range(30)]
+    leader = {c: leader_of_group[i // 4] for i, c in enumerate(cases)}
+    other = {c: other_of_group[i // 4] for i, c in enumerate(cases)}
+    alone = build_board(
+        "p", pass_fail("a", list(leader.values())) + pass_fail("b", list(other.values()))
+    )
+    board = build_board("p", grouped("a", leader, groups) + grouped("b", other, groups))
+    power, plain = board.power, alone.power
+    assert power is not None and plain is not None
+    top = board.rows[0].model
+    diffs = [
+        float((other if top == "a" else leader)[c] - (leader if top == "a" else other)[c])
+        for c in cases
+    ]
+    effect = design_effect(diffs, list(groups.values()))
+    assert effect > 3  # four cases that move alike are worth about one
+    assert power.design_effect == pytest.approx(effect)
+    assert power.paired_sd == pytest.approx(plain.paired_sd)  # the sd said is the cases' own
+    spread = power.paired_sd * effect**0.5
+    assert power.detectable == pytest.approx(min_detectable_difference(spread, 120))
+    assert power.detectable > 1.7 * plain.detectable
+    assert power.needed == cases_needed(0.03, spread)
+    said = render_board(board)
+    assert f"in groups, each case counts as 1/{effect:.2f} of one, the design effect)" in said
+    assert "design effect" not in render_board(alone)
+    report = build_report([], [board])
+    jsonschema.validate(report, schema())
+    assert report["leaderboards"][0]["power"]["design_effect"] == pytest.approx(effect)

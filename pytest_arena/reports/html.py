@@ -155,6 +155,7 @@ def _verdicts(board: Mapping[str, Any]) -> list[str]:
                 float(p["target"]),
                 p["cases_needed"],
                 bool(p["assumed"]),
+                float(p.get("design_effect") or 1.0),  # (reports before it: none)
             )
             if p
             else None

@@ -319,6 +319,7 @@ def _power(p: Power | None) -> dict[str, Any] | None:
         "target": p.target,
         "cases_needed": p.needed,
         "assumed": p.assumed,
+        "design_effect": json_safe(p.design_effect),
     }
 
 

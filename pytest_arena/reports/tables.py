@@ -308,6 +308,13 @@ def _compared(c: Comparison) -> str:
     )
 
 
+def _grouped(power: Power) -> str:
+    """What groups do to the power line's figures: each case counts for less."""
+    if power.design_effect <= 1.0:
+        return ""
+    return f"; in groups, each case counts as 1/{power.design_effect:.2f} of one, the design effect"
+
+
 def _power_sentence(power: Power) -> str:
     between = (
         f"{power.models[0]} and {power.models[1]}"
@@ -324,8 +331,9 @@ def _power_sentence(power: Power) -> str:
         return f"power: {same}, so there is no spread to size a run by"
     return (
         f"power: with {power.n} paired cases (sd of the differences {power.paired_sd:.3f},"
-        f" {between}), a difference of {power.detectable:.3f} or more is found 80% of the"
-        f" time at 5% significance; a {power.target * 100:.0f}-point difference needs about"
+        f" {between}{_grouped(power)}), a difference of {power.detectable:.3f} or more is"
+        f" found 80% of the time at 5% significance; a {power.target * 100:.0f}-point"
+        " difference needs about"
         f" {power.needed:,} cases"
     )
 

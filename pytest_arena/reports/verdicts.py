@@ -69,7 +69,8 @@ class Comparison:
 class Power:
     """What this project can tell apart: at POWER and ALPHA, with `n` paired cases whose
     differences have sd `paired_sd` (between `models`), differences of `detectable` or more;
-    a difference of `target` needs `needed` cases."""
+    a difference of `target` needs `needed` cases (with groups, as many times more as the
+    design effect of the differences says)."""
 
     models: tuple[str, ...]
     n: int
@@ -78,6 +79,7 @@ class Power:
     target: float
     needed: int | None  # None: the models never differ on a case, so no spread to go by
     assumed: bool = False  # one model: the sd of a difference assumed as of two unrelated ones
+    design_effect: float = 1.0  # cases in groups: each counts as 1/design_effect of a case
 
 
 def graded(records: Sequence[Record]) -> list[Record]:
@@ -270,8 +272,9 @@ def _pass_fail(pairs: Sequence[tuple[Record, Record]]) -> bool:
     return True
 
 
-def paired_sd(mine: Sequence[Record], theirs: Sequence[Record]) -> tuple[float, int] | None:
-    """The sd of the per-case differences of accuracy between two models, and their count."""
+def paired_sd(mine: Sequence[Record], theirs: Sequence[Record]) -> tuple[float, int, float] | None:
+    """The sd of the per-case differences of accuracy between two models, their count, and
+    their design effect (1 unless cases share groups)."""
     by_case = {r.case_id: r for r in graded(theirs)}
     pairs = [(a, by_case[a.case_id]) for a in graded(mine) if a.case_id in by_case]
     pairs = [(a, b) for a, b in pairs if a.weight > 0]
@@ -280,7 +283,13 @@ def paired_sd(mine: Sequence[Record], theirs: Sequence[Record]) -> tuple[float, 
     )
     if len(diffs) < 2:
         return None
-    return stdlib_statistics.stdev(diffs), len(diffs)
+    effect = _effect(diffs, [_cluster(a, b) for a, b in pairs])
+    return stdlib_statistics.stdev(diffs), len(diffs), effect
+
+
+def _effect(values: Sequence[float], clusters: Sequence[str]) -> float:
+    """The design effect of `values` in `clusters`: 1 when each is its own."""
+    return design_effect(values, clusters) if len(set(clusters)) < len(clusters) else 1.0
 
 
 def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) -> Power | None:
@@ -294,7 +303,11 @@ def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) 
         kept = [r for r in graded(by_model[ranked[0]]) if r.weight > 0]
         values = linearised([case_score(r) for r in kept], [r.weight for r in kept])
         found = (
-            (math.sqrt(2) * stdlib_statistics.stdev(values), len(values))
+            (
+                math.sqrt(2) * stdlib_statistics.stdev(values),
+                len(values),
+                _effect(values, [_cluster(r) for r in kept]),
+            )
             if len(values) > 1
             else None
         )
@@ -304,10 +317,11 @@ def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) 
         return None
     if found is None:
         return None
-    sd, n = found
-    detectable = min_detectable_difference(sd, n, ALPHA, POWER)
-    needed = cases_needed(TARGET, sd, ALPHA, POWER) if sd > 0 else None
-    return Power(models, n, sd, detectable, TARGET, needed, assumed)
+    sd, n, effect = found
+    spread = sd * math.sqrt(effect)  # the sd a case counts with, its group's share in it
+    detectable = min_detectable_difference(spread, n, ALPHA, POWER)
+    needed = cases_needed(TARGET, spread, ALPHA, POWER) if sd > 0 else None
+    return Power(models, n, sd, detectable, TARGET, needed, assumed, effect)
 
 
 @dataclass(frozen=True)
