@@ -49,6 +49,7 @@ class Component:
     weight: float = 1.0
     required: bool = False
     bound: ScoresOutputs | None = None  # the entry's scorer with `options` validated and bound
+    timeout: float | None = None  # the scoring entry's `timeout:`, never one of the options
 
     @property
     def grader(self) -> ScoresOutputs:
@@ -58,12 +59,11 @@ class Component:
     @property
     def time_limit(self) -> float | None:
         """Seconds one call of the scorer may take: the entry's `timeout:`, else the scorer
-        class's `timeout`. None for a script, which its own `timeout` bounds."""
+        class's `timeout`. None for a script, which its own `timeout` option bounds."""
         if isinstance(self.entry.scorer, ScriptScorer):
             return None
-        given = self.options.get("timeout")
-        if isinstance(given, int | float) and not isinstance(given, bool):
-            return float(given)
+        if self.timeout is not None:
+            return self.timeout
         limit = getattr(self.entry.scorer, "timeout", user_code.DEFAULT_TIMEOUT)
         return None if limit is None else float(limit)
 
@@ -186,7 +186,26 @@ class Project:
             plan = self._plan(case)
             if key is not None:
                 self._plans[key] = plan
+        else:
+            self._check_shared(plan, case)
         return plan
+
+    def _check_shared(self, plan: Plan, case: Case) -> None:
+        """A plan made for a like case was checked with that case's reference: PlanError for
+        what its scorers find wrong with this one's (`problem_in`)."""
+        for index, component in enumerate(plan.components):
+            if not isinstance(component.bound, TypedScorer):
+                continue
+
+            def where(index: int = index) -> str:
+                if plan.contract:
+                    return self._at(("scoring", index))
+                return location(case.source, case.line_of("options"))
+
+            shared = self.file.spec.scorers.options.get(component.scorer, {})
+            self._check_case(
+                component.scorer, component.bound, component.options, shared, where, case
+            )
 
     def _plan_key(self, case: Case) -> tuple[Any, ...] | None:
         """What a case's plan depends on when it sets no scoring and no options of its own
@@ -244,6 +263,7 @@ class Project:
             options = dict(spec.params)
             if spec.timeout is not None:
                 options["timeout"] = spec.timeout
+            self._check_script(spec.label, options, {}, lambda: where)
             script = ScorerEntry(scorer, None, None, None, scorer.shown)
             return Component(spec.label, scorer.shown, script, options, spec.weight, spec.required)
         assert spec.scorer is not None
@@ -253,10 +273,14 @@ class Project:
         entry = found
         shared = self.file.spec.scorers.options.get(spec.scorer, {})
         options = {**shared, **spec.params}
-        if spec.timeout is not None:
+        is_script = isinstance(entry.scorer, ScriptScorer)
+        if spec.timeout is not None and is_script:  # a script's time limit is its option
             options["timeout"] = spec.timeout
         bound = self._bind(spec.scorer, entry, options, shared, lambda: where, case)
-        return Component(spec.label, spec.scorer, entry, options, spec.weight, spec.required, bound)
+        timeout = None if is_script or spec.timeout is None else float(spec.timeout)
+        return Component(
+            spec.label, spec.scorer, entry, options, spec.weight, spec.required, bound, timeout
+        )
 
     def _bind(
         self,
@@ -272,6 +296,8 @@ class Project:
         """
         if name == "llm_judge":
             self._check_judge(options, shared, where)
+        if isinstance(entry.scorer, ScriptScorer):
+            self._check_script(name, options, shared, where)
         model = entry.options_model
         if model is None:
             return None
@@ -304,20 +330,39 @@ class Project:
         where: Callable[[], str],
         case: Case,
     ) -> None:
-        """PlanError for what the bound scorer finds wrong with this case (`case_problem`),
-        at the line of the case's reference or of the option that holds it."""
+        """PlanError for what the bound scorer finds wrong with this case (`problem_in`),
+        at the line of the case's reference or metadata, or of the option that holds it."""
         tools = [tool.name for tool in self.tools.tools] if self.tools is not None else None
-        found = bound.case_problem(case.reference, tools)
+        found = bound.problem_in(case, tools)
         if found is None:
             return
         option, said = found
-        if option == "reference":
-            at = location(case.source, case.line_of("reference"))
+        if option in ("reference", "metadata"):
+            at = location(case.source, case.line_of(option))
         elif option in shared and shared[option] is options.get(option):
             at = f"{self._at(('scorers', 'options', name, option))}: scorers.options.{name}"
         else:
             at = where()
         raise PlanError(f"{at}: {name}: {said}")
+
+    def _check_script(
+        self,
+        name: str,
+        options: dict[str, Any],
+        shared: dict[str, Any],
+        where: Callable[[], str],
+    ) -> None:
+        """PlanError, at the option's line, for a script's `timeout` or `pass_threshold` that
+        it could not be run or graded with."""
+        found = ScriptScorer.option_problem(options)
+        if found is None:
+            return
+        option, said = found
+        if option in shared and shared[option] is options.get(option):
+            at = f"{self._at(('scorers', 'options', name, option))}: scorers.options.{name}"
+        else:
+            at = where()
+        raise PlanError(f"{at}: scorer '{name}': {said}")
 
     def _check_judge(
         self, options: dict[str, Any], shared: dict[str, Any], where: Callable[[], str]

@@ -23,7 +23,8 @@ class Part:
 def combine(parts: Sequence[Part], threshold: float | None) -> ScoreResult:
     """The contract's verdict: the weighted mean score, passing when every required
     component passes and the score reaches `threshold` (without one: when every
-    component passes). Unscored components are left out."""
+    component passes). Unscored components are left out of the score; a required one
+    that is unscored keeps the case from passing: it is then unscored, unless it fails."""
     graded = [p for p in parts if p.result.passed is not None]
     detail = {"components": [_detail(p) for p in parts], "threshold": threshold}
     metrics = _metrics(parts)
@@ -33,6 +34,7 @@ def combine(parts: Sequence[Part], threshold: float | None) -> ScoreResult:
     score = sum(p.weight * p.result.score for p in graded) / total if total else 0.0
     score = min(1.0, max(0.0, score))
     failed_required = [p.name for p in graded if p.required and not p.result.passed]
+    ungraded_required = [p.name for p in parts if p.required and p.result.passed is None]
     if threshold is None:
         passed = all(p.result.passed for p in graded)
         rule = f"{sum(bool(p.result.passed) for p in graded)} of {len(graded)} components passed"
@@ -42,7 +44,16 @@ def combine(parts: Sequence[Part], threshold: float | None) -> ScoreResult:
         rule = f"score {score:.2f} {'reaches' if reached else 'is below'} {threshold:.2f}"
     if failed_required:
         rule += f"; required {', '.join(repr(n) for n in failed_required)} failed"
-    return ScoreResult(score, passed, _reason(rule, parts), detail, metrics)
+    verdict: bool | None = passed
+    if ungraded_required:
+        rule += (
+            f"; required {', '.join(repr(n) for n in ungraded_required)} not graded, so the case"
+            " cannot pass"
+        )
+        verdict = False if not passed else None  # failed anyway, else unscored: never a pass
+        if verdict is None:
+            rule += ": unscored"
+    return ScoreResult(score, verdict, _reason(rule, parts), detail, metrics)
 
 
 def _reason(summary: str, parts: Sequence[Part]) -> str:

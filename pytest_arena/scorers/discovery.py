@@ -136,7 +136,16 @@ def _load_module(
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # sys.exit(), or pytest.importorskip: this file's mistake
-        found.problems.append(import_problem(path, exc, f"scorer file {SCORERS_DIR}/{path.name}"))
+        problem = import_problem(path, exc, f"scorer file {SCORERS_DIR}/{path.name}")
+        if os.access(path, os.X_OK) and _has_shebang(path):  # meant as a script scorer
+            script = f"{SCORERS_DIR}/{path.name}"
+            hint = (
+                "it starts with '#!' as a script does, but a file ending in .py is a Python"
+                " scorer module, imported, not run; a script scorer must not end in .py:"
+                f" drop the suffix (mv {script} {SCORERS_DIR}/{path.stem})"
+            )
+            problem = replace(problem, hint=hint)
+        found.problems.append(problem)
         return
     for value in module.__dict__.values():  # said when a name is missing: not registered
         if inspect.isclass(value) and issubclass(value, Scorer) and not _ours(value, package):

@@ -163,7 +163,12 @@ def _compare_unordered(
     expected: list[Any], actual: list[Any], path: str, opts: JsonMatchOptions, tally: _Tally
 ) -> None:
     """Pair each expected item with the actual item it matches best, best pairs first, so
-    that a dropped item is reported missing rather than compared with its neighbour."""
+    that a dropped item is reported missing rather than compared with its neighbour. Two
+    empty lists are one matching value, as in order."""
+    if not expected and not actual:
+        tally.matched += 1
+        tally.total += 1
+        return
     trials: dict[tuple[int, int], _Tally] = {}
     for index, value in enumerate(expected):
         for position, candidate in enumerate(actual):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -13,7 +14,7 @@ from pytest_arena.scorers.base import ScoreResult, ScoringContext
 from pytest_arena.scorers.patterns import compile_pattern, search
 from pytest_arena.scorers.text import canonical, excerpt, only_quotes, plain_marks, strip_fence
 from pytest_arena.scorers.typed import TypedScorer
-from pytest_arena.spec.case import as_text
+from pytest_arena.spec.case import Case, as_text
 
 if TYPE_CHECKING:
     import regex
@@ -33,11 +34,19 @@ class ContainsOptions(_Options):
     ignore_case: bool = True
     negate: bool = False
 
+    @field_validator("values")
+    @classmethod
+    def _no_blank(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and not all(item.strip() for item in value):
+            raise ValueError("an empty string is in every output: give text to look for")
+        return value
+
 
 class Contains(TypedScorer[ContainsOptions]):
     """The output contains the reference, or all (or any) of several strings.
 
-    The strings are the option `values`, else the reference (a string or a list).
+    The strings are the option `values`, else the reference (a string or a list;
+    its empty items are left out, and an empty reference is unscored).
     Options: `mode` (all: every string, partial credit for the share found;
     any: at least one), `ignore_case` (true), `negate` (false: when true the
     strings must not appear, and `mode` says how many of them must be missing).
@@ -50,9 +59,15 @@ class Contains(TypedScorer[ContainsOptions]):
         self, output: str, reference: Any, opts: ContainsOptions, context: ScoringContext
     ) -> ScoreResult:
         wanted = opts.values if opts.values is not None else _strings(reference)
-        if opts.values is None and wanted and not any(w.strip() for w in wanted):
+        blank = 0
+        if opts.values is None and wanted:
             # an empty cell of a dataset: "" is in every output, which would pass them all
-            return ScoreResult(0.0, None, "the reference is empty: nothing to look for: unscored")
+            kept = [w for w in wanted if w.strip()]
+            if not kept:
+                return ScoreResult(
+                    0.0, None, "the reference is empty: nothing to look for: unscored"
+                )
+            blank, wanted = len(wanted) - len(kept), kept
         if not wanted:
             return ScoreResult(0.0, None, "no reference or values to look for: unscored")
 
@@ -77,6 +92,8 @@ class Contains(TypedScorer[ContainsOptions]):
         else:
             score, passed = float(bool(good)), bool(good)
         reason = _contains_reason(output, wanted, opts, good, bad)
+        if blank:
+            reason += f" ({blank} empty item{'s' if blank > 1 else ''} of the reference left out)"
         if not passed and not opts.negate and not opts.ignore_case:
             cased = [item for item in bad if item.casefold() in output.casefold()]
             if cased:
@@ -132,6 +149,8 @@ class RegexOptions(_Options):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
+        if value is not None and not value:
+            raise ValueError("an empty pattern matches every output: give a pattern")
         if value is not None:
             compile_pattern(value, 0)
         return value
@@ -140,13 +159,30 @@ class RegexOptions(_Options):
 class Regex(TypedScorer[RegexOptions]):
     """The output matches a regular expression (re.search), or a group of it equals the reference.
 
-    Options: `pattern` (default: the reference is the pattern), `group` (a group
+    Options: `pattern` (default: the reference is the pattern; an empty reference is
+    unscored), `group` (a group
     number or name: extract it from the first match and compare it, stripped,
     with the reference), `ignore_case`, `multiline`, `dotall` (all false).
     """
 
     name = "regex"
     options_model = RegexOptions
+
+    def case_problem(self, reference: Any, tools: Sequence[str] | None) -> tuple[str, str] | None:
+        opts = self.options
+        if opts is None or opts.group is None:
+            return None
+        if opts.pattern is None:
+            return "group", (
+                "the option group needs the option pattern: the reference is what the group"
+                " is compared with\n  fix: give a pattern with the group, such as"
+                " pattern: 'Answer: (\\w+)'"
+            )
+        try:
+            _group_of(compile_pattern(opts.pattern, 0), opts.group)
+        except ValueError as exc:
+            return "group", str(exc)
+        return None
 
     def grade(
         self, output: str, reference: Any, opts: RegexOptions, context: ScoringContext
@@ -168,6 +204,10 @@ class Regex(TypedScorer[RegexOptions]):
         pattern = opts.pattern
         if pattern is None and reference is not None:
             pattern = as_text(reference)
+            if not pattern.strip():  # an empty dataset cell: "" matches every output
+                return ScoreResult(
+                    0.0, None, "the reference is empty: no pattern to match: unscored"
+                )
         if pattern is None:
             return ScoreResult(
                 0.0, None, "no pattern to match: unscored; set the option pattern or a reference"
@@ -180,9 +220,8 @@ class Regex(TypedScorer[RegexOptions]):
         return ScoreResult(1.0, True, f"pattern {excerpt(pattern)} matched {excerpt(match[0])}")
 
 
-def _extract(
-    output: str, reference: Any, pattern: regex.Pattern[str], group: int | str, opts: RegexOptions
-) -> ScoreResult:
+def _group_of(pattern: regex.Pattern[str], group: int | str) -> int | str:
+    """The group `group` names in `pattern` ("2" is group 2); ValueError if it has none."""
     shown = excerpt(pattern.pattern)
     if isinstance(group, str) and group.isdigit():
         group = int(group)
@@ -192,6 +231,14 @@ def _extract(
         )
     if isinstance(group, str) and group not in pattern.groupindex:
         raise ValueError(f"pattern {shown} has no group named '{group}'")
+    return group
+
+
+def _extract(
+    output: str, reference: Any, pattern: regex.Pattern[str], group: int | str, opts: RegexOptions
+) -> ScoreResult:
+    shown = excerpt(pattern.pattern)
+    group = _group_of(pattern, group)
     if reference is None:
         return ScoreResult(0.0, None, "no reference to compare the extracted answer with: unscored")
     match = search(pattern, output)
@@ -238,6 +285,26 @@ class Choice(TypedScorer[ChoiceOptions]):
     name = "choice"
     options_model = ChoiceOptions
     needs_reference = True
+
+    def problem_in(self, case: Case, tools: Sequence[str] | None) -> tuple[str, str] | None:
+        """A reference that is no choice of the case, said once when the plan is made."""
+        opts = self.options
+        if opts is None or self.lacks_reference(case.reference):
+            return None
+        try:
+            choices = opts.choices
+            if choices is None:
+                choices = _choices_in(case.metadata)
+        except ValueError as exc:
+            return (
+                "metadata",
+                f"{exc}\n  fix: give metadata choices as a list, such as [Paris, Rome]",
+            )
+        try:
+            _expected_letter(case.reference, choices)
+        except ValueError as exc:
+            return "reference", f"{exc}\n  fix: give the right choice's letter, or its text"
+        return None
 
     def grade(
         self, output: str, reference: Any, opts: ChoiceOptions, context: ScoringContext
@@ -297,9 +364,13 @@ _MENTION = re.compile(r"[(\[]([A-Z])[)\]]|\b(?i:option|choice)\s+([A-Z])(?![\w'\
 
 
 def _metadata_choices(context: ScoringContext) -> list[str] | None:
-    if context.test_case is None or "choices" not in context.test_case.metadata:
+    return None if context.test_case is None else _choices_in(context.test_case.metadata)
+
+
+def _choices_in(metadata: Mapping[str, Any]) -> list[str] | None:
+    if "choices" not in metadata:
         return None
-    value = context.test_case.metadata["choices"]
+    value = metadata["choices"]
     if not isinstance(value, list) or not value:
         raise ValueError(f"metadata choices must be a list of option texts, got {excerpt(value)}")
     return [as_text(item) for item in value]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
@@ -59,7 +60,8 @@ class NumericMatch(TypedScorer[NumericMatchOptions]):
     the last (or first) number in the text. Currency signs and codes, thousands
     separators (also MATH's "10,\\!000", "1{,}000", "1\\,000"), `%`, `\\%` and
     trailing units are ignored; negatives, decimals, scientific notation and
-    fractions ("3/4", "\\frac{3}{4}", "\\frac12", "\\dfrac14") are read.
+    fractions ("3/4", "\\frac{3}{4}", "\\frac12", "\\dfrac14", "1½") are read; "1/0" is
+    no number, and "the answer is not 12" marks no answer.
     The other conventions grade exactly as a benchmark's own grader does (see
     `pytest_arena.scorers.graders`): `gsm8k`, `lm_eval_strict`,
     `lm_eval_flexible` and `math`.
@@ -150,7 +152,8 @@ _NUMBER = re.compile(
 )
 _BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}")
 _HASHES = re.compile(r"####\s*([^\n]*)")
-_ANSWER = re.compile(r"\banswer\b\s*(?:is\b|[:=])\s*([^\n]*)", re.I)
+# "the answer is not 12, it's 13": a negated answer names none
+_ANSWER = re.compile(r"\banswer\b\s*(?:is\b|[:=])(?!\s*not\b)\s*([^\n]*)", re.I)
 _SENTENCE_END = re.compile(r"\.(?=\s|$)")
 # each marker, and whether its last (else its first) occurrence is the answer
 _MARKED = ((_BOXED, True), (_HASHES, False), (_ANSWER, True))
@@ -203,8 +206,18 @@ def _fraction(match: re.Match[str]) -> str:
     return f"{match[1] or match[2]}/{match[3] or match[4]}"
 
 
+# "½", "1½", "2 ¾": a vulgar fraction, alone or after a whole number, is one number
+_VULGAR = "".join(chr(c) for c in (*range(0xBC, 0xBF), *range(0x2150, 0x215F), 0x2189))
+_MIXED = re.compile(rf"(?<![\d.])(\d+)?[ \u00a0\u202f\u2009]?([{_VULGAR}])")
+
+
+def _mixed(match: re.Match[str]) -> str:
+    return repr(int(match[1] or 0) + unicodedata.numeric(match[2]))
+
+
 def _normalise(text: str) -> str:
     text = plain_marks(text.translate(_MINUS))
+    text = _MIXED.sub(_mixed, text)
     text = _TIMES_TEN.sub(r"\1e\2", text)
     text = _TEX_NOISE.sub("", text)
     text = _FRACTION_TEX.sub(_fraction, text)
@@ -217,7 +230,9 @@ def _numbers(text: str) -> list[float]:
     for match in _NUMBER.finditer(text):
         value, denominator = match["value"], match["denominator"]
         number = float(value)
-        if denominator and int(denominator) and not any(c in value for c in ".eE"):
+        if denominator and not any(c in value for c in ".eE"):
+            if not int(denominator):  # "1/0" is no number, nor is it 1
+                continue
             number /= int(denominator)
         if math.isfinite(number):
             numbers.append(number)

@@ -10,13 +10,14 @@ valid UTF-8: a lone surrogate (half of a UTF-16 pair, as a model's JSON may hold
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 import shlex
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from pytest_arena.spec.surrogates import json_text, replaced
 CONTEXT_VARS = ("ARENA_SCORER_CONTEXT", "RL_SCORER_CONTEXT")
 DEFAULT_TIMEOUT = 30.0
 _ENV_LIMIT = 100_000  # one environment string may hold at most 128 KiB on Linux
+_OUTPUT_KEPT = 2_000  # characters of a long output the variable keeps
 _CASE_PART_LIMIT = 2_000  # characters of JSON a case's input, reference or metadata keeps
 _CUT_LAST = ("case", "output", "output_truncated", "response", "trajectory", "cut")
 _STDERR_TAIL = 400
@@ -72,10 +74,32 @@ class ScriptScorer:
             return f"program '{program}' not found on PATH"
         return None
 
+    @staticmethod
+    def option_problem(options: Mapping[str, Any]) -> tuple[str, str] | None:
+        """(the option, what is wrong with it and the fix) if `timeout` is not seconds above
+        0 or `pass_threshold` not a number from 0 to 1; None if both can be used."""
+        if options.get("timeout") is not None:  # None: the default
+            value = options["timeout"]
+            if not (_number(value) and 0 < value < math.inf):
+                return "timeout", (
+                    f"option 'timeout' is {excerpt(value)}, not a number of seconds above 0"
+                    "\n  fix: give the seconds the script may take, such as timeout: 30"
+                )
+        if options.get("pass_threshold") is not None:
+            value = options["pass_threshold"]
+            if not (_number(value) and 0 <= value <= 1):
+                return "pass_threshold", (
+                    f"option 'pass_threshold' is {excerpt(value)}, not a number from 0 to 1"
+                    "\n  fix: give the score at which a bare number passes, such as"
+                    " pass_threshold: 0.5"
+                )
+        return None
+
     def score(self, output: str, reference: Any, context: ScoringContext) -> ScoreResult:
         options = dict(context.options)
         timeout = float(options.get("timeout") or DEFAULT_TIMEOUT)
-        pass_threshold = float(options.get("pass_threshold", 1.0))
+        given = options.get("pass_threshold")
+        pass_threshold = 1.0 if given is None else float(given)
         with tempfile.TemporaryDirectory(prefix="arena-score-") as scratch:
             workspace = Path(context.workspace) if context.workspace else Path(scratch)
             output_file = Path(scratch) / "output.txt"
@@ -97,7 +121,8 @@ class ScriptScorer:
             except processes.TimedOut as exc:
                 raise self._failure(str(exc), _stderr_said(exc.stderr, secrets)) from None
             except OSError as exc:
-                raise self._failure(f"could not be started: {exc.strerror or exc}", "") from None
+                why = _shebang_problem(Path(context.project_root), self.argv[0], exc)
+                raise self._failure(f"could not be started: {why}", "") from None
         stderr = _stderr_said(done.stderr, secrets)
         if done.returncode != 0:
             raise self._failure(done.how(), stderr)
@@ -171,6 +196,40 @@ class ScriptScorer:
         return ScriptFailed(f"{self.shown} {what}{stderr}")
 
 
+def _shebang_problem(root: Path, argv0: str, exc: OSError) -> str:
+    """Why program `argv0` could not be started from `root`: when the file exists, what its
+    '#!' line names is what is missing, and a carriage return there (CRLF) is named."""
+    said = str(exc.strerror or exc)
+    program = root / argv0
+    shown = program.relative_to(root) if program.is_relative_to(root) else program
+    if exc.errno != errno.ENOENT or not program.is_file():
+        return said
+    try:
+        with program.open("rb") as handle:
+            first = handle.readline(256)
+    except OSError:
+        return said
+    if not first.startswith(b"#!"):
+        return said
+    line = first[2:].rstrip(b"\n")
+    words = line.rstrip(b"\r").decode(errors="replace").split()
+    interpreter = words[0] if words else ""
+    if line.endswith(b"\r"):
+        return (
+            "its '#!' line ends in a carriage return (the file has Windows CRLF line"
+            f" endings), so the system looks for '{interpreter}\\r', which no program is"
+            f"\n  fix: save it with LF line endings: sed -i 's/\\r$//' {shown}"
+        )
+    return (
+        f"its interpreter {interpreter or '(none)'}, named by its '#!' line, is not"
+        f" installed ({said})\n  fix: install it, or name one that is, such as #!/bin/sh"
+    )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def script_context(
     output: str, reference: Any, context: ScoringContext, places: dict[str, str]
 ) -> dict[str, Any]:
@@ -218,7 +277,9 @@ def _fit(payload: dict[str, Any]) -> str:
     text = json_text(payload)
     if len(text.encode()) <= _ENV_LIMIT:
         return text
-    cut = {**payload, "output": payload["output"][:2000], "output_truncated": True}
+    cut = dict(payload)
+    if len(payload["output"]) > _OUTPUT_KEPT:  # its start, named in `cut` as the rest are
+        cut.update(output=payload["output"][:_OUTPUT_KEPT], output_truncated=True, cut=["output"])
     for key in ("trajectory", "response"):  # a tool loop's results: the largest parts
         text = json_text(cut)
         if len(text.encode()) <= _ENV_LIMIT:
@@ -228,7 +289,7 @@ def _fit(payload: dict[str, Any]) -> str:
     for part in ("input", "reference", "metadata"):  # a long document to read, say
         if len(json.dumps(case[part], ensure_ascii=False)) > _CASE_PART_LIMIT:
             case[part] = None
-            cut["cut"] = [*cut["cut"], f"case.{part}"]
+            cut["cut"] = [*cut.get("cut", []), f"case.{part}"]
     cut["case"] = case
     text = json_text(cut)
     if len(text.encode()) <= _ENV_LIMIT:

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 from pydantic import BaseModel
 
 from pytest_arena.scorers.base import Scorer, ScoreResult, ScoringContext
+from pytest_arena.spec.case import Case
 
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
@@ -59,6 +60,11 @@ class TypedScorer(Scorer, Generic[OptionsT]):
         whose tools.py defines `tools` (None: it has none), said once when the plan is made:
         (the option that holds it, or "reference"; what is wrong). None if nothing does."""
         return None
+
+    def problem_in(self, case: Case, tools: Sequence[str] | None) -> tuple[str, str] | None:
+        """`case_problem` for the whole `case`: the option, "reference" or "metadata" that
+        holds the problem, and what is wrong; by default, of its reference alone."""
+        return self.case_problem(case.reference, tools)
 
     def lacks_reference(self, reference: Any) -> bool:
         return reference is None
