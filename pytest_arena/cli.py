@@ -350,7 +350,7 @@ def _models_command(args: argparse.Namespace) -> int:
         price = UNKNOWN if info.price is None else _price(info.price)
         limits = "" if info.problem else _limits(info)
         if info.key_env is None and info.base_url:  # a server of the user's: none is sent
-            key = "none sent (api_key_env names one)"
+            key = "none sent (set api_key_env to send one)"
         elif info.key_env is None:
             key = "none needed"
         else:  # a name not written as variables are may be a key pasted there: not shown

@@ -4,7 +4,7 @@ says back, before any of it reaches a report, a cache, a log or an error."""
 
 from __future__ import annotations
 
-import json
+import functools
 import re
 from collections.abc import Iterable, Mapping
 
@@ -41,16 +41,46 @@ _key_variables: set[str] = set(PROVIDER_KEY_VARIABLES)  # and each `api_key_env`
 
 def redacted(text: str, secrets: Iterable[str]) -> str:
     """`text` with each secret of 8 characters or more written as `***`, also where JSON
-    wrote it escaped (a key that holds a stray BOM or a curly quote comes back from a
-    server's JSON error as `\\ufeffsk-...`). A shorter one is left: it would blank words."""
+    wrote it escaped, in part or whole: a key that holds a stray BOM or a curly quote comes
+    back from a server's JSON error as `\\ufeffsk-...`, and PHP's JSON writes every `/` as
+    `\\/` (`sk-test\\/123...`); any character may be written `\\u00XX`. A shorter one is
+    left: it would blank words."""
     for secret in sorted(set(secrets), key=len, reverse=True):  # one may hold another
         if len(secret) < 8:
             continue
         text = text.replace(secret, "***")
-        escaped = json.dumps(secret)[1:-1]
-        if escaped != secret:
-            text = re.sub(re.escape(escaped), "***", text, flags=re.IGNORECASE)
+        if "\\" in text:  # an escape: the secret may be there, written otherwise
+            text = _escaped(secret).sub("***", text)
     return text
+
+
+_SHORT_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "/": "\\/",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+
+
+@functools.lru_cache(maxsize=256)
+def _escaped(secret: str) -> re.Pattern[str]:
+    """`secret` as JSON may write it: each character as itself, as its short escape (`\\/`)
+    or as `\\uXXXX` (a pair of them past U+FFFF), in either case of hex digits."""
+    parts = []
+    for char in secret:
+        forms = [re.escape(char)]
+        if char in _SHORT_ESCAPES:
+            forms.append(re.escape(_SHORT_ESCAPES[char]))
+        code = ord(char)
+        high, low = divmod(code - 0x10000, 0x400)  # past U+FFFF: a surrogate pair
+        units = [code] if code < 0x10000 else [0xD800 + high, 0xDC00 + low]
+        forms.append("".join(rf"\\u(?i:{unit:04x})" for unit in units))
+        parts.append(f"(?:{'|'.join(forms)})")
+    return re.compile("".join(parts))
 
 
 def credential_name(name: str) -> bool:

@@ -265,7 +265,7 @@ def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
             "*sim_small*builtin*sim*$0.15 / $0.6*16 at once, timeout 120s, 4 retries*none needed*",
             "*sim_perfect*builtin*free*",
             "*local*defined*openai*http://127.0.0.1:9/v1*llama3*–*30 rpm*LOCAL_KEY (set)*",
-            "*router*defined*openai*http://127.0.0.1:8/v1*none sent (api_key_env names one)*",
+            "*router*defined*openai*http://127.0.0.1:8/v1*none sent (set api_key_env to send one)*",
             "*openai:gpt-4o-mini*defined*openai*https://api.openai.com/v1*gpt-4o-mini*$1 / $2*"
             "OPENAI_API_KEY (not set)*",
             "*pasted*defined*openai*http://127.0.0.1:7/v1*(api_key_env) (not set)*",

@@ -54,7 +54,10 @@ def free_port() -> int:
 def test_a_refused_connection_is_said_in_words_without_aiohttps_noise() -> None:
     port = free_port()
     error = failure(openai(f"http://127.0.0.1:{port}/v1"))
-    assert str(error) == f"127.0.0.1:{port}: cannot connect: connection refused"
+    assert str(error) == (
+        f"127.0.0.1:{port}: cannot connect: connection refused;"
+        " fix: start the server, or correct base_url"
+    )
     assert error.retryable and error.unreachable
 
 
@@ -147,7 +150,9 @@ def test_a_dropped_connection_is_retried_but_the_server_was_reached(
 
     with pytest.raises(ConnectorError) as caught:
         asyncio.run(once())
-    assert str(caught.value).endswith(": the server closed the connection without a reply")
+    assert str(caught.value).endswith(
+        ": the server closed the connection without a reply; fix: see the server's log for why"
+    )
     assert caught.value.retryable and not caught.value.unreachable
 
 
@@ -223,7 +228,8 @@ def test_calls_to_a_provider_that_cannot_be_reached_stop_being_tried() -> None:
         engine.close()
     assert {r.error for r in results} == {
         f"127.0.0.1:{port}: cannot connect: connection refused (5 tries in a row could not"
-        " connect: the model's calls are no longer tried)"
+        " connect: the model's calls are no longer tried); fix: start the server, or correct"
+        " base_url"
     }
     # each call was tried once, a few of them twice: not 50 calls x 5 tries. The breaker
     # opens when a retry fails, so the retries started before then are at most as many as
@@ -272,7 +278,8 @@ def test_a_server_that_is_down_fails_its_models_cases_fast_with_one_reason(
     assert took < 8  # 50 cases x 5 tries took 10 to 15 s; now a backoff or two
     said = (
         f"model 'mock-t0' call failed: 127.0.0.1:{port}: cannot connect: connection refused"
-        " (5 tries in a row could not connect: the model's calls are no longer tried)"
+        " (5 tries in a row could not connect: the model's calls are no longer tried);"
+        " fix: start the server, or correct base_url"
     )
     assert reasons(pytester.path / "out.json") == {"mock-t0": {said}, "up": {"exact match"}}
     result.stdout.fnmatch_lines([said])

@@ -19,7 +19,7 @@ from pytest_arena.connectors.anthropic import AnthropicConnector
 from pytest_arena.connectors.base import credential_name, redacted, shown_url, url_secrets
 from pytest_arena.spec import Case, SpecError, load_project
 from pytest_arena.spec.schema import ModelDef
-from tests.conftest import MakeProject
+from tests.conftest import ARENA, MakeProject
 from tests.fake_llm_server import FakeLLMServer
 
 SECRET = "sk-test-5f3c9a1e7b2d4c6a8e0f"
@@ -208,7 +208,10 @@ def test_no_listening_server_is_a_retryable_error() -> None:
     connector = make("openai", base_url=f"http://127.0.0.1:{port}/v1")
     error = failure(connector, request("hi"))
     assert error.retryable and error.unreachable
-    assert str(error) == f"127.0.0.1:{port}: cannot connect: connection refused"
+    assert str(error) == (
+        f"127.0.0.1:{port}: cannot connect: connection refused; fix: start the server, or"
+        " correct base_url"
+    )
 
 
 def test_a_cancelled_call_leaves_the_connector_usable(fake_llm: FakeLLMServer) -> None:
@@ -732,3 +735,113 @@ def test_a_cache_miss_never_says_the_credential_an_older_key_held() -> None:
     assert said == "base_url (a credential in it: not shown)"
     said = describe([Difference("base_url", "http://other/v1", old)])
     assert "AIzaSyD" not in said and "'http://other/v1' here" in said
+
+
+def test_a_password_in_the_base_url_variable_is_said_of_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no models.define, the message named `models.define.openai:gpt-4o-mini: base_url`
+    and said to take api_key_env out: the file holds neither."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://u:pw-secret@127.0.0.1:18801/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    path = tmp_path / "arena.yaml"
+    path.write_text("tests:\n  - {id: q, input: hi, reference: hi}\n")
+    file = load_project(path)
+    with pytest.raises(SpecError) as caught:
+        build_connector("openai:gpt-4o-mini", file.spec.models.define, file.path, file.lines)
+    said = caught.value.format(tmp_path)
+    assert (
+        "the environment variable OPENAI_BASE_URL, which gives the model's base_url, holds a"
+        " user and password, sent as an Authorization header, and the model sends another"
+        " (the key in OPENAI_API_KEY)"
+    ) in said, said
+    assert "fix: take user:password@ out of OPENAI_BASE_URL, or write" in said
+    assert "api_key_env out" not in said and ": base_url holds" not in said
+    assert "pw-secret" not in said and SECRET not in said
+
+
+@pytest.mark.parametrize(
+    ("how", "written"),
+    [
+        ("slash", "sk-test\\/1234567890abcdef"),
+        ("unicode", "".join(f"\\u{ord(c):04X}" for c in "sk-test/1234567890abcdef")),
+        ("mixed", "sk-test\\u002F1234567890abc\\u0064ef"),
+        ("astral", "\\ud83d\\ude00sk-test/1234567890abcdef"),
+    ],
+)
+def test_a_secret_is_redacted_in_every_json_escape_of_it(how: str, written: str) -> None:
+    """PHP's JSON writes `/` as `\\/`; any character may come as `\\u00XX`: the key was
+    said whole in the quote of a reply that was not what arena expected."""
+    key = ("\U0001f600" if how == "astral" else "") + "sk-test/1234567890abcdef"
+    assert redacted(f'{{"id": "{written}"}} and {key}', [key]) == '{"id": "***"} and ***'
+    assert redacted("no escape here: sk-test/12345", [key]) == "no escape here: sk-test/12345"
+
+
+def test_a_timeout_names_the_host_and_the_setting_to_raise(
+    fake_llm: FakeLLMServer, pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "slow",
+        f"""
+        models:
+          default: [local]
+          define:
+            local: {{connector: openai, base_url: "{fake_llm.base_url}", timeout: 0.3,
+                     max_retries: 1, backoff: 0.01}}
+        tests:
+          - {{id: q, input: "[[latency=2000]] [[answer=Paris]] hi", reference: Paris}}
+        """,
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*model 'local' call failed: no answer within 0.3 s (the model's timeout) from"
+            f" 127.0.0.1:{fake_llm.port} after 2 tries; fix: raise timeout: in models.define if"
+            " the model is that slow"
+        ]
+    )
+
+
+def test_a_dropped_connection_says_the_tries_before_the_fix(
+    fake_llm: FakeLLMServer, pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "dropped",
+        f"""
+        models:
+          default: [local]
+          define:
+            local: {{connector: openai, base_url: "{fake_llm.base_url}", max_retries: 1,
+                     backoff: 0.01}}
+        tests:
+          - {{id: q, input: "[[fault=reset]] hi", reference: Paris}}
+        """,
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"*call failed: 127.0.0.1:{fake_llm.port}: the server closed the connection without"
+            " a reply after 2 tries; fix: see the server's log for why*"
+        ]
+    )
+
+
+def test_arena_models_says_how_to_send_a_key_to_a_server_of_the_users(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """It said "none sent (api_key_env names one)" of a model with no api_key_env."""
+    make_project(
+        "mine",
+        """
+        models:
+          define:
+            router: {connector: openai, base_url: "http://127.0.0.1:8/v1", model: llama}
+        tests:
+          - {id: a, input: x, reference: x}
+        """,
+    )
+    result = pytester.run(*ARENA, "models", "--project", "projects/mine")
+    assert result.ret == 0, result.stderr.str()
+    result.stdout.fnmatch_lines(["*router*none sent (set api_key_env to send one)*"])

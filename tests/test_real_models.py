@@ -65,7 +65,9 @@ def test_every_fault_ends_as_a_right_result_or_a_clear_failure(
     result.stdout.fnmatch_lines(
         [
             "*_ geo::hangs[[]remote] _*",
-            "model 'remote' call failed: no answer within 0.5 s (the model's timeout) after 3 tries",
+            f"model 'remote' call failed: no answer within 0.5 s (the model's timeout) from"
+            f" 127.0.0.1:{port} after 3 tries; fix: raise timeout: in models.define if the model"
+            " is that slow",
             "*_ geo::garbled[[]remote] _*",
             f"model 'remote' call failed: 127.0.0.1:{port}: * not *JSON*",
             "*_ geo::refused[[]remote] _*",

@@ -146,7 +146,8 @@ def test_an_agent_that_never_returns_or_exits_fails_its_case_and_pytest_exits_at
     result.stdout.fnmatch_lines(
         [
             "*_ agent::stuck[[]mine[]] _*",
-            "model 'mine' call failed: no answer within 0.5 s (the model's timeout)",
+            "model 'mine' call failed: no answer within 0.5 s (the model's timeout); fix: raise"
+            " timeout: in models.define if the model is that slow",
             "*_ agent::leave[[]mine[]] _*",
             "model 'mine' call failed: agent:run raised SystemExit: 3",
             "  File *agent.py*, line 8, in run",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import errno
 import json
 import os
 import re
@@ -116,9 +117,10 @@ class HttpSettings(BaseModel):
         return value
 
 
-def _one_authorization(cls: type[HttpConnector], data: dict[str, Any]) -> None:
+def _one_authorization(cls: type[HttpConnector], data: dict[str, Any], env: str = "") -> None:
     """A user and password in `base_url` are sent as an Authorization header: a model that
-    sends another (its key's, or one in `headers`) would fail every call, unsaid until then."""
+    sends another (its key's, or one in `headers`) would fail every call, unsaid until then.
+    `env`: the environment variable `base_url` was taken from, if it was not written."""
     url = data.get("base_url")
     parts = urlsplit(url) if isinstance(url, str) else None
     if parts is None or (parts.username is None and parts.password is None):
@@ -130,6 +132,22 @@ def _one_authorization(cls: type[HttpConnector], data: dict[str, Any]) -> None:
     keyed = bool(data.get("api_key_env")) and cls.key_header.lower() == "authorization"
     if written or keyed:
         by = "headers.Authorization" if written else "the key api_key_env names"  # unquoted
+        if env:  # not in arena.yaml: said of the variable, not of a line with no base_url
+            if not written and data.get("api_key_env") == cls.default_key_env:
+                by = f"the key in {cls.default_key_env}"
+            fix = (
+                "the Authorization header out of headers"
+                if written
+                else "write the model's base_url in models.define instead (a server other"
+                " than the provider's is sent no key unless api_key_env names one)"
+            )
+            raise SettingProblem(
+                f"the environment variable {env}, which gives the model's base_url, holds a"
+                f" user and password, sent as an Authorization header, and the model sends"
+                f" another ({by}): a request carries one",
+                None,
+                f"take user:password@ out of {env}, or {fix}",
+            )
         raise SettingProblem(  # the URL itself is not quoted: it holds a password
             f"base_url holds a user and password, sent as an Authorization header, and the"
             f" model sends another ({by}): a request carries one",
@@ -164,8 +182,10 @@ class HttpConnector(Connector):
                 )
         data = {"model": key, **raw}
         written = "base_url" in data
+        from_env = ""  # the variable base_url was taken from
         if not written:  # the provider's, or where its own client's variable points
             env = providers.BASE_URL_ENV.get(cls.name, "")
+            from_env = env if os.environ.get(env, "").strip() else ""
             data["base_url"] = os.environ.get(env, "").strip() or cls.default_base_url
             parts = urlsplit(data["base_url"])
             if parts.scheme not in ("http", "https") or not parts.hostname:  # from the variable
@@ -181,7 +201,7 @@ class HttpConnector(Connector):
             # The provider's own key goes to the provider (or where the user's variable sends
             # its client) only: another server gets no key unless `api_key_env` names one.
             data["api_key_env"] = cls.default_key_env
-        _one_authorization(cls, data)
+        _one_authorization(cls, data, from_env)
         return data, cls.default_price or providers.known_price(cls.name, str(data["model"]))
 
     def __repr__(self) -> str:
@@ -281,6 +301,7 @@ class HttpConnector(Connector):
         headers = self._headers()
         payload = json_text(self.body(request)).encode()  # a lone surrogate, escaped
         where = _host(self.url)
+        encoding = ""  # the reply's Content-Encoding
         try:
             post = session.post(
                 self.url,
@@ -291,6 +312,7 @@ class HttpConnector(Connector):
             )
             async with post as reply:
                 status, reply_headers = reply.status, reply.headers
+                encoding = reply_headers.get("Content-Encoding", "")
                 raw = await _body(reply, where)
         except aiohttp.ClientConnectorError as exc:  # no connection made: refused, DNS, TLS
             via = (
@@ -299,12 +321,22 @@ class HttpConnector(Connector):
                 if self._proxy
                 else ""
             )
+            problem = _connect_problem(exc)
+            if not self._proxy and exc.os_error.errno == errno.ECONNREFUSED:
+                problem += "; fix: start the server, or correct base_url"
             raise ConnectorError(
-                self._redact(f"{where}: cannot connect{via}: {_connect_problem(exc)}"),
+                self._redact(f"{where}: cannot connect{via}: {problem}"),
                 retryable=True,
                 unreachable=True,
             ) from None
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
+            if _undecodable(exc):
+                encoding = self._redact(_quote(encoding))
+                raise ConnectorError(  # not retried: the same body would come again
+                    f"{where}: the reply's Content-Encoding {encoding} could not be decoded:"
+                    " the body is not encoded as the header says; fix: check the server at"
+                    " base_url (or a proxy before it)"
+                ) from None
             problem, unreachable = _dropped(exc)
             raise ConnectorError(
                 self._redact(f"{where}: {problem}"), retryable=True, unreachable=unreachable
@@ -338,11 +370,18 @@ class HttpConnector(Connector):
                 retry_after=retry_after,
             )
         try:
-            return self.parse(json.loads(text), request)
+            response = self.parse(json.loads(text), request)
         except ValueError:
             problem = "the reply is not JSON"
         except (KeyError, IndexError, TypeError, AttributeError):
             problem = "the reply lacks the expected fields"
+        else:
+            # JSON may write the key escaped (`\\/`, `\\u00XX`), past the text's redaction:
+            # what the reply says, decoded, is redacted again
+            secrets = self._secrets()
+            response.text = redacted(response.text, secrets)
+            response.meta = _redacted_data(response.meta, secrets)
+            return response
         raise ConnectorError(f"{where}: {problem} (HTTP {status}): {_quote(text)}")
 
     def _fix_for(self, status: int) -> str:
@@ -363,13 +402,17 @@ class HttpConnector(Connector):
             )
         return ""
 
-    def _redact(self, text: str) -> str:
-        """`text` without the key, the credentials of the headers and of the URLs."""
+    def _secrets(self) -> list[str]:
+        """The key, the credentials of the headers and of the URLs: what a request carries."""
         env = self.settings.api_key_env
         secrets = [os.environ.get(env, "").strip() if env else ""]
         secrets += [*credentials_of(self.settings.headers.items()), *url_secrets(self.url)]
         secrets += url_secrets(self._proxy or "")
-        return redacted(text, secrets)
+        return secrets
+
+    def _redact(self, text: str) -> str:
+        """`text` without the key, the credentials of the headers and of the URLs."""
+        return redacted(text, self._secrets())
 
 
 def answer(
@@ -386,6 +429,20 @@ def answer(
         tokens_out = estimate_tokens(text)
         meta["tokens_estimated"] = True
     return Response(text=text, tokens_in=tokens_in, tokens_out=tokens_out, meta=meta)
+
+
+def _redacted_data(value: Any, secrets: list[str]) -> Any:
+    """JSON data `value` with the secrets redacted from each string in it, keys too."""
+    if isinstance(value, str):
+        return redacted(value, secrets)
+    if isinstance(value, dict):
+        return {
+            (redacted(k, secrets) if isinstance(k, str) else k): _redacted_data(v, secrets)
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [_redacted_data(v, secrets) for v in value]
+    return value
 
 
 def _new_session() -> aiohttp.ClientSession:
@@ -450,13 +507,26 @@ def _connect_problem(exc: aiohttp.ClientConnectorError) -> str:
     return _os_text(error)
 
 
+def _undecodable(exc: BaseException) -> bool:
+    """Whether `exc` says the reply's body did not decode as its Content-Encoding says (a
+    body labelled gzip that is not), rather than that it was cut off."""
+    from aiohttp.http_exceptions import ContentEncodingError
+
+    return isinstance(exc.__cause__, ContentEncodingError) or (
+        "decode content-encoding" in str(exc).lower()
+    )
+
+
 def _dropped(exc: BaseException) -> tuple[str, bool]:
     """What happened to a connection that failed after the connector's first step, and
     whether the server was reached at all (a connect timeout, a fingerprint mismatch)."""
     import aiohttp
 
     if isinstance(exc, aiohttp.ServerDisconnectedError):
-        return "the server closed the connection without a reply", False
+        return (
+            "the server closed the connection without a reply; fix: see the server's log for why",
+            False,
+        )
     if isinstance(exc, aiohttp.ClientPayloadError):
         return "the reply was cut off before its end", False
     if type(exc).__name__ == "ConnectionTimeoutError" or (
@@ -491,9 +561,10 @@ def _count(value: object) -> bool:
 
 
 async def _body(reply: aiohttp.ClientResponse, where: str) -> bytes:
-    """The reply's body, at most MAX_REPLY bytes; ConnectorError for a larger one."""
-    length = reply.content_length
-    if length is not None and length <= MAX_REPLY:
+    """The reply's body, at most MAX_REPLY bytes decoded; ConnectorError for a larger one."""
+    length = reply.content_length  # of the body as sent: a gzip one decodes to more
+    encoded = reply.headers.get("Content-Encoding", "identity").strip().lower() != "identity"
+    if length is not None and length <= MAX_REPLY and not encoded:
         return await reply.read()
     chunks, size = [], 0
     async for chunk in reply.content.iter_chunked(1 << 16):

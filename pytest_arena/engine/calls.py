@@ -46,6 +46,11 @@ T = TypeVar("T")
 THREAD_NAME = "arena-engine"
 MAX_BACKOFF = 30.0
 MAX_RETRY_AFTER = 60.0  # seconds a server's Retry-After may ask for; longer ends the call
+REPLAY_UNCACHED = (
+    "not called: the model has 'cache: false', so none of its answers is cached, and"
+    " --arena-cache replay makes no call (strict and offline); fix: take 'cache: false' off"
+    " the model, or run without --arena-cache replay"
+)
 BATCH = 64  # calls handed over to the loop's thread at once by `Engine.batch`
 BEAT = 0.5  # seconds between the loop's heartbeats
 STALL_LIMIT = 60.0  # seconds without a heartbeat after which the loop is taken as stuck
@@ -462,6 +467,10 @@ class Engine:
         budgets: tuple[Budget, ...],
         fresh: bool = False,
     ) -> CallResult:
+        if not limits.cache and connector.cacheable and self._replaying():
+            # strict and offline: a model cached by default but kept out of the cache would
+            # be called (and paid) live, its answers unlike those of the run replayed
+            return CallResult(error=REPLAY_UNCACHED)
         store = self.store if limits.cache else None
         parts = key_parts(connector, request) if store is not None else {}
         fresh = fresh and store is not None and store.mode is CacheMode.USE
@@ -526,7 +535,11 @@ class Engine:
                     if not unreachable:
                         breaker.replied()
                 except asyncio.TimeoutError:
-                    failure = f"no answer within {limits.timeout:g} s (the model's timeout)"
+                    failure = (
+                        f"no answer within {limits.timeout:g} s (the model's timeout)"
+                        f"{_from(connector)}; fix: raise timeout: in models.define if the"
+                        " model is that slow"
+                    )
                     retryable, wait = True, None
                 except Exception as exc:
                     failure, retryable, wait = raised(exc), False, None
@@ -547,13 +560,17 @@ class Engine:
                         answered.warning = str(exc)
                 return answered
             last_try = not retryable or retries >= limits.max_retries
+            said, fix = _fix_apart(failure)
             if unreachable:
-                breaker.cannot_connect(failure, retries, last_try)
+                broken = breaker.reason is None
+                breaker.cannot_connect(said, retries, last_try)
                 if breaker.reason is not None:
+                    if broken:  # opened now: the fix goes after the breaker's words
+                        breaker.reason += fix
                     return CallResult(error=breaker.reason, retries=retries)
             if last_try:
                 tries = f" after {retries + 1} tries" if retries else ""
-                return CallResult(error=f"{failure}{tries}", retries=retries)
+                return CallResult(error=f"{said}{tries}{fix}", retries=retries)
             if wait is not None and wait > MAX_RETRY_AFTER:  # an hour, say: the run would hang
                 return CallResult(
                     error=f"{failure}; the server asks for {wait:.0f} s before another try,"
@@ -563,6 +580,9 @@ class Engine:
             delay = wait if wait is not None else _backoff(limits.backoff, retries)
             again = True
             await asyncio.sleep(delay)
+
+    def _replaying(self) -> bool:
+        return self.store is not None and self.store.mode is CacheMode.REPLAY
 
     async def _on_cache_thread(self, writes: bool, work: Callable[..., T], *args: Any) -> T:
         """`work(*args)` on the cache's thread for reads or for writes."""
@@ -672,6 +692,23 @@ def _quietly(warm_up: Callable[[], None]) -> None:
     """A warm-up's failure is the first call's to say, with its case."""
     with contextlib.suppress(Exception):
         warm_up()
+
+
+def _from(connector: Connector) -> str:
+    """ " from HOST:PORT" for a connector that posts to a URL, else nothing."""
+    url = getattr(connector, "url", None)
+    if not isinstance(url, str):
+        return ""
+    from pytest_arena.connectors.http_api import _host
+
+    return f" from {_host(url)}"
+
+
+def _fix_apart(failure: str) -> tuple[str, str]:
+    """`failure` apart from the "; fix: ..." it ends with, if any (kept last when words
+    such as "after 3 tries" are added)."""
+    said, sep, fix = failure.partition("; fix: ")
+    return said, sep + fix
 
 
 def _backoff(base: float, retries: int) -> float:
