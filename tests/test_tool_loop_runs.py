@@ -5,6 +5,7 @@ recorded and cached, graded by tool_call and trajectory."""
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -424,19 +425,19 @@ def test_tool_call_and_trajectory_leave_an_agents_case_unscored_and_say_why(
     held, and `allow_extra: false` found no extra call, whatever the agent called."""
     make_project(
         "agent",
-        """
+        f"""
         models:
           default: [mine, cmd]
           define:
-            mine: {connector: python, callable: "agent:run"}
-            cmd: {connector: command, command: "python cmd_agent.py"}
+            mine: {{connector: python, callable: "agent:run"}}
+            cmd: {{connector: command, command: [{json.dumps(sys.executable)}, cmd_agent.py]}}
         scoring:
-          - {scorer: tool_call, params: {allow_extra: false}}
-          - {scorer: trajectory, params: {must_not_call: [issue_refund]}}
+          - {{scorer: tool_call, params: {{allow_extra: false}}}}
+          - {{scorer: trajectory, params: {{must_not_call: [issue_refund]}}}}
         tests:
           - id: no_refund
             input: I was charged twice for 1182
-            reference: {tool_calls: [], answer: no refund}
+            reference: {{tool_calls: [], answer: no refund}}
         """,
         {
             "agent.py": (
