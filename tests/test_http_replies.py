@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import MakeProject
-from tests.test_http_connectors import KEY_ENV, call, failure, make, request
+from tests.connectors import KEY_ENV, call, failure, make, request
 
 KEY = "sk-test/1234567890abcdef"  # a `/`: PHP's JSON writes it `\/`
 TAIL = "1234567890abcdef"  # what no output may hold, in any form

@@ -259,7 +259,8 @@ category("model_without_key", Run(seconds=15, env={"ARENA_CORPUS_UNSET_KEY": Non
 )
 DOWN = (
     "model 'down' call failed: 127.0.0.1:*: cannot connect: connection refused (5 tries in a row"
-    " could not connect: the model's calls are no longer tried)"
+    " could not connect: the model's calls are no longer tried); fix: start the server, or"
+    " correct base_url"
 )
 category("model_down", Run(seconds=12))(
     "model_nothing_listening",
