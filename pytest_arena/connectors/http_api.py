@@ -322,7 +322,8 @@ class HttpConnector(Connector):
                 else ""
             )
             problem = _connect_problem(exc)
-            if not self._proxy and exc.os_error.errno == errno.ECONNREFUSED:
+            error = getattr(exc, "os_error", None)  # (aiohttp 3.9's certificate error: none)
+            if not self._proxy and getattr(error, "errno", None) == errno.ECONNREFUSED:
                 problem += "; fix: start the server, or correct base_url"
             raise ConnectorError(
                 self._redact(f"{where}: cannot connect{via}: {problem}"),
