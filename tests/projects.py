@@ -73,3 +73,25 @@ def local_openai(base_url: str, settings: str = "", reference: str = "x") -> str
         f'    m: {{connector: openai, base_url: "{base_url}"{more}}}\n'
         f'tests:\n  - {{id: a, input: "[[answer=x]] one", reference: {reference}}}\n'
     )
+
+
+# A python agent that answers "yes" or "no" by a pattern per prompt, one character a sample
+# ("10" passes every other sample), and the project head that repeats its cases until
+# min_pass_rate is decided: the flaky and repeat tests read their counts off these patterns.
+PATTERNED_AGENT = """
+PATTERNS = {"steady": "1", "coin": "10", "mostly": "1111011111", "early": "1011111111"}
+
+
+def answer(prompt, request):
+    pattern = PATTERNS[prompt]
+    return "yes" if pattern[request.sample % len(pattern)] == "1" else "no"
+"""
+
+PATTERNED_PROJECT = """
+models:
+  default: [patterned]
+  define:
+    patterned: {connector: python, callable: "agent:answer"}
+repeat: {min: 3, max: 10}
+min_pass_rate: 0.8
+"""

@@ -17,6 +17,7 @@ from pytest_arena.reports.gates import (
 )
 from pytest_arena.reports.leaderboard import build_board
 from tests.conftest import MakeProject
+from tests.projects import PATTERNED_AGENT, PATTERNED_PROJECT
 
 
 def record(model: str, case: str, passed: bool, cost: float = 0.0, **metrics: float) -> Record:
@@ -325,27 +326,16 @@ def test_stepwise_stops_at_a_failure_as_x_does(pytester: pytest.Pytester) -> Non
         assert stops_at_a_failure(config) is stops, args
 
 
-COIN = """
-models:
-  default: [patterned]
-  define:
-    patterned: {connector: python, callable: "agent:answer"}
-repeat: {min: 3, max: 10}
-min_pass_rate: 0.8
-gate:
+COIN = (
+    PATTERNED_PROJECT
+    + """gate:
   models:
     patterned: {flaky: {max: %s}}
 tests:
   - {id: steady, input: "steady", reference: "yes"}
   - {id: mostly, input: "mostly", reference: "yes"}
 """
-COIN_AGENT = """
-PATTERNS = {"steady": "1", "mostly": "1111011111"}
-
-
-def answer(prompt, request):
-    return "yes" if PATTERNS[prompt][request.sample % len(PATTERNS[prompt])] == "1" else "no"
-"""
+)
 
 
 @pytest.mark.parametrize(("most", "status", "line"), [(0, 1, "failed"), (1, 0, "held")])
@@ -354,7 +344,7 @@ def test_a_gate_on_flaky_counts_the_cases_still_undecided(
 ) -> None:
     """The leaderboard had a flaky column, and a gate on it failed with "no record has a
     metric 'flaky'"."""
-    make_project("coin", COIN % most, {"agent.py": COIN_AGENT})
+    make_project("coin", COIN % most, {"agent.py": PATTERNED_AGENT})
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["*rank*model*flaky*", "*1*patterned*1*"])
     suffix = "outside max 0 (short by 1)" if most == 0 else "within max 1 (margin 0)"

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from tests.conftest import MakeProject
+from tests.projects import PATTERNED_AGENT, PATTERNED_PROJECT
 
 TONE_SCORER = """
 from pytest_arena.scorers import Scorer, ScoreResult
@@ -238,26 +239,14 @@ def test_unscored_cases_are_their_own_category_and_never_fail(
     )
 
 
-COIN = """
-models:
-  default: [patterned]
-  define:
-    patterned: {connector: python, callable: "agent:answer"}
-repeat: {min: 3, max: 10}
-min_pass_rate: 0.8
-tests:
+COIN = (
+    PATTERNED_PROJECT
+    + """tests:
   - {id: coin, input: "coin", reference: "yes"}
   - {id: mostly, input: "mostly", reference: "yes"}
   - {id: early, input: "early", reference: "yes", min_pass_rate: 0.5}
 """
-COIN_AGENT = """
-PATTERNS = {"coin": "10", "mostly": "1111011111", "early": "1011111111"}
-
-
-def answer(prompt, request):
-    pattern = PATTERNS[prompt]
-    return "yes" if pattern[request.sample % len(pattern)] == "1" else "no"
-"""
+)
 
 
 @pytest.mark.parametrize("strict", [False, True])
@@ -270,7 +259,7 @@ def test_an_xfail_mark_keeps_pytests_verdict_and_the_reports_say_it(
     """A case marked xfail is counted as pytest counts it (not FLAKY or "PASSED (7/8)"),
     and its record in the JSON report says what pytest made of it."""
     gate = "gate: {all: {accuracy: {min: 0}}}\n"  # holds: what fails the run is said
-    make_project("coin", COIN + gate, files={"agent.py": COIN_AGENT})
+    make_project("coin", COIN + gate, files={"agent.py": PATTERNED_AGENT})
     pytester.makeconftest(
         "import pytest\n"
         "def pytest_collection_modifyitems(items):\n"
