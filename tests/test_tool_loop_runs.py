@@ -521,3 +521,25 @@ def test_a_python_agent_that_says_its_tool_calls_is_graded_on_them(
     ]
     assert steps[0]["tool_results"][0]["content"] == '{"status": "shipped"}'
     assert steps[1]["message"]["content"] == "It shipped once."
+
+
+def test_a_loop_whose_second_turn_fails_keeps_what_its_first_turn_took_and_cost(
+    fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """A server error on the second turn kept the first turn in the trajectory, but its
+    tokens and cost were dropped: the case said $0 and the spend line "not graded"."""
+    failing = TOOLS.replace('"status": "shipped"', '"status": "[[fault=500]]"')
+    priced = "max_retries: 0, price: {input_per_mtok: 1000000, output_per_mtok: 1000000}"
+    yaml = project(fake_llm, "openai").replace("max_retries: 0", priced)
+    make_project("desk", yaml, {"tools.py": failing})
+    result, records = run(pytester)
+    result.assert_outcomes(failed=1)
+    assert fake_llm.total == 2
+    record = records["refund"]
+    assert record["status"] == "error" and "fake failure 500" in record["reason"]
+    (step,) = record["response"]["trajectory"]
+    assert step["tokens_in"] > 0 and step["cost"] > 0
+    assert record["tokens"] == {"input": step["tokens_in"], "output": step["tokens_out"]}
+    assert record["cost"] == pytest.approx(step["cost"])
+    result.stdout.fnmatch_lines([f"arena: 0 answers graded; ${step['cost']:.2f} spent on*"])
+    result.stdout.no_fnmatch_line("*no case was graded by*")

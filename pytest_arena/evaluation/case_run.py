@@ -254,10 +254,12 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
         request = prepared.request
         if request is not None and request.workspace is not None:  # said even if it failed
             record.detail["workspace"] = str(request.workspace)
-        if result.trajectory:  # what the tool loop did before it failed is kept too
+        if result.trajectory and result.error is not None:
+            # the tool loop failed (a later turn's call, or a budget cut it short): the turns
+            # that ran are kept, with what they took and cost
             record.response = capped(response_data(result))
-        if result.cut_short:  # a budget stopped its tool loop: the turns that ran are its own
             _count_turns(record, result)
+        if result.cut_short:
             raise _Stop(f"model '{model}' {result.error}")
         if result.error is not None:
             raise _Stop(f"model '{model}' call failed: {result.error}")
@@ -321,7 +323,7 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
 
 
 def _count_turns(record: Record, result: CallResult) -> None:
-    """What the turns of a tool loop cut short took and cost, as an answer's are counted."""
+    """What the turns of a tool loop that failed took and cost, as an answer's are counted."""
     steps = result.trajectory or []
     record.latency_ms, record.cost = result.latency_ms, result.cost
     record.cached_cost = (result.cost or 0.0) if result.cached else result.cached_cost
