@@ -32,7 +32,8 @@ def escaped(text: str, how: str) -> str:
 class Handler(BaseHTTPRequestHandler):
     """/echo-slash/v1, /echo-unicode/v1: "you sent <the Bearer key>", escaped so; /fields/v1:
     no choices, the key (escaped) in an id; /bomb/v1: a gzip bomb; /badgzip/v1: a body
-    labelled gzip that is none; any other path: "Paris"."""
+    labelled gzip that is none; /bom/v1: "Paris" after a byte order mark; /latin1/v1: "Café"
+    in ISO-8859-1, as its Content-Type says; any other path: "Paris"."""
 
     protocol_version = "HTTP/1.1"
     server: Server
@@ -47,6 +48,7 @@ class Handler(BaseHTTPRequestHandler):
         mode = self.path.split("/")[1]
         key = self.headers.get("Authorization", "").removeprefix("Bearer ")
         encoding = None
+        kind = "application/json"
         reply: dict[str, Any]
         if mode.startswith("echo-"):
             how = mode.removeprefix("echo-")
@@ -78,6 +80,13 @@ class Handler(BaseHTTPRequestHandler):
             body, encoding = gzip.compress(answer, 1), "gzip"
         elif mode == "badgzip":
             body, encoding = b"\x1f\x8b not gzip at all", "gzip"
+        elif mode == "bom":  # as some .NET and PowerShell servers write JSON
+            reply = {"choices": [{"message": {"content": "Paris"}, "finish_reason": "stop"}]}
+            body = "\ufeff".encode() + json.dumps(reply).encode()
+        elif mode == "latin1":  # JSON in the charset its Content-Type names
+            reply = {"choices": [{"message": {"content": "Café"}, "finish_reason": "stop"}]}
+            body = json.dumps(reply, ensure_ascii=False).encode("latin-1")
+            kind = "application/json; charset=ISO-8859-1"
         else:
             reply = {
                 "choices": [{"message": {"content": "Paris"}, "finish_reason": "stop"}],
@@ -85,7 +94,7 @@ class Handler(BaseHTTPRequestHandler):
             }
             body = json.dumps(reply).encode()
         self.send_response(200)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         if encoding:
             self.send_header("Content-Encoding", encoding)
@@ -193,6 +202,16 @@ def test_a_reply_that_lacks_the_fields_quotes_it_without_the_escaped_key(server:
     )
     assert "the reply lacks the expected fields (HTTP 200)" in str(error)
     assert '{"id": "***"' in str(error) and TAIL not in str(error)
+
+
+@pytest.mark.parametrize(("mode", "answer"), [("bom", "Paris"), ("latin1", "Café")])
+def test_a_reply_with_a_byte_order_mark_or_in_the_charset_it_names_is_read(
+    server: Server, mode: str, answer: str
+) -> None:
+    """A UTF-8 byte order mark made the reply "not JSON"; an ISO-8859-1 body came out with
+    U+FFFD where its accents were."""
+    response = call(make("openai", base_url=server.url(mode), api_key_env=KEY_ENV), request("hi"))
+    assert response.text == answer
 
 
 # 2. a gzip bomb

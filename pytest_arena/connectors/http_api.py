@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import email.utils
 import errno
 import json
@@ -347,7 +348,7 @@ class HttpConnector(Connector):
         except aiohttp.ClientError as exc:
             said = self._redact(_describe(exc))  # aiohttp's may quote what was sent
             raise ConnectorError(f"{where}: the request failed: {said}") from None
-        text = self._redact(raw.decode("utf-8", "replace"))
+        text = self._redact(_text(raw, reply_headers.get("Content-Type", "")))
         if 300 <= status < 400:
             moved = reply_headers.get("Location", "elsewhere")
             raise ConnectorError(
@@ -577,6 +578,23 @@ async def _body(reply: aiohttp.ClientResponse, where: str) -> bytes:
             )
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+_CHARSET = re.compile(r";\s*charset\s*=\s*\"?([^\";\s]+)", re.IGNORECASE)
+
+
+def _text(raw: bytes, content_type: str) -> str:
+    """The body as text: in the charset its Content-Type names, else UTF-8 (JSON's own), a
+    byte order mark before it dropped; what does not decode replaced, never an error."""
+    said = _CHARSET.search(content_type)
+    named = said.group(1).lower() if said else "utf-8"
+    try:
+        codecs.lookup(named)
+    except LookupError:  # a charset no codec knows: JSON is UTF-8
+        named = "utf-8"
+    if named.replace("_", "-") in ("utf-8", "utf8"):
+        named = "utf-8-sig"
+    return raw.decode(named, "replace")
 
 
 def _retry_after(value: str | None) -> float | None:
