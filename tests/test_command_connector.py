@@ -418,3 +418,106 @@ def test_which_variables_hold_a_secret() -> None:
     env = {"PWD": "/home/someone/project", "API_TOKEN": " tok-0123456789 ", "MY_KEY": "short"}
     said = redacted("in /home/someone/project: tok-0123456789 short", environment_secrets(env))
     assert said == "in /home/someone/project: *** short"
+
+
+REPORTER = """
+import json, sys
+prompt = sys.stdin.read()
+calls = [{"name": "lookup_order", "arguments": {"order_id": "1182"}, "result": {"status": "shipped"}}]
+if "refund" in prompt:
+    calls.append({"name": "issue_refund", "arguments": {"order_id": "1182"}})
+print("thinking...", file=sys.stderr)
+print(json.dumps({
+    "text": "Order 1182 has shipped.",
+    "tokens_in": 12,
+    "tokens_out": 5,
+    "cost": 0.25,
+    "meta": {"plan": "look it up"},
+    "tool_calls": calls,
+}))
+"""
+
+
+def test_with_output_json_the_agent_says_its_usage_cost_meta_and_tool_calls(
+    tmp_path: Path,
+) -> None:
+    from pytest_arena.connectors.base import AGENT_META, AGENT_STEPS
+
+    connector = build(
+        tmp_path, python_command("agent.py") + "output: json\n", {"agent.py": REPORTER}
+    )
+    response = call(connector, request(tmp_path / "work"))
+    assert response.text == "Order 1182 has shipped."
+    assert (response.tokens_in, response.tokens_out, response.cost) == (12, 5, 0.25)
+    assert response.meta[AGENT_META] == {"plan": "look it up"}
+    assert response.meta["exit_status"] == 0 and response.meta["stderr_tail"] == "thinking..."
+    steps = response.meta[AGENT_STEPS]
+    assert [s["message"]["tool_calls"] for s in steps] == [
+        [{"id": "call_1", "name": "lookup_order", "arguments": {"order_id": "1182"}}],
+        [],
+    ]
+    assert steps[0]["tool_results"][0]["content"] == '{"status": "shipped"}'
+
+
+@pytest.mark.parametrize(
+    ("printed", "said"),
+    [
+        ("print('Order 1182 has shipped.')", "printed 'Order 1182 has shipped.' on stdout, not a"),
+        ("pass", "printed nothing on stdout, not a JSON object"),
+        ("print('[1, 2]')", "printed JSON list on stdout, not an object"),
+        ("print('{\"answer\": 1}')", "printed a dict with keys ['answer']; print one with 'text'"),
+        ('print(\'{"text": "x", "cost": -1}\')', "printed a dict whose cost is -1.0; print"),
+        (
+            'print(\'{"text": "x", "tool_calls": [{"tool": "a"}]}\')',
+            "printed tool_calls[0] = {'tool': 'a'}; print a list of the calls the agent made",
+        ),
+    ],
+)
+def test_with_output_json_anything_but_a_reply_object_is_the_agents_error(
+    tmp_path: Path, printed: str, said: str
+) -> None:
+    connector = build(
+        tmp_path, python_command("agent.py") + "output: json\n", {"agent.py": printed}
+    )
+    with pytest.raises(ConnectorError) as caught:
+        call(connector, request(tmp_path / "work"))
+    assert str(caught.value).startswith("command '") and said in str(caught.value)
+
+
+def test_a_command_agent_that_says_its_tool_calls_is_graded_on_them(
+    make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """tool_call and trajectory left a command agent's cases unscored: its calls were not
+    seen. With `output: json` it says them, and what it took and cost reaches the board."""
+    make_project(
+        "desk",
+        f"""
+        models:
+          default: [agent]
+          define:
+            agent: {{connector: command, command: [{json.dumps(sys.executable)}, agent.py], output: json}}
+        scoring:
+          - {{scorer: tool_call}}
+          - {{scorer: trajectory, params: {{must_not_call: [issue_refund]}}}}
+        tests:
+          - id: where
+            input: Where is order 1182?
+            reference: {{tool_calls: [{{name: lookup_order, arguments: {{order_id: "1182"}}}}]}}
+          - id: refund
+            input: Please refund order 1182.
+            reference: {{tool_calls: [{{name: lookup_order, arguments: {{order_id: "1182"}}}}]}}
+        """,
+        {"agent.py": REPORTER},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json=run.json")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        ["*trajectory*failed: issue_refund was called once but must not be"]
+    )
+    result.stdout.no_fnmatch_line("*unscored*")
+    result.stdout.fnmatch_lines(["*agent*34*$0.500000*"])  # tokens and cost of both cases
+    records = {
+        r["case"]: r for r in json.loads((pytester.path / "run.json").read_text())["records"]
+    }
+    assert records["where"]["response"]["meta"] == {"plan": "look it up"}
+    assert len(records["refund"]["response"]["trajectory"]) == 3

@@ -391,7 +391,7 @@ def test_without_a_tool_loop_or_calls_in_the_reply_the_agent_builtins_do_not_gra
     assert result.reason == (
         "no tool loop ran and the reply holds no tool call: unscored; fix: run arena's tool loop"
         " (tools.py), or have your python agent return tool_calls: [{name, arguments, result}]"
-        " with its text"
+        " with its text (a command agent prints them so, with output: json)"
     )
     # a loop that ran and made no call is graded as ever
     loop = {**response, "trajectory": [{"step": 1, "message": response["message"]}]}

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pytest_arena.connectors.agent_reply import Agent, reply_of, steps_of
 from pytest_arena.connectors.base import (
+    AGENT_META,
+    AGENT_STEPS,
     Connector,
     ConnectorError,
     Request,
@@ -32,12 +36,14 @@ ENV_VALUE_MAX = 100 * 1024
 
 class CommandSettings(BaseModel):
     """`command`: the program and its arguments, a string (split as a shell would, but
-    never run by one) or a list; `env`: extra environment variables."""
+    never run by one) or a list; `env`: extra environment variables; `output`: what stdout
+    is, the answer as text, or (`json`) one JSON object as a python agent returns it."""
 
     model_config = ConfigDict(extra="forbid")
 
     command: str | list[str]
     env: dict[str, str] = Field(default_factory=dict)
+    output: Literal["text", "json"] = "text"
 
     def argv(self) -> list[str]:
         return shlex.split(self.command) if isinstance(self.command, str) else list(self.command)
@@ -50,8 +56,10 @@ class CommandConnector(Connector):
     is JSON in the file named by `ARENA_CASE_FILE` and, when it fits in a variable, in
     `ARENA_CASE`; the chat messages likewise in `ARENA_MESSAGES_FILE` and `ARENA_MESSAGES`.
     The folder is in `ARENA_WORKSPACE` and the project in `ARENA_PROJECT_ROOT`. What it
-    prints on stdout is the output. A relative program, or an argument naming a file of the
-    project folder, is taken from the project folder.
+    prints on stdout is the output, or with `output: json` one JSON object saying it
+    (`text`, and optionally `tokens_in`, `tokens_out`, `cost`, `meta`, `tool_calls`). A
+    relative program, or an argument naming a file of the project folder, is taken from the
+    project folder.
     """
 
     name: ClassVar[str] = "command"
@@ -68,10 +76,12 @@ class CommandConnector(Connector):
         return f"command '{shlex.join(self.settings.argv())}'"
 
     def cache_identity(self) -> dict[str, Any]:
-        """With `cache: true`: the command and its `env:` (as a digest: it may hold a key)."""
+        """With `cache: true`: the command, its `env:` (as a digest: it may hold a key) and
+        an `output:` other than text."""
         settings = self.settings
         env = {"env": secret_safe_digest(settings.env)} if settings.env else {}
-        return {**super().cache_identity(), "command": settings.argv(), **env}
+        output = {"output": settings.output} if settings.output != "text" else {}
+        return {**super().cache_identity(), "command": settings.argv(), **env, **output}
 
     def check(self) -> None:
         argv = self.settings.argv()
@@ -154,7 +164,36 @@ class CommandConnector(Connector):
             "exit_status": done.returncode,
             "stderr_tail": _tail(stderr, secrets),
         }
-        return Response(text=text, meta=meta)
+        if self.settings.output == "text":
+            return Response(text=text, meta=meta)
+        agent = Agent(self.shown, verb="printed", fix="print")
+        reply = _json_reply(agent, text)
+        response = reply_of(agent, reply)
+        steps = steps_of(agent, reply)
+        response.meta = {**meta, AGENT_META: response.meta}
+        if steps is not None:
+            response.meta[AGENT_STEPS] = steps
+        return response
+
+
+def _json_reply(agent: Agent, text: str) -> dict[Any, Any]:
+    """The JSON object a command with `output: json` printed; ConnectorError if it printed
+    anything else."""
+    try:
+        reply = json.loads(text)
+    except ValueError as exc:
+        shown = repr(text[:200]) + ("…" if len(text) > 200 else "") if text.strip() else "nothing"
+        raise ConnectorError(
+            f"{agent.who} printed {shown} on stdout, not a JSON object ({exc}); with output:"
+            f' json it prints one, such as {{"text": "the answer"}} (logs go to stderr), or'
+            " set output: text"
+        ) from None
+    if not isinstance(reply, dict):
+        raise ConnectorError(
+            f"{agent.who} printed JSON {type(reply).__name__} on stdout, not an object; with"
+            f' output: json it prints one, such as {{"text": "the answer"}}'
+        )
+    return reply
 
 
 def _tail(stderr: bytes, secrets: list[str]) -> str:

@@ -6,7 +6,6 @@ import ast
 import asyncio
 import importlib
 import inspect
-import math
 import sys
 import threading
 import traceback
@@ -19,6 +18,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from pytest_arena.connectors.agent_reply import Agent, checked, reply_of, steps_of
 from pytest_arena.connectors.base import (
     AGENT_META,
     AGENT_STEPS,
@@ -34,14 +34,11 @@ from pytest_arena.engine.user_threads import (
     cancelled_from_outside,
     run_blocking,
 )
-from pytest_arena.record import json_safe
 from pytest_arena.spec.errors import raised
 from pytest_arena.spec.python_files import project_package
-from pytest_arena.spec.surrogates import json_text
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
 _TRACEBACK_FRAMES = 6
-RESULT_KEYS = ("text", "tokens_in", "tokens_out", "cost", "meta", "tool_calls")
 
 
 class PythonSettings(BaseModel):
@@ -187,132 +184,24 @@ class PythonConnector(Connector):
         )
 
     def _response(self, result: Any) -> Response:
+        agent = Agent(self.settings.callable)
         if isinstance(result, Response):
-            return self._checked(result, "a Response")
+            return checked(agent, result, "a Response")
         if isinstance(result, str):
             return Response(text=result)
         if isinstance(result, dict):
-            unknown = sorted(set(result) - set(RESULT_KEYS))
-            text = result.get("text")
-            if not unknown and isinstance(text, str):
-                cost, meta = result.get("cost"), result.get("meta") or {}
-                if not isinstance(cost, bool) and isinstance(cost, int | float):
-                    cost = _float(cost)
-                return self._checked(
-                    Response(
-                        text=text,
-                        tokens_in=result.get("tokens_in") or 0,
-                        tokens_out=result.get("tokens_out") or 0,
-                        cost=cost,
-                        meta=dict(meta) if isinstance(meta, dict) else meta,
-                    ),
-                    "a dict",
-                )
-            raise ConnectorError(
-                f"{self.settings.callable} returned a dict with keys"
-                f" {sorted(result)}; return one with {_FIELDS}"
-            )
+            return reply_of(agent, result)
         raise ConnectorError(
             f"{self.settings.callable} returned {type(result).__name__};"
             " return the output text, a dict with 'text', or a Response"
         )
 
     def _steps(self, result: Any) -> list[dict[str, Any]] | None:
-        """The trajectory of an agent whose dict said the tool calls it made, in order, as
-        `tool_calls: [{name, arguments, result}]` (`arguments` and `result` may be left out):
-        one step per call, then its answer; None if it said none; ConnectorError naming the
-        first call that does not fit."""
-        if not isinstance(result, dict) or "tool_calls" not in result:
+        """The trajectory of an agent whose dict said the tool calls it made (see
+        agent_reply.steps_of); None if it said none."""
+        if not isinstance(result, dict):
             return None
-        calls, text = result["tool_calls"], result["text"]
-        if not isinstance(calls, list):
-            raise ConnectorError(
-                f"{self.settings.callable} returned tool_calls of {type(calls).__name__};"
-                f" return {_CALLS}"
-            )
-        steps: list[dict[str, Any]] = []
-        for index, call in enumerate(calls):
-            name = call.get("name") if isinstance(call, dict) else None
-            arguments = call.get("arguments", {}) if isinstance(call, dict) else None
-            unknown = set(call) - {"name", "arguments", "result"} if isinstance(call, dict) else ()
-            if not isinstance(name, str) or not name or not isinstance(arguments, dict) or unknown:
-                raise ConnectorError(
-                    f"{self.settings.callable} returned tool_calls[{index}] = {call!r};"
-                    f" return {_CALLS}"
-                )
-            made = {"id": f"call_{index + 1}", "name": name, "arguments": arguments}
-            results = []
-            if "result" in call:
-                returned = call["result"]
-                shown = returned if isinstance(returned, str) else json_text(json_safe(returned))
-                results.append(
-                    {"id": made["id"], "name": name, "content": shown, "is_error": False}
-                )
-            steps.append(
-                {
-                    "step": index + 1,
-                    "message": {"role": "assistant", "content": "", "tool_calls": [made]},
-                    "tool_results": results,
-                    "finish_reason": "tool_calls",
-                }
-            )
-        answer = {"role": "assistant", "content": text, "tool_calls": []}
-        steps.append(
-            {"step": len(steps) + 1, "message": answer, "tool_results": [], "finish_reason": "stop"}
-        )
-        return steps
-
-    def _checked(self, response: Response, kind: str) -> Response:
-        """`response` if its fields hold what they should; ConnectorError naming the first
-        that does not (a usage of None, as an SDK gives for a reply without one; a cost of
-        NaN or below 0, which would give a budget back; a latency that is not a number of
-        milliseconds, which the leaderboard adds up)."""
-        for name, ok in (
-            ("text", isinstance(response.text, str)),
-            ("tokens_in", _count(response.tokens_in)),
-            ("tokens_out", _count(response.tokens_out)),
-            ("cost", response.cost is None or _money(response.cost)),
-            ("latency_ms", response.latency_ms is None or _money(response.latency_ms)),
-            ("meta", isinstance(response.meta, dict)),
-        ):
-            if not ok:
-                value = getattr(response, name)
-                fields = _FIELDS + (_RESPONSE_ONLY if name == "latency_ms" else "")
-                raise ConnectorError(
-                    f"{self.settings.callable} returned {kind} whose {name} is {value!r};"
-                    f" return {fields}"
-                )
-        return response
-
-
-_FIELDS = (
-    "'text' (a string) and optionally 'tokens_in', 'tokens_out' (whole numbers, 0 or more),"
-    " 'cost' (dollars, 0 or more), 'meta' (a dict) and 'tool_calls' (the tool calls it made)"
-)
-_CALLS = (
-    "a list of the calls the agent made, in order, each {'name': the tool's name,"
-    " 'arguments': a dict, 'result': what the tool returned} (arguments and result optional)"
-)
-_RESPONSE_ONLY = "; a Response may also give 'latency_ms' (milliseconds, 0 or more)"
-
-
-def _count(value: object) -> bool:
-    return type(value) is int and value >= 0
-
-
-def _float(number: int | float) -> float:
-    """`number` as a float; an int past a float's range (10**400) as infinity."""
-    try:
-        return float(number)
-    except OverflowError:
-        return math.inf if number > 0 else -math.inf
-
-
-def _money(value: object) -> bool:
-    """A finite number, 0 or more (also as a float: 10**400 is none)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    return value >= 0 and math.isfinite(_float(value))
+        return steps_of(Agent(self.settings.callable), result)
 
 
 async def _awaited(awaitable: Any) -> Any:

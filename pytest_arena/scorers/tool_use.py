@@ -3,9 +3,9 @@
 
 Both read the calls and steps of `context.response` (see `ScoringContext.trajectory`), not
 the output text, so they work for OpenAI-compatible and Anthropic models, the sims and any
-connector that reports its tool calls, and a python agent that says the calls it made. A case
-with no steps to read (no tool loop ran and the reply holds no tool call: a command agent, or a
-python agent that did not say its calls) is unscored.
+connector that reports its tool calls, and an agent of your own that says the calls it made.
+A case with no steps to read (no tool loop ran and the reply holds no tool call: a python or
+command agent that did not say its calls) is unscored.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ ArgumentMatch = Literal["exact", "subset", "schema", "ignore"]
 NO_TRAJECTORY = (
     "no tool loop ran and the reply holds no tool call: unscored; fix: run arena's tool loop"
     " (tools.py), or have your python agent return tool_calls: [{name, arguments, result}]"
-    " with its text"
+    " with its text (a command agent prints them so, with output: json)"
 )
 
 
