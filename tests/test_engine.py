@@ -548,6 +548,21 @@ def test_a_ledger_adds_up_what_every_process_charges(tmp_path: Path) -> None:
     assert Ledger.in_folder(tmp_path / "elsewhere", "--arena-max-cost") is None
 
 
+def test_the_budgets_of_projects_whose_names_differ_past_ascii_are_kept_apart(
+    tmp_path: Path,
+) -> None:
+    """Under pytest-xdist, projects 問答 and 数学 shared one ledger file (their names' unsafe
+    characters all became '_'), so the two budgets capped the run together."""
+    from pytest_arena.engine.ledger import Ledger
+
+    names = [f"budget.max_cost in arena.yaml of project {p}" for p in ("問答", "数学", "café")]
+    ledgers = [Ledger.in_folder(tmp_path, name) for name in names]
+    assert all(ledger is not None for ledger in ledgers)
+    for amount, ledger in zip((1.0, 2.0, 4.0), ledgers, strict=True):
+        assert ledger is not None and ledger.add(amount) == amount
+    assert len(list(tmp_path.iterdir())) == 3
+
+
 def test_threads_of_one_process_adding_to_a_ledger_lose_no_amount(tmp_path: Path) -> None:
     """The file lock keeps out other processes, not this one's threads (pytest's charges
     inline calls, the engine's the rest): 4 threads adding 20,000 dollars each totalled

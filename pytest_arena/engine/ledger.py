@@ -5,6 +5,7 @@ file of its own that outlives it."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import threading
@@ -36,7 +37,7 @@ class Ledger:
         the folder is not (a worker on another machine, started with xdist's --tx)."""
         if not _shared(folder):
             return None
-        return cls(folder / (_UNSAFE.sub("_", name) + ".spent"))
+        return cls(folder / (_file_name(name) + ".spent"))
 
     def total(self) -> float:
         fcntl.flock(self._fd, fcntl.LOCK_SH)
@@ -113,9 +114,18 @@ class OwnLedger(Ledger):
                 super().close()
 
 
+def _file_name(name: str) -> str:
+    """A file name for the ledger called `name`: its safe characters, and a digest of the
+    whole when some were not (projects named 問答 and 数学 would share one budget)."""
+    safe = _UNSAFE.sub("_", name)
+    if safe == name:
+        return name
+    return f"{safe[:80]}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+
+
 def own_path(folder: Path, name: str) -> Path:
     """Where process `name` keeps its own ledger in `folder`."""
-    return folder / (_UNSAFE.sub("_", name) + _OWN)
+    return folder / (_file_name(name) + _OWN)
 
 
 def read_own(path: Path) -> float | None:
