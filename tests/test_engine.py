@@ -286,6 +286,20 @@ def test_a_spent_budget_skips_the_calls_not_yet_started_and_says_how_much_went(
     )
 
 
+def test_a_board_of_models_the_budget_stopped_unevenly_says_the_budget_may_be_why(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The note on cases some models did not answer blamed 'models:' or the run's selection
+    alone, though the budget had kept them from running."""
+    make_project(
+        "p", BUDGET_PROJECT.replace("models: [sim_large]", "models: [sim_large, sim_small]")
+    )
+    result = pytester.runpytest("--arena-max-cost", "0.001")
+    result.stdout.fnmatch_lines(
+        ["note: * ran on only some models (*, or items not run: a spent budget, -x)*"]
+    )
+
+
 def test_a_repeated_case_the_budget_cuts_short_says_how_many_samples_it_had(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -242,8 +242,9 @@ def _pass_k(records: list[Record], k: int) -> tuple[float | None, float | None]:
 
 
 def _uneven(by_model: dict[str, list[Record]]) -> list[str]:
-    """A note when the models did not all answer the same cases (a case's `models:`, or a
-    selection such as -k): each row is then on the cases its model answered."""
+    """A note when the models did not all answer the same cases (a case's `models:`, a
+    selection such as -k, or items not run: a spent budget, -x): each row is then on the
+    cases its model answered."""
     answered = {model: {r.case_id for r in found} for model, found in by_model.items()}
     every = set().union(*answered.values()) if answered else set()
     some = {case for case in every if any(case not in mine for mine in answered.values())}
@@ -252,8 +253,9 @@ def _uneven(by_model: dict[str, list[Record]]) -> list[str]:
     counts = ", ".join(f"{model} {len(answered[model])}" for model in sorted(answered))
     return [
         f"{len(some)} of {len(every)} case{'s' if len(every) != 1 else ''} ran on only some"
-        f" models ('models:' in arena.yaml, or the run's selection), so each row counts the"
-        f" cases its model answered ({counts}): compare rows on those"
+        f" models ('models:' in arena.yaml, the run's selection, or items not run: a spent"
+        f" budget, -x), so each row counts the cases its model answered ({counts}): compare"
+        " rows on those"
     ]
 
 
