@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import base64
 import json
+import re
+from pathlib import Path
 
 import pytest
 
+from pytest_arena.spec import load_project
+from pytest_arena.spec.images import ImageProblem, image_part
 from tests.conftest import MakeProject
 from tests.fake_llm_server import FakeLLMServer
 
@@ -217,3 +221,94 @@ def test_an_image_over_the_limit_says_its_size_plainly(
     result.stdout.fnmatch_lines(
         ["*image file 'huge.png' is 20.0 MiB (20,972,528 bytes); providers take up to 20 MiB*"]
     )
+
+
+LFS_POINTER = (
+    b"version https://git-lfs.github.com/spec/v1\n"
+    b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n"
+)
+
+
+def test_an_image_file_that_holds_no_image_says_what_it_is(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A chart.png that Git LFS left as its pointer (text) was sent as an image, and passed on
+    the sims."""
+    root = make_project(
+        "pics",
+        """
+        models: [sim_perfect]
+        tests:
+          - {id: ok, input: hello, reference: hello}
+          - id: lfs
+            input:
+              - role: user
+                content:
+                  - {type: text, text: "What is in the picture?"}
+                  - {image: chart.png, alt: a chart}
+            reference: a chart
+            eval_type: contains
+        """,
+    )
+    (root / "chart.png").write_bytes(LFS_POINTER)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/pics/arena.yaml:9: input[[]0[]].content[[]1[]]: image file 'chart.png' is"
+            " a Git LFS pointer, not the image*",
+            "  fix: run git lfs pull*",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"<!DOCTYPE html><html><body>Not found</body></html>", "is an HTML page, not an image"),
+        (b"BM" + bytes(60), "is a BMP image, which providers do not take"),
+        (b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>', "is an SVG drawing"),
+        (b"", "is empty (0 bytes)"),
+        (
+            b"\x00\x01\x02\x03junk",
+            "is not a PNG, JPEG, GIF or WebP image (its first bytes are 00 01",
+        ),
+    ],
+)
+def test_a_file_named_as_an_image_is_checked_by_its_first_bytes(
+    tmp_path: Path, content: bytes, said: str
+) -> None:
+    (tmp_path / "a.png").write_bytes(content)
+    with pytest.raises(ImageProblem, match=re.escape(f"image file 'a.png' {said}")):
+        image_part("a.png", tmp_path, None, None)
+
+
+def test_an_image_is_sent_as_the_type_its_bytes_say(tmp_path: Path) -> None:
+    (tmp_path / "photo.png").write_bytes(b"\xff\xd8\xff\xe0" + bytes(16))  # a JPEG named .png
+    part = image_part("photo.png", tmp_path, None, None)
+    assert part["image_url"]["url"].startswith("data:image/jpeg;base64,")
+
+
+def test_an_image_that_many_cases_show_is_read_and_encoded_once(tmp_path: Path) -> None:
+    """200 rows showing one 5 MB chart each held their own base64 copy of it: --co took
+    1.4 GB. A new version of the file is read again."""
+    chart = tmp_path / "chart.png"
+    chart.write_bytes(PNG + bytes(100_000))
+    row = {
+        "input": [
+            {"role": "user", "content": [{"type": "text", "text": "?"}, {"image": "chart.png"}]}
+        ],
+        "reference": "x",
+    }
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(row) + "\n" for _ in range(200)))
+    (tmp_path / "arena.yaml").write_text("datasets: [r.jsonl]\n")
+
+    def urls() -> list[str]:
+        project = load_project(tmp_path / "arena.yaml")
+        return [case.input[0]["content"][1]["image_url"]["url"] for case in project.cases]
+
+    first = urls()
+    assert len(first) == 200 and all(url is first[0] for url in first)
+    chart.write_bytes(PNG + bytes(100_001))
+    (again,) = set(urls())
+    assert again != first[0] and base64.b64decode(again.partition(",")[2]).endswith(bytes(100_001))

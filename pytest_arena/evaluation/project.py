@@ -28,7 +28,7 @@ from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec import Case, ProjectFile, SpecError, load_project
 from pytest_arena.spec.errors import Problem, did_you_mean, location
-from pytest_arena.spec.loader import CaseProblem
+from pytest_arena.spec.loader import CaseProblem, check_dataset_scorers
 from pytest_arena.spec.python_files import project_package
 from pytest_arena.spec.schema import ComponentSpec
 from pytest_arena.spec.text_files import is_file, read_text
@@ -481,6 +481,7 @@ def load(
         lambda cls: user_code.call(cls, (), user_code.DEFAULT_TIMEOUT),  # its __init__
     )
     _check_options_names(file, scorers)
+    check_dataset_scorers(file, scorers)
     tools = load_tools(file.root, package, file.spec.tools)
     project = Project(file, scorers, hooks, connectors, tools=tools)
     _check_judge_models(project)

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_arena.spec.errors import Problem, SpecError
+from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
 from pytest_arena.spec.files import DATASET_FORMATS
-from pytest_arena.spec.text_files import decode, read_bytes
+from pytest_arena.spec.text_files import check_not_wide, decode, read_bytes
 from pytest_arena.spec.yamlfile import MAX_DEPTH, LineMap, load_yaml
 
 
@@ -35,16 +35,23 @@ def dataset_format(path: Path, declared: str | None) -> str:
     try:
         return DATASET_FORMATS[path.suffix.lower()]
     except KeyError:
+        hint = "name it .yaml, .jsonl, .csv or .tsv, or set 'format:' on the dataset"
+        if path.suffix.lower() == ".json":
+            hint += f"; {JSON_ARRAY}"
         raise SpecError(
             [
                 Problem(
                     path,
                     None,
                     f"cannot tell the format of '{path.name}' from its suffix",
-                    hint="name it .yaml, .jsonl, .csv or .tsv, or set 'format:' on the dataset",
+                    hint=hint,
                 )
             ]
         ) from None
+
+
+# a JSON array of cases is a YAML list (JSON is YAML): the YAML reader takes it
+JSON_ARRAY = "a JSON array of cases reads with 'format: yaml' (JSON is YAML)"
 
 
 DELIMITERS = {"csv": ",", "tsv": "\t"}  # each format's own, unless `delimiter:` says
@@ -62,7 +69,9 @@ def read_rows(path: Path, fmt: str, delimiter: str | None = None) -> Iterator[Ro
 
 def _jsonl(path: Path) -> Iterator[Row | Problem]:
     number = 0
-    for lineno, raw in enumerate(read_bytes(path).splitlines(), start=1):
+    data = read_bytes(path)
+    check_not_wide(path, data)  # the file's problem, not one of each line
+    for lineno, raw in enumerate(data.splitlines(), start=1):
         try:
             text = decode(path, raw, lineno)
         except SpecError as exc:  # this row only: the others still load
@@ -224,13 +233,20 @@ def _csv(path: Path, delimiter: str, given: bool) -> Iterator[Row | Problem]:
                     hint="name the column in the header, or leave its cells empty",
                 )
             else:
-                pairs = [(name, cells[i]) for i, name in enumerate(header) if name]
+                # a quoted cell keeps its line breaks as written: \r\n too, where the
+                # other formats (and the rows' own ends) read every line break as \n
+                pairs = [(name, _lf(cells[i])) for i, name in enumerate(header) if name]
                 values = {name: cell for name, cell in pairs if cell}
                 blank = frozenset(name for name, cell in pairs if not cell)
                 yield Row(number, start, values, blank=blank, columns=named)
 
 
 _STRAY_QUOTE = "expected after '\"'"  # a quote in a cell not quoted: `"12" screen`
+
+
+def _lf(cell: str) -> str:
+    """`cell` with each line break (\r\n, or a lone \r) written \n."""
+    return cell.replace("\r\n", "\n").replace("\r", "\n") if "\r" in cell else cell
 
 
 def _other_delimiter(named: tuple[str, ...], delimiter: str) -> str | None:
@@ -281,14 +297,29 @@ def _field_limit(limit: int) -> Iterator[None]:
         csv.field_size_limit(before)
 
 
+# a dataset's settings in arena.yaml, which a YAML dataset file might hold beside `tests:`
+DATASET_SETTINGS = frozenset(
+    {"tags", "eval_type", "scoring", "threshold", "models", "repeat", "min_pass_rate"}
+)
+
+
 def _yaml(path: Path) -> Iterator[Row | Problem]:
     data, lines = load_yaml(path)
     base: tuple[str | int, ...] = ()
     if isinstance(data, dict) and "tests" in data:
+        _only_tests(path, data, lines)
         data, base = data["tests"], ("tests",)
+    if data is None:  # an empty file (or `tests:` of nothing): no rows, as an empty JSONL
+        return
     if not isinstance(data, list):
+        top = [str(key) for key in data] if isinstance(data, dict) and not base else []
+        close = next(filter(None, (did_you_mean(key, ["tests"]) for key in top)), "")
+        hint = "write one '- id: ...' per case, or put the list under 'tests:'"
         yield Problem(
-            path, 1, "a YAML dataset must be a list of cases", hint="write one '- id: ...' per case"
+            path,
+            1,
+            "a YAML dataset must be a list of cases",
+            hint=f"{close} {hint}" if close else hint,
         )
         return
     for index, value in enumerate(data):
@@ -298,3 +329,27 @@ def _yaml(path: Path) -> Iterator[Row | Problem]:
             yield Problem(path, line, "each case must be a mapping of keys")
             continue
         yield Row(index + 1, line, value, lines, loc)
+
+
+def _only_tests(path: Path, data: dict[Any, Any], lines: LineMap) -> None:
+    """SpecError for the keys beside `tests:` at the top of a YAML dataset: they would be
+    ignored (an `eval_type:` there grades no case), so its cases are not loaded."""
+    problems = []
+    for key in data:
+        if key == "tests":
+            continue
+        name = str(key)
+        if name in DATASET_SETTINGS:
+            hint = (
+                f"a dataset file holds cases alone: set '{name}' on this dataset in"
+                f" arena.yaml (datasets: [{{path: ..., {name}: ...}}]) or on each case"
+            )
+        elif name in ("options", "group", "metadata"):
+            hint = f"a dataset file holds cases alone: give each case its '{name}'"
+        else:
+            close = did_you_mean(name, ["tests"])
+            hint = f"{close + ' ' if close else ''}a YAML dataset holds 'tests:' alone"
+        message = f"unknown key '{name}' beside 'tests:' (its cases are not loaded)"
+        problems.append(Problem(path, lines.line((key,)), message, key=name, hint=hint))
+    if problems:
+        raise SpecError(problems)

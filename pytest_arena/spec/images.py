@@ -4,6 +4,8 @@ OpenAI's content parts, with files sent inline as base64, and the text a part st
 from __future__ import annotations
 
 import base64
+import os
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,39 +35,19 @@ class ImageProblem(ValueError):
 
 def image_part(source: str, root: Path, alt: str | None, detail: str | None) -> dict[str, Any]:
     """The OpenAI content part for `source`: a URL as it is, a file of the project (relative
-    to `root`) read now and sent as a base64 data URL. ImageProblem if the file cannot be."""
+    to `root`) read now (once a run: cases that show it share its text) and sent as a
+    base64 data URL of the type its first bytes say. ImageProblem if the file cannot be, or
+    holds no PNG, JPEG, GIF or WebP image."""
     if source.startswith(REMOTE):
         url = source
     else:
         path = root / source
-        media = MEDIA_TYPES.get(path.suffix.lower())
-        if media is None:
+        if path.suffix.lower() not in MEDIA_TYPES:
             raise ImageProblem(
                 f"image '{source}' is not a PNG, JPEG, GIF or WebP file (by its suffix)",
                 "name a .png, .jpg, .gif or .webp file, or give an http(s) URL",
             )
-        try:
-            if not is_file(path):
-                raise ImageProblem(
-                    f"image file '{source}' does not exist (looked in {root})",
-                    "paths are relative to the folder holding arena.yaml",
-                )
-            data = path.read_bytes()
-        except SpecError as exc:  # a folder on its way that cannot be entered
-            (problem,) = exc.problems
-            raise ImageProblem(f"image file '{source}': {problem.message}", problem.hint) from None
-        except OSError as exc:  # the file itself cannot be read
-            raise ImageProblem(
-                f"image file '{source}': cannot read the file: {exc.strerror or exc}",
-                "let the file be read (chmod u+r)",
-            ) from None
-        if len(data) > MAX_IMAGE_BYTES:
-            raise ImageProblem(
-                f"image file '{source}' is {len(data) / 2**20:.1f} MiB ({len(data):,} bytes);"
-                f" providers take up to {MAX_IMAGE_BYTES // 2**20} MiB",
-                "make the image smaller",
-            )
-        url = f"data:{media};base64,{base64.b64encode(data).decode('ascii')}"
+        url = _data_url(source, path, root)
     image: dict[str, Any] = {"url": url}
     if detail is not None:
         image["detail"] = detail
@@ -73,6 +55,119 @@ def image_part(source: str, root: Path, alt: str | None, detail: str | None) -> 
     if alt is not None:
         part["alt"] = alt
     return part
+
+
+# data URLs made this run, by file (its real path, inode, times and size): 200 cases that
+# show one chart share its text rather than each holding a copy (1 GiB for a 5 MiB chart)
+_ENCODED: OrderedDict[tuple[str, int, int, int, int], str] = OrderedDict()
+_ENCODED_MAX = 512 * 2**20  # characters kept at most; the oldest go first
+
+
+def _data_url(source: str, path: Path, root: Path) -> str:
+    """The data URL of the image file `path` (written `source`), made once per version of
+    the file; ImageProblem if it cannot be read or holds no image."""
+    try:
+        if not is_file(path):
+            raise ImageProblem(
+                f"image file '{source}' does not exist (looked in {root})",
+                "paths are relative to the folder holding arena.yaml",
+            )
+        stat = path.stat()
+        key = (
+            os.path.realpath(path),
+            stat.st_ino,
+            stat.st_mtime_ns,
+            stat.st_ctime_ns,
+            stat.st_size,
+        )
+        if key in _ENCODED:
+            _ENCODED.move_to_end(key)
+            return _ENCODED[key]
+        if stat.st_size > MAX_IMAGE_BYTES:
+            raise _too_large(source, stat.st_size)
+        data = path.read_bytes()
+    except SpecError as exc:  # a folder on its way that cannot be entered
+        (problem,) = exc.problems
+        raise ImageProblem(f"image file '{source}': {problem.message}", problem.hint) from None
+    except OSError as exc:  # the file itself cannot be read
+        raise ImageProblem(
+            f"image file '{source}': cannot read the file: {exc.strerror or exc}",
+            "let the file be read (chmod u+r)",
+        ) from None
+    if len(data) > MAX_IMAGE_BYTES:  # it grew since
+        raise _too_large(source, len(data))
+    media = image_type(data)
+    if media is None:
+        what, hint = _not_an_image(data)
+        raise ImageProblem(f"image file '{source}' {what}", hint)
+    url = f"data:{media};base64,{base64.b64encode(data).decode('ascii')}"
+    _ENCODED[key] = url
+    total = sum(len(kept) for kept in _ENCODED.values())
+    while total > _ENCODED_MAX and len(_ENCODED) > 1:
+        total -= len(_ENCODED.popitem(last=False)[1])
+    return url
+
+
+def _too_large(source: str, size: int) -> ImageProblem:
+    return ImageProblem(
+        f"image file '{source}' is {size / 2**20:.1f} MiB ({size:,} bytes);"
+        f" providers take up to {MAX_IMAGE_BYTES // 2**20} MiB",
+        "make the image smaller",
+    )
+
+
+def image_type(data: bytes) -> str | None:
+    """The media type of an image in `data`, by its first bytes (whatever the file's suffix
+    says): PNG, JPEG, GIF or WebP, which providers take; None for anything else."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if data.startswith(b"RIFF") and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+_FIX = "convert it to PNG, JPEG, GIF or WebP, and name that file"
+_OTHER_IMAGES = (  # (first bytes, where, what) of images providers do not take
+    (b"BM", 0, "a BMP image"),
+    (b"II*\x00", 0, "a TIFF image"),
+    (b"MM\x00*", 0, "a TIFF image"),
+    (b"ftypheic", 4, "a HEIC image (as iPhones take photos)"),
+    (b"ftypheix", 4, "a HEIC image (as iPhones take photos)"),
+    (b"ftypmif1", 4, "a HEIF image"),
+    (b"ftypavif", 4, "an AVIF image"),
+    (b"\x00\x00\x01\x00", 0, "an ICO icon"),
+)
+
+
+def _not_an_image(data: bytes) -> tuple[str, str]:
+    """What `data`, which is no PNG, JPEG, GIF or WebP image, is instead, and the fix."""
+    if not data:
+        return "is empty (0 bytes), not an image", "save the image into it again"
+    if data.startswith(b"version https://git-lfs.github.com/spec/"):
+        return (
+            "is a Git LFS pointer, not the image: the image itself was never downloaded",
+            "run git lfs pull (in CI: check out with LFS files, e.g. actions/checkout's lfs: true)",
+        )
+    for magic, at, what in _OTHER_IMAGES:
+        if data[at : at + len(magic)] == magic:
+            return f"is {what}, which providers do not take", _FIX
+    head = data[:512].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if head.startswith((b"<svg", b"<?xml")) and b"<svg" in head:
+        return "is an SVG drawing, which providers do not take", _FIX
+    if head.startswith((b"<!doctype html", b"<html")):
+        return (
+            "is an HTML page, not an image (a download that saved the page that links to it?)",
+            "download the image itself into the file",
+        )
+    first = " ".join(f"{byte:02x}" for byte in data[:8])
+    return (
+        f"is not a PNG, JPEG, GIF or WebP image (its first bytes are {first})",
+        "check that the file holds the image its name says: " + _FIX,
+    )
 
 
 def content_text(content: Any) -> str:

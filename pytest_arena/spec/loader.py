@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 import stat
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pytest_arena.scorers.text import printable
 from pytest_arena.spec import surrogates
 from pytest_arena.spec.case import Case
-from pytest_arena.spec.datasets import DELIMITERS, Row, as_written, dataset_format, read_rows
+from pytest_arena.spec.datasets import (
+    DELIMITERS,
+    JSON_ARRAY,
+    Row,
+    as_written,
+    dataset_format,
+    read_rows,
+)
 from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
 from pytest_arena.spec.files import PROJECT_FILE, resolved
 from pytest_arena.spec.images import ImageProblem, image_part
@@ -79,15 +88,24 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
                 )
             ]
         )
-    spec = validate(ProjectSpec, data, lines, path)
+    kept, bad = _datasets(data.get("datasets"), lines, path)
+    try:
+        spec = validate(ProjectSpec, {**data, "datasets": kept} if bad else data, lines, path)
+    except SpecError as exc:  # said with the datasets' own problems, in the file's order
+        every = [*exc.problems, *(p for _, _, found in bad.values() for p in found)]
+        raise SpecError(sorted(every, key=lambda p: p.line or 0)) from None
     _check_template(spec, lines, path)
     halves = _halves({k: v for k, v in data.items() if k != "tests"}, path, lines=lines)
     if halves:  # a setting the cases are sent with or scored by (prompt.system, tags)
         raise SpecError(halves)
+    if bad:  # `datasets[i]` of the spec is the (i + skipped)th entry written
+        lines = _Renumbered(lines, [i for i in range(len(kept) + len(bad)) if i not in bad])
     # the folder it is in, resolved: a symlink to a shared arena.yaml is that folder's
     root = Path(os.path.realpath(path.parent))
     name = printable(spec.name) if spec.name else _folder_name(root)  # as a terminal shows it
     project = ProjectFile(name, root, path, spec, lines)
+    for said, file, found in bad.values():  # that dataset's problem: the rest runs
+        project.problems.append(CaseProblem(said, found[0], file, tuple(found[1:])))
     seen: dict[str, tuple[Path, int]] = {}
     for index, raw in enumerate(spec.tests):
         loc = ("tests", index)
@@ -128,13 +146,169 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
     if not keep_raw:
         spec.tests = []
         lines.forget_below(("tests",))
-    stems = [Path(dataset.path).stem for dataset in spec.datasets]
+    prefixes = _prefixes([dataset.path for dataset in spec.datasets])
     for index, dataset in enumerate(spec.datasets):
-        written = Path(dataset.path)  # a row without an id is named after its file
-        alike = stems.count(written.stem) > 1  # gsm/test.jsonl, mmlu/test.jsonl
-        prefix = _id_text(written.with_suffix("").as_posix() if alike else written.stem)
-        _load_dataset(project, dataset, ("datasets", index), seen, prefix)
+        _load_dataset(project, dataset, ("datasets", index), seen, prefixes[index])
     return project
+
+
+class Scorers(Protocol):
+    """What `check_dataset_scorers` asks of a project's scorers (a ScorerSet)."""
+
+    def get(self, name: str) -> object | None: ...
+
+    def unknown(self, name: str) -> str: ...
+
+
+def check_dataset_scorers(project: ProjectFile, scorers: Scorers) -> None:
+    """A scorer that a dataset's `eval_type` or `scoring` in arena.yaml names and `scorers`
+    lack is that dataset's problem, said once at its line there, not an error of each of
+    its rows; the cases it would grade are not run (a row's own eval_type is its own)."""
+    for index, dataset in enumerate(project.spec.datasets):
+        named: list[tuple[Loc, str]] = [(("eval_type",), dataset.eval_type or "")]
+        named += [
+            (("scoring", i, "scorer"), c.scorer or "") for i, c in enumerate(dataset.scoring or ())
+        ]
+        found = [
+            Problem(
+                project.path,
+                project.lines.line(("datasets", index, *at)),
+                scorers.unknown(name),
+                key=dotted(("datasets", index, *at)),
+            )
+            for at, name in named
+            if name and scorers.get(name) is None
+        ]
+        if not found:
+            continue
+        bad_type = any(p.key.endswith("eval_type") for p in found)
+        contract = tuple(dataset.scoring or ()) if len(found) > bad_type else None
+        graded = [
+            case
+            for case in project.cases
+            if case.dataset == dataset.path
+            and (
+                (bad_type and case.scoring is None and case.eval_type == dataset.eval_type)
+                or (contract is not None and case.scoring == contract)
+            )
+        ]
+        if graded:
+            _drop(project, dataset.path, graded, found)
+
+
+def drop_dataset(project: ProjectFile, index: int, problems: list[Problem]) -> None:
+    """`problems` of `datasets[index]` (its `models:` names no model) said as that dataset's:
+    its cases are not run, and the rest of the project is."""
+    dataset = project.spec.datasets[index].path
+    _drop(project, dataset, [case for case in project.cases if case.dataset == dataset], problems)
+
+
+def _drop(project: ProjectFile, dataset: str, cases: list[Case], problems: list[Problem]) -> None:
+    dropped = {id(case) for case in cases}
+    project.cases[:] = [case for case in project.cases if id(case) not in dropped]
+    project.problems.append(CaseProblem(dataset, problems[0], dataset, tuple(problems[1:])))
+
+
+def _datasets(
+    written: Any, lines: LineMap, path: Path
+) -> tuple[list[Any], dict[int, tuple[str, str | None, list[Problem]]]]:
+    """The entries of `datasets:` that are good, and by index each bad one's (name, dataset,
+    problems): a mistake in one is that dataset's problem, not the project's. (`datasets:`
+    that is no list is left to the project's checks.)"""
+    if not isinstance(written, list):
+        return written, {}
+    kept: list[Any] = []
+    bad: dict[int, tuple[str, str | None, list[Problem]]] = {}
+    for index, entry in enumerate(written):
+        raw = {"path": entry} if isinstance(entry, str) else entry
+        loc = ("datasets", index)
+        try:
+            validate(DatasetSpec, raw, lines, path, base=loc)
+        except SpecError as exc:
+            file = raw.get("path") if isinstance(raw, dict) else None
+            if not isinstance(file, str) or not file.strip() or printable(file) != file:
+                file = None  # its problems are arena.yaml's, as `datasets.0`
+            found = [_dataset_hint(problem, raw, loc) for problem in exc.problems]
+            bad[index] = (file or f"datasets.{index}", file, found)
+            continue
+        kept.append(entry)
+    return kept, bad
+
+
+def _dataset_hint(problem: Problem, raw: Any, loc: Loc) -> Problem:
+    """`problem` of the dataset written `raw` at `loc`, with the fix for the slips made most:
+    `fields` written the wrong way round (`question: input`), and `format: json`."""
+    if problem.key == dotted((*loc, "format")):
+        hint = f"the formats are yaml, jsonl, csv and tsv; {JSON_ARRAY}"
+        return Problem(problem.path, problem.line, problem.message, problem.key, hint)
+    fields = raw.get("fields") if isinstance(raw, dict) else None
+    if not isinstance(fields, dict):
+        return problem
+    for column, field_name in fields.items():
+        if problem.key != dotted((*loc, "fields", column)):
+            continue
+        if isinstance(field_name, str) and field_name in FieldMap.model_fields:
+            hint = (
+                "fields maps each part of a case to the file's column that holds it"
+                f" (case field: column): write '{field_name}: {column}'"
+            )
+            return Problem(problem.path, problem.line, problem.message, problem.key, hint)
+    return problem
+
+
+class _Renumbered(LineMap):
+    """The lines of arena.yaml for a spec whose `datasets[i]` is the entry written at
+    `datasets[written[i]]` (the entries before it that were bad are not in the spec)."""
+
+    def __init__(self, lines: LineMap, written: list[int]) -> None:
+        super().__init__(lines.path)
+        self._inner, self._written = lines, written
+
+    def set(self, loc: Loc, line: int) -> None:
+        self._inner.set(loc, line)
+
+    def forget_below(self, loc: Loc) -> None:
+        self._inner.forget_below(loc)
+
+    def line(self, loc: Loc) -> int | None:
+        loc = tuple(loc)
+        at = loc[1] if len(loc) > 1 and loc[0] == "datasets" else None
+        if isinstance(at, int) and at < len(self._written):
+            loc = ("datasets", self._written[at], *loc[2:])
+        return self._inner.line(loc)
+
+
+def _prefixes(paths: list[str]) -> list[str]:
+    """The name of the rows without an id of each dataset file named `paths` (`-3` is added
+    to the third row's): its name without its suffix, as an id may hold it; where two files
+    would get one name, their folders are added (`data.gsm.test`, `data.mmlu.test`), then
+    their suffix (`data.q.jsonl`, `data.q.csv`), then their place in `datasets:`. A file
+    named twice is one file, whose rows are the same cases."""
+    files = [Path(path.replace("\\", "/")).as_posix() for path in paths]
+    first: dict[str, int] = {}
+    for index, file in enumerate(files):
+        first.setdefault(file, index)
+
+    def named(file: str, level: int) -> str:
+        written = Path(file)
+        if level == 0:
+            return _id_part(written.stem) or "row"
+        parts = [_id_part(p) for p in written.with_suffix("").parts if p != written.anchor]
+        if level >= 2 and written.suffix:
+            parts.append(_id_part(written.suffix))
+        if level >= 3:
+            parts.append(str(first[file] + 1))
+        return ".".join(part for part in parts if part) or "row"
+
+    level = dict.fromkeys(first, 0)
+    while True:
+        names = {file: named(file, level[file]) for file in first}
+        counts = Counter(names.values())
+        bump = [file for file in first if counts[names[file]] > 1 and level[file] < 3]
+        if not bump:
+            return [names[file] for file in files]
+        for file in bump:
+            level[file] += 1
 
 
 def _halves(
@@ -165,26 +339,24 @@ def _folder_name(root: Path) -> str:
     return printable(name)
 
 
-def _id_text(text: str) -> str:
-    """`text` as a case id may hold it: accents dropped, other characters `_`
-    (`données` is `donnees`, `qa v2` `qa_v2`, `gsm/test` `gsm.test`)."""
+def _id_part(text: str) -> str:
+    """A part of a file's path as a case id may hold it (ASCII: the rules of ids): accents
+    dropped and other characters `_` (`données` is `donnees`, `qa v2` `qa_v2`); a name
+    with no Latin letter or digit (`数学`) in Punycode, as web addresses write such names
+    (`xn--48s96u`), so that two such names stay two."""
     plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", plain.replace("/", ".")).strip(".") or "row"
+    if not re.search(r"[A-Za-z0-9]", plain) and not text.isascii():
+        plain = "xn--" + text.encode("punycode").decode("ascii")
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", plain).strip(".")
 
 
 _PLAIN_FIELDS = frozenset({"id", "input", "reference", "tags", "weight", "metadata"})
 # a case's keys whose line nothing asks for after loading (Case.line_of: scoring, options...)
-# a case's keys that only a YAML dataset's row gives as such (other formats' leftover
-# fields are metadata); `fields:` maps the others
-_CASE_ONLY_FIELDS = (
-    "options",
-    "scoring",
-    "threshold",
-    "metadata",
-    "group",
-    "repeat",
-    "min_pass_rate",
-)
+# the keys of a case that a dataset row gives under their own names (options, scoring,
+# group, repeat...); `fields:` maps the others. A row's other keys are its metadata.
+_OWN_KEYS = tuple(name for name in CaseSpec.model_fields if name not in FieldMap.model_fields)
+# what a CSV cell of these case keys holds is read as JSON: {"negate": true}, 3
+_JSON_CELLS = ("options", "scoring", "metadata", "repeat", "min_pass_rate")
 
 
 def _check_template(spec: ProjectSpec, lines: LineMap, path: Path) -> None:
@@ -385,7 +557,7 @@ def _load_dataset(
     try:
         rows = list(read_rows(file, fmt, dataset.delimiter))
     except SpecError as exc:
-        project.problems.append(CaseProblem(rel, exc.problems[0], rel))
+        project.problems.append(CaseProblem(rel, exc.problems[0], rel, tuple(exc.problems[1:])))
         return
     except (OSError, UnicodeDecodeError) as exc:
         project.problems.append(CaseProblem(rel, Problem(file, None, f"cannot read: {exc}"), rel))
@@ -394,12 +566,11 @@ def _load_dataset(
     if absent:  # every row would lack what `fields:` maps there: none is run
         project.problems.append(CaseProblem(rel, absent[0], rel, tuple(absent[1:])))
         return
-    whole_cases = fmt == "yaml"  # "a list of cases": a row may say all a case says
     for row in rows:
         if isinstance(row, Problem):
             project.problems.append(CaseProblem(f"line{row.line}", row, rel))
             continue
-        _load_row(project, dataset, file, rel, row, seen, prefix, whole_cases)
+        _load_row(project, dataset, file, rel, row, seen, prefix)
 
 
 def _absent_columns(
@@ -470,7 +641,6 @@ def _load_row(
     row: Row,
     seen: dict[str, tuple[Path, int]],
     prefix: str,
-    whole_cases: bool = False,
 ) -> None:
     fields = dataset.fields
     values = dict(row.values)
@@ -491,8 +661,6 @@ def _load_row(
         raw["id"] = written
     if "id" in raw:
         name = _name_of(raw, name)
-    else:
-        raw["id"] = name
     # a row's every value reaches its case (the columns not mapped, as its metadata)
     halves = _halves(row.values, file, lines=row.lines, at=row.loc, line=row.line)
     if halves:
@@ -512,27 +680,20 @@ def _load_row(
         take("input", fields.input)
     for field_name in ("reference", "tags", "weight", "eval_type", "models"):
         take(field_name, getattr(fields, field_name))
-    if whole_cases:  # a YAML row's other case keys are its own, as in arena.yaml's tests
-        for field_name in _CASE_ONLY_FIELDS:
-            take(field_name, field_name)
-    if "input" not in raw:
-        column = column_of.get("input") or (
-            fields.input if isinstance(fields.input, str) else "input"
-        )
-        project.problems.append(
-            CaseProblem(
-                name,
-                Problem(
-                    file,
-                    row.line,
-                    f"row has no '{column}' field for the case input",
-                    hint=f"add '{column}' to the row,"
-                    " or map another field with 'fields: {input: ...}'",
-                ),
-                rel,
-            )
-        )
+    for field_name in _OWN_KEYS:  # a row says all a case in arena.yaml says
+        take(field_name, field_name)
+    # a key spelt like a case key the row lacks is said before the dataset's settings fill
+    # those in (`eval_typ` beside the dataset's eval_type is a slip all the same)
+    problem = (
+        _misspelt(file, row, values, raw, fields)
+        or _no_input(file, row, raw, column_of, fields)
+        or _json_cells(file, row, raw, column_of)
+    )
+    if problem is not None:
+        project.problems.append(CaseProblem(name, problem, rel))
         return
+    if "id" not in raw:
+        raw["id"] = name
     tags = raw.get("tags", [])
     if isinstance(tags, str):
         tags = [t for t in tags.replace(";", ",").replace("|", ",").split(",") if t.strip()]
@@ -550,19 +711,7 @@ def _load_row(
         raw.setdefault("repeat", dataset.repeat)
     if dataset.min_pass_rate is not None:
         raw.setdefault("min_pass_rate", dataset.min_pass_rate)
-    given = raw if "id" in column_of else {k: v for k, v in raw.items() if k != "id"}
-    misspelt = _misspelt_field(values, given, fields)  # (an id made of the row's place: none)
-    if misspelt:
-        key, meant, field = misspelt
-        line = row.lines.line((*row.loc, key)) if row.lines is not None else None
-        message = f"unknown key '{key}' (did you mean '{meant}'?); the case would have no {field}"
-        if meant != field:
-            message += f" (fields maps {field} to '{meant}')"
-        hint = f"rename it to '{meant}'; a row's other keys are kept as the case's metadata"
-        problem = Problem(file, line or row.line, message, key=key, hint=hint)
-        project.problems.append(CaseProblem(name, problem, rel))
-        return
-    own = raw.get("metadata")  # a YAML row's own; else its checks say what is wrong with it
+    own = raw.get("metadata")  # the row's own, merged; else its checks say what is wrong
     if values and (own is None or isinstance(own, dict)):
         raw["metadata"] = {**values, **(own or {})}
     try:
@@ -582,27 +731,115 @@ def _load_row(
     _add(project, case, seen)
 
 
+def _misspelt(
+    file: Path, row: Row, left: dict[str, Any], taken: dict[str, Any], fields: FieldMap
+) -> Problem | None:
+    """The problem of a key of `row` that is no case key but is spelt like the column of
+    one the row lacks (`refrence` for `reference`, `option` for `options`), or like the
+    field a column is mapped to (`refrence` where `fields: {reference: answer}`). The row's
+    other keys are metadata."""
+    found = _misspelt_field(left, taken, fields)
+    if found is None:
+        return None
+    key, meant, field_name = found
+    line = row.lines.line((*row.loc, key)) if row.lines is not None else None
+    message = f"unknown key '{key}' (did you mean '{meant}'?); the case would have no {field_name}"
+    if meant != field_name:
+        message += f" (fields maps {field_name} to '{meant}')"
+    hint = f"rename it to '{meant}'; a row's other keys are kept as the case's metadata"
+    return Problem(file, line or row.line, message, key=key, hint=hint)
+
+
 def _misspelt_field(
     left: dict[str, Any], taken: dict[str, Any], fields: FieldMap
 ) -> tuple[str, str, str] | None:
-    """A key of a row that is not a case field but is spelt like the column of one the row
-    lacks (`refrence` for `reference`), or like the field a column is mapped to (`refrence`
-    where `fields: {reference: answer}`): (key, column, field). The row's other keys are
-    metadata."""
+    """(key, column, field) of a key in `left` that is spelt like the column of a case field
+    not in `taken`, or like that field's own name: its case's letters (`ID`, `Input`, as
+    spreadsheets write headers), two letters swapped (`tgas`), or a close spelling."""
     meant: dict[str, tuple[str, str]] = {}  # a spelling to look for -> (column, field)
-    for name in ("id", "input", "reference", "tags", "weight", "eval_type"):
-        column = getattr(fields, name) or (name if name == "id" else None)
+    for name in (*FieldMap.model_fields, *_OWN_KEYS):
+        column = getattr(fields, name) if name in FieldMap.model_fields else name
+        if name == "id" and column is None:
+            column = "id"
         if isinstance(column, str) and name not in taken:
             meant[column] = (column, name)
             meant.setdefault(name, (column, name))  # the field's own name, mapped elsewhere
-    folded = {spelling.lower(): spelling for spelling in meant}  # `ID`, a spreadsheet's
+    folded = {spelling.lower(): spelling for spelling in meant}
     # a row without an id is named after its place: `idx` or `uid` beside it is data
     fuzzy = [spelling for spelling, (_, name) in meant.items() if name != "id"]
+    # data columns may be named like the other keys (`option_a` of a multiple-choice file,
+    # `mode`): only a closer spelling of those is a slip
+    loose = [spelling for spelling in fuzzy if meant[spelling][1] in _SPELT_LOOSELY]
+    strict = [spelling for spelling in fuzzy if spelling not in loose]
     for key in left:
-        same = folded.get(str(key).strip().lower())
-        close = [same] if same else difflib.get_close_matches(str(key), fuzzy, 1, 0.8)
+        text = str(key)
+        close = [folded[text.strip().lower()]] if text.strip().lower() in folded else []
+        close = close or [spelling for spelling in fuzzy if _swapped(text, spelling)]
+        close = close or difflib.get_close_matches(text, loose, 1, 0.8)
+        close = close or difflib.get_close_matches(text, strict, 1, 0.85)
         if close:
-            return (str(key), *meant[close[0]])
+            return (text, *meant[close[0]])
+    return None
+
+
+# the case fields whose near misses are slips at difflib's 0.8 (others need 0.85)
+_SPELT_LOOSELY = frozenset({"input", "reference", "tags", "weight", "eval_type"})
+
+
+def _swapped(text: str, spelling: str) -> bool:
+    """Whether `text` is `spelling` with two letters side by side swapped (`tgas`)."""
+    if len(text) != len(spelling) or text == spelling:
+        return False
+    at = [i for i, (a, b) in enumerate(zip(text, spelling, strict=True)) if a != b]
+    return (
+        len(at) == 2
+        and at[1] == at[0] + 1
+        and (text[at[0]], text[at[1]]) == (spelling[at[1]], spelling[at[0]])
+    )
+
+
+def _no_input(
+    file: Path, row: Row, raw: dict[str, Any], column_of: dict[str, str], fields: FieldMap
+) -> Problem | None:
+    """The problem of a row without its input: the field absent, null or an empty cell."""
+    if "input" in raw:
+        return None
+    column = column_of.get("input") or (fields.input if isinstance(fields.input, str) else "input")
+    if column in row.blank:
+        message = f"the '{column}' cell is empty, so the case would have no input"
+        hint = "write the case's input into it, or take the row out"
+    elif column in row.values:
+        message = f"'{column}' is null, so the case would have no input"
+        hint = "give the row its input, or take the row out"
+    else:
+        message = f"row has no '{column}' field for the case input"
+        hint = f"add '{column}' to the row, or map another field with 'fields: {{input: ...}}'"
+    return Problem(file, row.line, message, hint=hint)
+
+
+def _json_cells(
+    file: Path, row: Row, raw: dict[str, Any], column_of: dict[str, str]
+) -> Problem | None:
+    """A CSV row's cells of the case keys that hold more than text (`options`, `scoring`,
+    `metadata`, `repeat`, `min_pass_rate`) read as JSON, in `raw`; the problem of one that
+    is not JSON."""
+    if not row.columns:  # not a CSV row: its values are what they are
+        return None
+    for key in _JSON_CELLS:
+        cell = raw.get(key)
+        if not isinstance(cell, str):
+            continue
+        try:
+            raw[key] = json.loads(cell)
+        except json.JSONDecodeError as exc:
+            return Problem(
+                file,
+                row.line,
+                f"not JSON: {exc.msg} (column {exc.colno} of the cell)",
+                key=column_of[key],
+                hint="a CSV cell of options, scoring, metadata or repeat holds JSON, quoted"
+                ' and its quotes doubled: "{""negate"": true}"; or a number: 3',
+            )
     return None
 
 

@@ -10,6 +10,12 @@ from pytest_arena.spec.errors import Problem, SpecError
 
 UTF8_HINT = "save the file as UTF-8 (most editors offer it under 'Save with encoding')"
 ENTER_HINT = "let its folders be entered and the file read (chmod u+rx, u+r)"
+_BOMS = (  # UTF-32's first: its little-endian mark begins with UTF-16's
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
 
 
 def file_mode(path: Path) -> int | None:
@@ -55,6 +61,8 @@ def read_bytes(path: Path) -> bytes:
 
 def decode(path: Path, data: bytes, first_line: int = 1) -> str:
     """`data` (read from `path`, starting at `first_line`) as text, or SpecError."""
+    if first_line == 1:  # a file's start: its byte order mark, if any
+        check_not_wide(path, data)
     if b"\0" in data:
         line = first_line + data[: data.index(b"\0")].count(b"\n")
         raise SpecError(
@@ -76,3 +84,52 @@ def decode(path: Path, data: bytes, first_line: int = 1) -> str:
                 )
             ]
         ) from None
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """The encoding of `data` if it is UTF-16 or UTF-32 text, as iconv names it: by its byte
+    order mark (`UTF-16`), or by the NUL bytes beside each character of text in the Latin
+    alphabet written without one (`UTF-16LE`); None for anything else."""
+    for mark, name in _BOMS:
+        if data.startswith(mark):
+            return name
+    sample = data[:1024]
+    sample = sample[: len(sample) - len(sample) % 4]
+    if len(sample) < 8 or b"\0" not in sample:
+        return None
+    zeros = [sample[i::4].count(0) / len(sample[i::4]) for i in range(4)]
+    for name, pattern in _WIDE_PATTERNS:
+        if all((z >= 0.6) if nul else (z <= 0.05) for z, nul in zip(zeros, pattern, strict=True)):
+            return name
+    return None
+
+
+# which of every 4 bytes are NUL in Latin-alphabet text in each encoding
+_WIDE_PATTERNS = (
+    ("UTF-32LE", (False, True, True, True)),
+    ("UTF-32BE", (True, True, True, False)),
+    ("UTF-16LE", (False, True, False, True)),
+    ("UTF-16BE", (True, False, True, False)),
+)
+
+
+def check_not_wide(path: Path, data: bytes) -> None:
+    """SpecError, one for the file, if `data` (the start of `path`) is UTF-16 or UTF-32
+    text: what Windows tools write (PowerShell's `>`, Notepad's "Unicode"), which would
+    otherwise be said to be binary, or not UTF-8, on every line."""
+    name = wide_encoding(data)
+    if name is None:
+        return
+    family = name[:6]
+    raise SpecError(
+        [
+            Problem(
+                path,
+                1,
+                f"{family} text: save it as UTF-8",
+                hint=f"most editors offer UTF-8 under 'Save with encoding'; or run iconv -f"
+                f" {name} -t UTF-8 {path.name} > utf8-{path.name} and use that file"
+                " (PowerShell: Out-File -Encoding utf8, not '>')",
+            )
+        ]
+    )
