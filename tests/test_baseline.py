@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -363,10 +364,10 @@ def test_a_case_unscored_in_one_run_is_said_so_not_new_gone_or_not_run(
     assert (compared["new"], compared["gone"], compared["not_run"]) == (["e"], [], [])
     assert [c["case"] for c in compared["unscored_now"]] == ["b"]
     assert [c["case"] for c in compared["unscored_then"]] == ["c"]
-    # the paired test stays on the cases graded in both runs (a, d), each accuracy on the
-    # cases its run graded, as its leaderboard's
+    # the paired test stays on the cases graded in both runs (a, d), and so do the
+    # accuracies then and now, which differ by its change
     assert compared["cases"] == 2
-    assert (compared["accuracy_then"], compared["accuracy_now"]) == (pytest.approx(2 / 3), 0.75)
+    assert (compared["accuracy_then"], compared["accuracy_now"]) == (0.5, 0.5)
 
 
 def test_a_case_unscored_now_is_in_both_runs_so_its_project_was_not_renamed() -> None:
@@ -525,3 +526,132 @@ def test_a_critical_case_that_passed_then_and_is_unscored_now_fails_the_critical
     held = pytester.runpytest("--arena-baseline", "base.json")
     assert held.ret == 0
     held.stdout.fnmatch_lines(["*held *sim_perfect no case tagged critical regressed*"])
+
+
+EIGHT = {f"q{i}": "fail" if i in (2, 5) else "pass" for i in range(1, 9)}  # q2, q5 fail
+CTRL_C_AT_TWO = (  # Ctrl-C as the second case ends
+    "import pytest\n"
+    "ended = []\n"
+    "def pytest_runtest_logfinish(nodeid):\n"
+    "    ended.append(nodeid)\n"
+    "    if len(ended) == 2:\n"
+    "        raise KeyboardInterrupt\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (["-x"], "the run stopped early (stopping after 1 failures)"),
+        (["--maxfail=1"], "the run stopped early (stopping after 1 failures)"),
+        (["--sw"], "the run stopped early (Test failed, continuing from this test next run.)"),
+        (["--lf"], "--lf ran what the last run left, not every case"),
+        ([], "the run stopped early (interrupted)"),  # Ctrl-C
+    ],
+    ids=["x", "maxfail", "sw", "lf", "ctrl-c"],
+)
+def test_a_run_that_ran_part_of_its_cases_leaves_the_saved_baseline_and_says_so(
+    pytester: pytest.Pytester, make_project: MakeProject, args: list[str], why: str
+) -> None:
+    """-x (or --maxfail, --sw, --lf, Ctrl-C) with --arena-save-baseline replaced a baseline
+    of 8 cases with one of the 2 that ran, saying nothing: the next --arena-baseline took
+    the other 6 for new cases."""
+    make_project("quiz", verdict_project(**EIGHT), files={"scorers/verdict.py": VERDICT_SCORER})
+    pytester.runpytest("--arena-save-baseline", "base.json")  # (--lf: q2 and q5 failed)
+    whole = Path(pytester.path, "base.json").read_text()
+    assert len(read_baseline(whole, "base.json")) == 8
+    if not args:
+        pytester.makeconftest(CTRL_C_AT_TWO)
+    result = pytester.runpytest(*args, "--arena-save-baseline", "base.json", no_reraise_ctrlc=True)
+    result.stdout.fnmatch_lines(
+        [
+            f"arena: --arena-save-baseline: {why}, so the baseline file was left as it was (it"
+            " would have lost the cases not run); save a baseline from a run of every case you"
+            " select"
+        ]
+    )
+    assert Path(pytester.path, "base.json").read_text() == whole
+
+
+def test_a_baseline_saved_from_a_narrower_selection_says_how_many_cases_it_lost(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """-k (-m, --deselect, paths) chooses the cases on purpose, so the file is written, but
+    a file that held more cases said nothing of the ones it lost."""
+    make_project("quiz", verdict_project(**EIGHT), files={"scorers/verdict.py": VERDICT_SCORER})
+    pytester.runpytest("--arena-save-baseline", "base.json")
+    result = pytester.runpytest("-k", "q1 or q2", "--arena-save-baseline", "base.json")
+    result.stdout.fnmatch_lines(
+        [
+            "arena: --arena-save-baseline base.json holds 2 cases now; it held 8, and 6 of them"
+            " did not run (-k, -m, --deselect or the paths given left them out, or they are"
+            " gone): a run of every case saves them all"
+        ]
+    )
+    assert len(read_baseline(Path(pytester.path, "base.json").read_text(), "base.json")) == 2
+    again = pytester.runpytest("-k", "q1 or q2", "--arena-save-baseline", "base.json")
+    again.stdout.no_fnmatch_line("*--arena-save-baseline*")  # none lost this time
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full is Linux's")
+def test_a_baseline_that_cannot_be_written_fails_the_run_as_any_report(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """--arena-save-baseline=/dev/full exited 0, --arena-json=/dev/full 1."""
+    make_project("quiz", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
+    result = pytester.runpytest("--arena-save-baseline=/dev/full")
+    result.stdout.fnmatch_lines(
+        ["arena: the --arena-save-baseline file was not written: *No space left on device*"]
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_an_empty_baseline_path_is_a_usage_error(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`--arena-baseline=$BASELINE`, the variable unset, was ignored: the regression gate
+    failed saying no baseline was given, and without a gate nothing was compared."""
+    make_project("quiz", project(0.9, gate="gate:\n  regression: significant\n"))
+    result = pytester.runpytest("--arena-baseline=")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*--arena-baseline is empty: give the path of a file --arena-save-baseline wrote,"
+            " such as --arena-baseline baseline.json (or leave the option out)"
+        ]
+    )
+
+
+def test_the_accuracy_then_is_of_the_cases_both_runs_graded(
+    pytester: pytest.Pytester, make_project: MakeProject, tmp_path: Path
+) -> None:
+    """-k q2 or q5 against a baseline of 8 cases said "accuracy 0.750 -> 0.000, change
+    +0.000": then over the 8, now over the 2 that ran, which failed in both runs."""
+    make_project("quiz", verdict_project(**EIGHT), files={"scorers/verdict.py": VERDICT_SCORER})
+    pytester.runpytest("--arena-save-baseline", "base.json")
+    summary = tmp_path / "summary.md"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+        result = pytester.runpytest(
+            "-k", "q2 or q5", "--arena-baseline", "base.json", "--arena-json", "out.json"
+        )
+    said = "quiz sim_perfect: accuracy 0.000 -> 0.000, change +0.000 (95% CI *), *, 2 cases;"
+    result.stdout.fnmatch_lines([f"{said} 0 regressed, 0 fixed, 0 new, 0 gone, 6 not run *"])
+    (compared,) = json.loads(Path(pytester.path, "out.json").read_text())["baseline"]
+    assert (compared["accuracy_then"], compared["accuracy_now"], compared["cases"]) == (0, 0, 2)
+    assert "accuracy 0.000 -&gt; 0.000, change +0.000" in summary.read_text()  # (markdown)
+
+
+def test_the_accuracies_then_and_now_differ_by_the_change_said() -> None:
+    """New cases, cases not run, unscored cases and weights: now - then is the paired change
+    on the cases both runs graded."""
+    then = [record("a", True, "ok"), record("b", False, "no"), record("c", True, "ok")]
+    then += [record("d", True, "ok"), record("e", True, "ok")]
+    now = [record("a", False, "no"), record("b", True, "ok"), record("f", True, "ok")]
+    now += [replace(record("c", True, "ok"), weight=3.0), Record("p", "d", "m", UNSCORED)]
+    (c,) = compare_with(now, read_baseline(baseline_text(then), "base.json"), {"p": list("abcdef")})
+    assert (c.accuracy_then, c.accuracy_now) == (pytest.approx(4 / 5), pytest.approx(4 / 5))
+    assert c.comparison.difference.estimate == pytest.approx(c.accuracy_now - c.accuracy_then)
+    (worse,) = compare_with(now[:1], read_baseline(baseline_text(then), "base.json"))
+    assert (worse.accuracy_then, worse.accuracy_now) == (1, 0)
+    assert worse.comparison.difference.estimate == -1

@@ -393,3 +393,35 @@ def test_a_run_that_grades_nothing_by_design_leaves_the_last_reports_as_they_are
     assert result.ret == pytest.ExitCode.OK
     assert "HTML report" not in result.stdout.str()
     assert {name: (pytester.path / name).read_bytes() for name in before} == before
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full is Linux's")
+def test_each_report_holds_the_exit_status_a_report_not_written_gives_the_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """--arena-json out.json --arena-html /dev/full exited 1, and out.json said 0."""
+    make_project("p", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
+    result = pytester.runpytest("--arena-json", "out.json", "--arena-html", "/dev/full")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["arena: the --arena-html report was not written: *"])
+    assert json.loads((pytester.path / "out.json").read_text())["exit_status"] == 1
+    result = pytester.runpytest("--arena-json", "/dev/full", "--arena-html", "out.html")
+    assert result.ret == 1
+    assert "· exit status 1" in (pytester.path / "out.html").read_text()
+
+
+def test_a_run_xdist_stops_after_its_last_case_did_not_stop_early(
+    pytester: pytest.Pytester, make_project: MakeProject, tmp_path: Path
+) -> None:
+    """Under -n 2 -x, pytest-xdist ends a run whose last case failed as interrupted (exit
+    status 2): the JSON report said it stopped early, though every case had run."""
+    make_project("p", "models: [sim_echo]\ntests:\n  - {id: a, input: x, reference: y}\n")
+    summary = tmp_path / "summary.md"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+        result = pytester.runpytest(*XDIST, "-n", "2", "-x", "--arena-json", "out.json")
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # xdist's, as for any test
+    result.stdout.fnmatch_lines(["*1 failed*"])
+    assert "stopped early" not in result.stdout.str() + summary.read_text()
+    report = json.loads((pytester.path / "out.json").read_text())
+    assert (report["stopped_early"], len(report["records"])) == (False, 1)

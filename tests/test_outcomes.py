@@ -335,3 +335,61 @@ tests:
             " stopped, skipped, cut short or ran again)"
         ]
     )
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_the_short_test_summary_lists_flaky_and_unscored_cases(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: int
+) -> None:
+    """-rA and -rf listed no FLAKY case, though it fails the run, nor an UNSCORED one:
+    pytest's short summary lists its own categories only."""
+    unscored = '  - {id: open, input: "steady"}\n'
+    make_project("coin", COIN + unscored, files={"agent.py": PATTERNED_AGENT})
+    spread = ["-p", "xdist.plugin", "-n", str(workers)] if workers else []
+    result = pytester.runpytest("-rA", *spread)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    summary = result.stdout.str().split("short test summary info")[-1]
+    assert [line.split(" - ")[0] for line in summary.splitlines()[1:-1]] == [
+        "PASSED (7/8) projects/coin/arena.yaml::early[patterned]",
+        "UNSCORED projects/coin/arena.yaml::open[patterned]",
+        "FAILED projects/coin/arena.yaml::coin[patterned]",
+        "FLAKY projects/coin/arena.yaml::mostly[patterned]",
+    ]
+    result.stdout.fnmatch_lines(["FLAKY *mostly* - passed 9 of 10; *"])
+    # pytest's counts keep each in its own category
+    assert result.parseoutcomes() == {"failed": 1, "passed": 1, "flaky": 1, "unscored": 1}
+    # -rf: what failed the run; compact failures are said above, FLAKY ones here still
+    failed = pytester.runpytest("-rf", "--arena-failures=compact", *spread)
+    summary = failed.stdout.str().split("short test summary info")[-1]
+    assert [line.split(" - ")[0] for line in summary.splitlines()[1:-1]] == [
+        "FLAKY projects/coin/arena.yaml::mostly[patterned]"
+    ]
+    failed.stdout.fnmatch_lines(["FAILED projects/coin/arena.yaml::coin[[]patterned] - *"])
+    assert failed.parseoutcomes() == {"failed": 1, "passed": 1, "flaky": 1, "unscored": 1}
+
+
+def test_tb_line_shows_the_reason_of_a_case_that_could_not_be_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Under --tb=line an error's block was empty: the reason (and its fix) was nowhere but
+    in the short summary's line, cut to the terminal's width."""
+    make_project(
+        "p",
+        """
+        models: [sim_echo]
+        tests:
+          - {id: broken, input: x, reference: x, eval_type: no_such_scorer}
+          - {id: wrong, input: x, reference: y}
+        """,
+    )
+    result = pytester.runpytest("--tb=line")
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at setup of p::broken[[]sim_echo]*",
+            "projects/p/arena.yaml:3: eval_type: no scorer is named 'no_such_scorer'; known"
+            " scorers: *, trajectory",
+            "*= FAILURES =*",
+            "projects/p/arena.yaml:4: *",  # a failure: its line alone, as before
+            "*arena leaderboard: p*",
+        ]
+    )

@@ -56,3 +56,22 @@ def test_without_pytests_tmpdir_plugin_agents_work_in_the_temp_folder(
     base = Path(tempfile.gettempdir()).resolve()
     assert workspace.resolve().is_relative_to(base)
     assert workspace.resolve().parts[len(base.parts)].startswith("pytest-arena-of-")
+
+
+def test_the_main_job_runs_without_pytests_terminal(pytester: pytest.Pytester) -> None:
+    """On pytest 8.3, -p no:terminal was an internal error in every run once pytest-arena
+    was installed: the progress line asked for the verbosity, which the terminal defines."""
+    shutil.copytree(ROOT / "projects", pytester.path / "projects")
+    shutil.copy(ROOT / "conftest.py", pytester.path)
+    args = ("projects", "--arena-models", "sim_small,sim_large", "-p", "no:terminal")
+    result = pytester.runpytest_subprocess(*args, "--arena-json", "out.json", timeout=300)
+    out = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in out, out[-3000:]
+    assert result.ret == 1, out[-3000:]  # sim_small gets some cases wrong, on purpose
+    report = json.loads((pytester.path / "out.json").read_text())
+    assert sorted({r["project"] for r in report["records"]}) == PROJECTS
+    assert report["exit_status"] == 1
+    # nor does it in a run of Python tests alone
+    pytester.makepyfile(test_plain="def test_one():\n    pass\n")
+    plain = pytester.runpytest_subprocess("test_plain.py", "-p", "no:terminal")
+    assert (plain.ret, plain.stderr.str()) == (0, "")

@@ -189,3 +189,20 @@ def test_a_terminal_in_ci_or_dumb_gets_plain_lines(
     )
     assert "\b" not in raw
     assert any(LINE.fullmatch(line) for line in _screen(raw)), raw  # lines of their own
+
+
+@pytest.mark.parametrize("every", ["-1", "nan", "inf"])
+def test_a_progress_interval_that_cannot_work_is_a_usage_error(
+    pytester: pytest.Pytester, make_project: MakeProject, every: str
+) -> None:
+    """-1 and nan were taken silently (and turned the progress off), where every other arena
+    option is a usage error that names the option and the fix."""
+    make_project("mine", SLOW + CASES)
+    result = pytester.runpytest(f"--arena-progress-every={every}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            f"*--arena-progress-every {every}: give the seconds between progress lines as a"
+            " finite number, 0 or more (--arena-progress-every 60; 0 shows no progress)"
+        ]
+    )

@@ -25,6 +25,7 @@ def check(config: pytest.Config) -> None:
     problems = [_max_cost(config.getoption("arena_max_cost", None))]
     problems.append(_models(config.getoption("arena_models", None)))
     problems.append(_repeat(config.getoption("arena_repeat", None)))
+    problems.append(_progress_every(config.getoption("arena_progress_every", None)))
     problems.append(failure_style.check(config))
     for name, example in (
         ("arena_json", "arena.json"),
@@ -35,6 +36,12 @@ def check(config: pytest.Config) -> None:
         if raw is not None:
             option = "--" + name.replace("_", "-")
             problems.append(_file(option, raw, report_path(config, name), example))
+    raw_baseline = config.getoption("arena_baseline", None)
+    if raw_baseline is not None and report_path(config, "arena_baseline") is None:
+        problems.append(  # `--arena-baseline=$BASELINE` with the variable unset
+            "--arena-baseline is empty: give the path of a file --arena-save-baseline wrote,"
+            " such as --arena-baseline baseline.json (or leave the option out)"
+        )
     problems.append(_one_file_each(config))
     raw_cache = config.getoption("arena_cache_path", None)
     if raw_cache is not None and config.getoption("arena_cache", None) != CacheMode.OFF.value:
@@ -121,6 +128,15 @@ def _max_cost(value: float | None) -> str:
     return (
         f"--arena-max-cost {value:g}: give the most the run may spend as a finite number of"
         " dollars, 0 or more (leave the option out for no limit)"
+    )
+
+
+def _progress_every(value: float | None) -> str:
+    if value is None or (math.isfinite(value) and value >= 0):
+        return ""
+    return (
+        f"--arena-progress-every {value:g}: give the seconds between progress lines as a"
+        " finite number, 0 or more (--arena-progress-every 60; 0 shows no progress)"
     )
 
 

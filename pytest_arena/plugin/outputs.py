@@ -81,7 +81,8 @@ def add_options(group: pytest.OptionGroup) -> None:
         default=None,
         metavar="PATH",
         help="write each case's result to PATH, sorted, one case a line and no timestamp:"
-        " a baseline to commit and compare later runs with (--arena-baseline)",
+        " a baseline to commit and compare later runs with (--arena-baseline); a run that"
+        " stops early (-x, Ctrl-C) or runs under --lf or --sw leaves it as it was",
     )
     group.addoption(
         "--arena-baseline",
@@ -179,6 +180,7 @@ class ArenaOutputs:
         self.final = 0  # the exit status once every output is written
         self.lost: list[Record] = []
         self.unwritten: list[str] = []  # outputs that could not be written, and why
+        self.lost_cases = ""  # a baseline file written with fewer cases than it held
         self.unloaded: list[str] = []  # under --collect-only: what could not be loaded
         self.html: Path | None = None  # the HTML report, once written
         self.no_case: list[str] | None = None  # the run collected projects, but not one case
@@ -232,10 +234,21 @@ class ArenaOutputs:
             from pytest_arena.reports.junit import with_reason
 
             path, line = report.location[0], report.location[1]
-            line_only = self.config.getoption("tbstyle", "auto") == "line"
+            # --tb=line: pytest prints a failure's line itself, and an error's text alone
+            as_line = self.config.getoption("tbstyle", "auto") == "line"
             report.longrepr = with_reason(
-                report.longrepr, record["reason"], path, line, line_only=line_only
+                report.longrepr,
+                record["reason"],
+                path,
+                line,
+                line_only=as_line and report.when == "call",
+                as_line=as_line and report.when != "call",
             )
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        # Ctrl-C or pytest.exit; pytest's and pytest-xdist's stops raise subclasses of theirs
+        real = excinfo.type is KeyboardInterrupt or isinstance(excinfo.value, pytest.exit.Exception)
+        self.state.interrupted = self.state.interrupted or real
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -258,7 +271,7 @@ class ArenaOutputs:
             path = html_path = None  # leaves the last run's reports as they are
         if not records and not path and not html_path:
             return
-        from pytest_arena.reports import baseline, gates, github_summary, json_report, report_files
+        from pytest_arena.reports import baseline, gates, github_summary, json_report
 
         _fill_crashed(records)
         boards = self.state.boards()
@@ -275,18 +288,6 @@ class ArenaOutputs:
             )
             self.uncompared = baseline.uncompared(records, self.baseline)
         self.results = gates.check_baseline(self.results, self.compared, found_gates)
-        if save_path is not None and not records:  # --collect-only, or -k that matched none
-            if not self.config.getoption("collectonly", False):
-                self.unwritten.append(
-                    "--arena-save-baseline: no case ran, so the baseline file was left as it was"
-                )
-        elif save_path is not None:
-            text = baseline.baseline_text(json_report.unique(records))
-            try:
-                with report_files.written_whole(save_path) as out:  # or the last one is kept
-                    out.write(text)
-            except OSError as error:
-                self.unwritten.append(f"the --arena-save-baseline file was not written: {error}")
         # failures pytest counted that no report of a case was: a collection error, or a
         # plugin's own (pytest-cov's --cov-fail-under); no gate covers them
         unseen = session.testsfailed - self.gated_failures - self.failures_outside_gates
@@ -313,6 +314,8 @@ class ArenaOutputs:
         self.mistakes = [m for board in boards for m in board.mistakes]
         if self.mistakes and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a board that is not what it says
+        if save_path is not None:
+            self._save_baseline(session, save_path, records)
         if path or html_path:
             report = json_report.build_report(
                 records,
@@ -320,19 +323,14 @@ class ArenaOutputs:
                 self.results,
                 exit_status=int(session.exitstatus),  # after the gates and the boards' mistakes
                 gates_decide=enabled and bool(self.results),
-                stopped_early=stopped_early or before == pytest.ExitCode.INTERRUPTED,
+                stopped_early=stopped_early,
                 generator=f"pytest-arena {__version__}",
                 baseline=baseline.as_data(self.compared) if self.baseline is not None else None,
                 spill=self.state.spill,
                 problems=self.state.problems,
                 spend=self._spend(records),
             )
-            self._write(session, "--arena-json", path, json_report.write_report, report)
-            if html_path:
-                from pytest_arena.reports.html import write_html  # jinja2 only when asked
-
-                if self._write(session, "--arena-html", html_path, write_html, report):
-                    self.html = html_path
+            self._write_reports(session, path, html_path, report)
         summary = os.environ.get(github_summary.STEP_SUMMARY)
         if summary and boards:
             try:
@@ -348,6 +346,70 @@ class ArenaOutputs:
                 )
             except OSError as error:
                 self.unwritten.append(f"the GitHub job summary was not written: {error}")
+
+    def _save_baseline(self, session: pytest.Session, path: Path, records: list[Record]) -> None:
+        """Write the baseline file, unless the run ran part of what it selected (-x,
+        --maxfail, Ctrl-C) or what the last run left (--lf, --sw): the file would lose the
+        cases it did not run, which the next --arena-baseline takes for new ones. Say so, and
+        how many cases a file written from a narrower selection (-k, -m, paths) lost."""
+        from pytest_arena.reports import baseline, json_report, report_files
+
+        left = "so the baseline file was left as it was"
+        if not records:  # --collect-only, or -k that matched none
+            if not self.config.getoption("collectonly", False):
+                self.unwritten.append(f"--arena-save-baseline: no case ran, {left}")
+            return
+        why = _partial_run(self.config, session, self.state)
+        if why:
+            self.unwritten.append(
+                f"--arena-save-baseline: {why}, {left} (it would have lost the cases not run);"
+                " save a baseline from a run of every case you select"
+            )
+            return
+        had = _baseline_keys(path)
+        kept = [r for r in json_report.unique(records) if r.status in baseline.LISTED]
+        try:
+            with report_files.written_whole(path) as out:  # or the last one is kept
+                out.write(baseline.baseline_text(kept))
+        except OSError as error:
+            self.unwritten.append(f"the --arena-save-baseline file was not written: {error}")
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED  # asked for, not delivered
+            return
+        lost = had - {(r.project, r.model, r.case_id) for r in kept}
+        if lost:
+            self.lost_cases = (
+                f"--arena-save-baseline {shown_path(self.config, path)} holds {len(kept)}"
+                f" case{'' if len(kept) == 1 else 's'} now; it held {len(had)}, and {len(lost)}"
+                f" of {'it' if len(lost) == 1 else 'them'} did not run (-k, -m, --deselect"
+                " or the paths given left them out, or they are gone): a run of every case"
+                " saves them all"
+            )
+
+    def _write_reports(
+        self,
+        session: pytest.Session,
+        path: Path | None,
+        html_path: Path | None,
+        report: dict[str, Any],
+    ) -> None:
+        """Write the HTML report, then the JSON one: each holds the exit status the run
+        ends with, which a report not written makes 1 (the page is written again then)."""
+        from pytest_arena.reports.json_report import write_report
+
+        if html_path is None:
+            self._write(session, "--arena-json", path, write_report, report)
+            return
+        from pytest_arena.reports.html import write_html  # jinja2 only when asked
+
+        if self._write(session, "--arena-html", html_path, write_html, report):
+            self.html = html_path
+        report["exit_status"] = int(session.exitstatus)
+        if path is None or self._write(session, "--arena-json", path, write_report, report):
+            return
+        if self.html is not None and report["exit_status"] != int(session.exitstatus):
+            report["exit_status"] = int(session.exitstatus)
+            self._write(session, "--arena-html", self.html, write_html, report)
 
     def _write(
         self,
@@ -420,6 +482,8 @@ class ArenaOutputs:
         enabled = bool(self.config.getoption("arena_gate"))
         for problem in self.unwritten:
             terminalreporter.write_line(f"arena: {problem}", red=True)
+        if self.lost_cases:
+            terminalreporter.write_line(f"arena: {self.lost_cases}", yellow=True)
         if self.unloaded:
             terminalreporter.write_line(
                 f"arena: {len(self.unloaded)} input(s) could not be loaded (exit status 2, as a"
@@ -514,6 +578,33 @@ class ArenaOutputs:
             "budget_skips": self.state.budget_skips,
             "unknown_workers": self.state.workers_unknown,
         }
+
+
+def _partial_run(config: pytest.Config, session: pytest.Session, state: ArenaState) -> str:
+    """Why the run did not run every case it selected, or "": it stopped early, or --lf or
+    --sw chose what ran by the last run."""
+    if state.stopped_early(session):
+        return (
+            f"the run stopped early ({session.shouldfail or session.shouldstop or 'interrupted'})"
+        )
+    for name, option in (("lf", "--lf"), ("stepwise", "--sw"), ("stepwise_skip", "--sw-skip")):
+        if config.getoption(name, False):
+            return f"{option} ran what the last run left, not every case"
+    return ""
+
+
+def _baseline_keys(path: Path) -> set[tuple[str, str, str]]:
+    """The (project, model, case) of each case the baseline file at `path` lists; none if
+    there is no such file (or it is not a baseline)."""
+    from pytest_arena.reports.baseline import read_baseline
+
+    if not path.is_file():  # (a device, such as /dev/null, is read as no baseline)
+        return set()
+    try:
+        found = read_baseline(path.read_text("utf-8"), str(path))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return set()
+    return {(r.project, r.model, r.case_id) for r in found}
 
 
 def _baseline_cases(baseline: list[Record]) -> dict[str, list[str]]:

@@ -57,7 +57,7 @@ def register(config: pytest.Config) -> None:
     silent = (
         every is None
         or every <= 0
-        or config.get_verbosity() < 0
+        or (config.getoption("verbose", 0) or 0) < 0  # (no -v/-q under -p no:terminal)
         or hasattr(config, "workerinput")
         or getattr(config.option, "dist", "no") != "no"
         or getattr(config.option, "numprocesses", None)

@@ -64,6 +64,9 @@ class ArenaState:
     workers_near_misses: dict[str, int] = field(default_factory=dict)  # and their caches'
     finished: set[str] = field(default_factory=set)  # items whose run ended (as xdist tells)
     budget_skips: int = 0  # cases a budget kept from running (or cut short)
+    # Ctrl-C (or pytest.exit) ended the run: not pytest-xdist's stop after -x or --maxfail,
+    # nor pytest's after collection errors, which raise their own KeyboardInterrupt
+    interrupted: bool = False
 
     def defined_cases(self) -> dict[str, list[str]]:
         """The case ids each project collected in this process defines, by project name: what
@@ -81,7 +84,10 @@ class ArenaState:
 
     def stopped_early(self, session: pytest.Session) -> bool:
         """Whether -x, --maxfail, --sw or Ctrl-C ended the run before every selected item
-        ran (one that stops at the last item's failure ran them all)."""
+        ran (one that stops at the last item's failure ran them all, under pytest-xdist too,
+        where -x ends the run as interrupted); Ctrl-C always does."""
+        if self.interrupted:
+            return True
         if not (session.shouldfail or session.shouldstop or _interrupted(session)):
             return False
         return not session.testscollected or len(self.finished) < session.testscollected
@@ -217,6 +223,6 @@ def _written_names(arena: Path) -> list[str]:
 
 
 def _interrupted(session: pytest.Session) -> bool:
-    """Whether Ctrl-C (or pytest.exit) ended the run: pytest sets the session's status
-    before the reports are written."""
+    """Whether Ctrl-C, pytest.exit, collection errors or pytest-xdist's -x ended the run:
+    pytest sets the session's status before the reports are written."""
     return getattr(session, "exitstatus", None) == pytest.ExitCode.INTERRUPTED

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Generator
 from typing import Any
 
 import pytest
@@ -19,6 +20,9 @@ RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe
 PROBLEM_ATTR = "arena_problem"  # and a problem item's message on its failed report
 _VERDICT = {True: "passed", False: "failed", None: "unscored"}
 UNSCORED_REASONS = 5  # the most common reasons of unscored cases said, the rest counted
+# the categories of pytest's short test summary (-rf, -rp, -rA) arena's own are listed in:
+# a FLAKY case that fails the run among the failed, the others among the passed
+_LISTED_AS = {"flaky": ("failed", "passed"), "unscored": ("passed", "passed")}
 
 
 # the boards' own signs, as ASCII writes them, for a terminal that cannot show them
@@ -51,6 +55,9 @@ class ArenaReporter:
         self.failure_style = failure_style
         self.boards: dict[str, Any] = {}  # each project's leaderboard settings, kept once
         self.session: pytest.Session | None = None
+        # FLAKY and UNSCORED reports listed in pytest's short summary: (category, report,
+        # whether the category was made for them)
+        self.listed: list[tuple[str, Any, bool]] = []
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.session = session
@@ -75,6 +82,40 @@ class ArenaReporter:
                 (f"PASSED ({sampling['passed']}/{sampling['graded']})", {"green": True}),
             )
         return None
+
+    @pytest.hookimpl(specname="pytest_terminal_summary", wrapper=True, trylast=True)
+    def pytest_terminal_summary_listed(self, terminalreporter: Any) -> Generator[None, None, None]:
+        """Put FLAKY and UNSCORED cases in the categories pytest's short test summary lists
+        (-rf, -rp, -rA; it lists no other) as it is printed: after every other summary, when
+        this wrapper, the innermost, has returned. Each is listed by its own word."""
+        try:
+            return (yield)
+        finally:
+            stats: dict[str, list[Any]] = terminalreporter.stats
+            for category, (failed, passed) in _LISTED_AS.items():
+                for report in stats.get(category, ()):
+                    key = failed if report.failed else passed
+                    self.listed.append((key, report, key not in stats))
+                    stats.setdefault(key, []).append(report)
+
+    @pytest.hookimpl(specname="pytest_terminal_summary", wrapper=True, tryfirst=True)
+    def pytest_terminal_summary_unlisted(
+        self, terminalreporter: Any
+    ) -> Generator[None, None, None]:
+        """Take them out again once the short test summary is printed: pytest's final counts
+        ("1 flaky") and other plugins find each in its own category."""
+        try:
+            return (yield)
+        finally:
+            stats: dict[str, list[Any]] = terminalreporter.stats
+            listed, self.listed = self.listed, []
+            for key in {key for key, _, _ in listed}:  # (each list once: a run's end stays
+                ours = {id(r) for k, r, _ in listed if k == key}  # linear in its items)
+                kept = [r for r in stats.get(key, ()) if id(r) not in ours]
+                if kept or not any(added for k, _, added in listed if k == key):
+                    stats[key] = kept
+                else:
+                    stats.pop(key, None)
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         # once an item (pytest-rerunfailures ends each try); xdist tells the controller too

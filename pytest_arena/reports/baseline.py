@@ -128,8 +128,8 @@ class BaselineComparison:
     project: str
     model: str
     comparison: verdicts.Comparison  # now - then, on the cases both graded
-    accuracy_then: float | None
-    accuracy_now: float | None
+    accuracy_then: float | None  # on the cases both graded, as the comparison's
+    accuracy_now: float | None  # (not the leaderboard's, which holds every case run now)
     regressed: list[Change] = field(default_factory=list)  # passed then, not now
     fixed: list[Change] = field(default_factory=list)  # not then, passed now
     unscored_now: list[Change] = field(default_factory=list)  # graded then, unscored now
@@ -237,13 +237,8 @@ def compare_with(
         project, model = key
         mine, theirs = now[key], then.get(key, {})
         comparison = verdicts.compare(model, list(mine.values()), "baseline", list(theirs.values()))
-        result = BaselineComparison(
-            project,
-            model,
-            comparison,
-            _accuracy(theirs.values()),
-            _accuracy(mine.values()),
-        )
+        then_now = _accuracies(mine, theirs)
+        result = BaselineComparison(project, model, comparison, *then_now)
         for case in sorted(mine):
             a, b = mine[case], theirs.get(case)
             if b is None:
@@ -301,10 +296,23 @@ def _rounded(score: float | None) -> float | None:
     return None if score is None else round(float(score), DIGITS)
 
 
-def _accuracy(records: Iterable[Record]) -> float | None:
-    kept = [r for r in records if r.weight > 0 and r.status in verdicts.GRADED]
-    total = sum(r.weight for r in kept)
-    return sum(r.weight * verdicts.case_score(r) for r in kept) / total if total else None
+def _accuracies(
+    mine: Mapping[str, Record], theirs: Mapping[str, Record]
+) -> tuple[float | None, float | None]:
+    """The accuracy then and now on the cases both runs graded, each weighted by its weight
+    now, as the paired change is: now - then is that change. Over every case of each run, a
+    run that -k, -x or --lf cut short (or new cases) would move it with no case changed."""
+    pairs = [
+        (a, theirs[case])
+        for case, a in mine.items()
+        if a.weight > 0 and a.status in verdicts.GRADED and case in theirs
+        if theirs[case].status in verdicts.GRADED
+    ]
+    total = sum(a.weight for a, _ in pairs)
+    if not total:
+        return None, None
+    then = sum(a.weight * verdicts.case_score(b) for a, b in pairs) / total
+    return then, sum(a.weight * verdicts.case_score(a) for a, _ in pairs) / total
 
 
 def _num(value: float | None) -> str:

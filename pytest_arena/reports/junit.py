@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_arena.record import Record
-from pytest_arena.reports.failures import message
+from pytest_arena.reports.failures import REASON_LIMIT, clip, message
 from pytest_arena.scorers.text import printable
 
 if TYPE_CHECKING:
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 METRIC_PREFIX = "metric."
 PER_CASE_FAMILIES = ("xunit1", "legacy")  # the junit_family values whose testcases hold properties
 OUTPUT_HEADER = " arena record ".center(80, "-")  # like pytest's " Captured Out " header
+# a message that starts where it is: "path:line: " (a setup error's reason)
+_LOCATED = re.compile(r"[^\s:][^:\n]*:\d+: ")
 # what XML 1.0 does not allow (the complement of #x9 | #xA | #xD | [#x20-#xD7FF] |
 # [#xE000-#xFFFD] | [#x10000-#x10FFFF]), listed as such: compiling the allowed ranges'
 # negation takes milliseconds at every start
@@ -111,14 +113,30 @@ class ReasonRepr:
     """
 
     def __init__(
-        self, text: str, reason: str, path: str, lineno: int, *, line_only: bool = False
+        self,
+        text: str,
+        reason: str,
+        path: str,
+        lineno: int,
+        *,
+        line_only: bool = False,
+        as_line: str = "",
     ) -> None:
         self.text = text
         self.reprcrash = ReasonLocation(path, lineno, reason)
         self.line_only = line_only  # --tb=line: the terminal shows the message's line alone
+        # --tb=line for an error, whose text pytest prints alone: its reason, shown instead
+        self.as_line = as_line
 
     def toterminal(self, tw: Any) -> None:
         if self.line_only:
+            return
+        if self.as_line:  # the reason (and the fix under it), where the case is
+            where, said = self.reprcrash, self.as_line
+            if not _LOCATED.match(said):  # a setup error's reason says its file and line
+                said = f"{where.path}:{where.lineno}: {said}"
+            for line in said.split("\n"):
+                tw.line(line)
             return
         for line in self.text.split("\n"):
             tw.line(line)
@@ -128,14 +146,24 @@ class ReasonRepr:
 
 
 def with_reason(
-    longrepr: Any, reason: str, path: str, lineno: int | None, *, line_only: bool = False
+    longrepr: Any,
+    reason: str,
+    path: str,
+    lineno: int | None,
+    *,
+    line_only: bool = False,
+    as_line: bool = False,
 ) -> Any:
     """`longrepr` carrying `reason` as its message (cut to a line's length: the text has
-    more), when it is text and there is a reason. `line_only` (pytest's `--tb=line`): the
-    terminal shows the message's line, not the text as well."""
+    more), when it is text and there is a reason. Under pytest's `--tb=line`, a failure is
+    `line_only` (pytest prints the message's line, the text is not shown as well) and an
+    error `as_line` (pytest prints its text alone: the whole reason is shown instead, its
+    fix too, after its file and line)."""
     if not isinstance(longrepr, str) or not reason.strip():
         return longrepr
-    return ReasonRepr(longrepr, message(reason), path, (lineno or 0) + 1, line_only=line_only)
+    line = (lineno or 0) + 1
+    whole = printable(clip(reason.strip(), REASON_LIMIT), lines=True) if as_line else ""
+    return ReasonRepr(longrepr, message(reason), path, line, line_only=line_only, as_line=whole)
 
 
 def set_properties(user_properties: list[tuple[str, object]], record: Record) -> None:
