@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -334,6 +335,27 @@ def test_the_board_shows_ties_comparisons_and_power_as_the_terminal_does() -> No
     assert kept == [verdicts[0]]
     del board["comparisons"], board["power"]
     assert '<p class="verdict">against' not in html.render(data)  # an older report
+
+
+def test_the_page_says_how_ties_were_told_apart_as_the_board_did() -> None:
+    """A board of accuracy alone with a model no case was scored for tells ranks apart by
+    the composites' interval; the page guessed from the weights alone and said the paired
+    test of accuracy, contradicting the terminal."""
+    from pytest_arena.reports.tables import TIES
+
+    recs = [
+        Record("p", f"c{i}", model, PASSED if ok else FAILED, float(ok), ok)
+        for i in range(6)
+        for model, ok in (("a", i % 2 == 0), ("b", i % 2 == 1))
+    ] + [Record("p", f"c{i}", "c", UNSCORED, 0.0, None) for i in range(6)]
+    (board,) = build_boards(recs)
+    data = build_report(recs, [board])
+    assert data["leaderboards"][0]["ties_by"] == board.ties_by == "interval"
+    verdicts = re.findall(r'<p class="verdict">([^<]*)</p>', html.render(data))
+    assert unescape(verdicts[0]) == TIES["interval"]
+    del data["leaderboards"][0]["ties_by"]  # a report from before the board said it
+    older = re.findall(r'<p class="verdict">([^<]*)</p>', html.render(data))
+    assert unescape(older[0]) == TIES["test"]
 
 
 def test_the_pareto_front_is_the_models_nothing_beats_on_cost_and_accuracy() -> None:

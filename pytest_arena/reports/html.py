@@ -131,8 +131,11 @@ def _verdicts(board: Mapping[str, Any]) -> list[str]:
     older than the comparisons, and a comparison or power line missing its numbers is left
     out (a hand-edited report still renders)."""
     tied = any(str(r.get("rank_label", "")).startswith("=") for r in board.get("rows") or [])
-    plain = set(board.get("weights") or {"accuracy": 1}) == {"accuracy"}  # as build_board's
-    ties = ("test" if plain else "interval") if tied else None
+    said = board.get("ties_by")
+    if said not in ("test", "interval"):  # a report from before the board said it
+        plain = set(board.get("weights") or {"accuracy": 1}) == {"accuracy"}
+        said = "test" if plain else "interval"
+    ties = said if tied else None
     comparisons = []
     for c in board.get("comparisons") or []:
         try:

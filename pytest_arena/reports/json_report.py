@@ -334,6 +334,7 @@ def _board(board: Board) -> dict[str, Any]:
         "rows": [_row(r) for r in board.rows],
         "comparisons": [_comparison(c) for c in board.comparisons],
         "power": _power(board.power),
+        "ties_by": board.ties_by,
     }
 
 
