@@ -258,10 +258,10 @@ def pytest_runtest_makereport(
         _junit_properties(item, record)  # JUnit writes them from the teardown's report
     if (
         call.excinfo is not None
-        and isinstance(call.excinfo.value, collect.CaseError)
+        and isinstance(call.excinfo.value, collect.SetupError)
         and call.when == "setup"
     ):
-        report.longrepr = item.repr_failure(call.excinfo)  # pytest shows setup tracebacks otherwise
+        report.longrepr = item.repr_failure(call.excinfo)  # pytest shows its own text otherwise
     if report.skipped and isinstance(report.longrepr, tuple):
         path, line, _ = item.reportinfo()
         report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])  # the case, not our code

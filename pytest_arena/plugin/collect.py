@@ -6,6 +6,7 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import os
+import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,9 +27,11 @@ from pytest_arena.record import ERROR, FAILED, FLAKY, Record
 from pytest_arena.reports import failures
 from pytest_arena.reports.failures import error_text, failure_text
 from pytest_arena.spec import Case, SpecError
-from pytest_arena.spec.errors import location
+from pytest_arena.spec.errors import Problem, location
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE, resolved
 from pytest_arena.spec.loader import CaseProblem
+from pytest_arena.spec.schema import CASE_ID
+from pytest_arena.spec.validation import dotted
 
 # Seconds pytest's thread waits, before the first item, for the calls started ahead (less
 # once they are all answered). Calls answered at once (a local server, cache hits) cost the
@@ -55,6 +58,16 @@ class CaseError(Exception):
     """The case could not be run or scored."""
 
 
+class SetupError(pytest.fail.Exception):  # type: ignore[misc,name-defined]  # pytest's Failed
+    """Input found wrong before its case runs (a bad row, a case that cannot be planned): a
+    failed setup, an ERROR, said by the item's `repr_failure`. Raised as
+    `pytest.fail(..., pytrace=False)` is, so pytest makes no traceback of it: one parsed from
+    the source of each frame took a tenth of a second, minutes over a dataset of bad rows."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, pytrace=False)
+
+
 @dataclass
 class RunProject:
     """A project as this run collects it: loaded once, shared by its `arena.yaml` and its
@@ -65,27 +78,38 @@ class RunProject:
     problems: list[tuple[str, str]] = field(default_factory=list)  # project-wide: name, message
     models: list[str] = field(default_factory=list)  # the models its cases run on
     own: dict[Path, str] = field(default_factory=dict)  # its dataset files, resolved -> as written
+    refused: set[str] = field(default_factory=set)  # dataset paths that no node id can hold
     collectors: dict[Path, pytest.Collector] = field(default_factory=dict)  # who collects each
     idle: bool = False  # no models to run: its cases are not collected
     shown: bool = False  # a dataset file carries the problems (arena.yaml is not in the run)
     collected: bool = False  # a file of it is collected: its empty files have been warned of
     _by_file: dict[Path, tuple[list[CaseProblem], list[Case]]] | None = None
+    _files: dict[str, Path] = field(default_factory=dict)
+
+    def file_of(self, dataset: str) -> Path:
+        """The file of the dataset written `dataset` under `datasets:`, resolved."""
+        if dataset not in self._files:
+            assert self.project is not None
+            self._files[dataset] = resolved(self.project.root / dataset)
+        return self._files[dataset]
 
     def claim(self, source: Path, collector: pytest.Collector) -> bool:
         """Whether `collector` collects the dataset file `source`: the first to ask does."""
         return self.collectors.setdefault(source, collector) is collector
 
     def of_file(self, source: Path) -> tuple[list[CaseProblem], list[Case]]:
-        """The row problems and the cases of the dataset file `source` (indexed once: a
+        """The problems and the cases of the dataset file `source`: its rows', and those of
+        its entry under `datasets:`, said at their line in arena.yaml (indexed once: a
         project of 2,000 files would go over all its cases for each)."""
         if self._by_file is None:
             self._by_file = {}
             assert self.project is not None
             for problem in self.project.file.problems:
-                if problem.dataset is not None:
-                    self._by_file.setdefault(problem.problem.path, ([], []))[0].append(problem)
+                if problem.dataset is not None and problem.dataset not in self.refused:
+                    file = self.file_of(problem.dataset)
+                    self._by_file.setdefault(file, ([], []))[0].append(problem)
             for case in self.project.file.cases:
-                if case.dataset is not None:
+                if case.dataset is not None and case.dataset not in self.refused:
                     self._by_file.setdefault(case.source, ([], []))[1].append(case)
         return self._by_file.get(source, ([], []))
 
@@ -122,10 +146,16 @@ def run_project(session: pytest.Session, arena: Path) -> RunProject:
     project.engine = state.engine
     project.repeat = state.repeat
     run.project = project
-    for dataset in project.file.spec.datasets:
-        source = resolved(project.root / dataset.path)
-        if _own_file(project.root, source):
-            run.own.setdefault(source, dataset.path)
+    for index, dataset in enumerate(project.file.spec.datasets):
+        if "::" in dataset.path:
+            run.refused.add(dataset.path)
+            run.problems.append((f"datasets.{index}", _node_id_unfit(project, index)))
+    written = [d.path for d in project.file.spec.datasets]  # and those of its problems
+    for path in dict.fromkeys([*written, *(p.dataset for p in project.file.problems)]):
+        if path is not None and path not in run.refused:
+            source = run.file_of(path)
+            if _own_file(project.root, path, source):
+                run.own.setdefault(source, path)
     models = state.models or project.default_models()
     if not models:
         message = (
@@ -150,17 +180,37 @@ def run_project(session: pytest.Session, arena: Path) -> RunProject:
     return run
 
 
+def _node_id_unfit(project: Project, index: int) -> str:
+    """The problem of the dataset at `datasets[index]`, whose path holds `::`."""
+    path = project.file.spec.datasets[index].path
+    lines = project.file.lines
+    problem = Problem(
+        project.file.path,
+        lines.line(("datasets", index, "path")) or lines.line(("datasets", index)),
+        f"dataset path '{path}' holds '::', which ends the file's part of a pytest node id:"
+        " its cases could not be run by node id, nor rerun by --lf",
+        key=dotted(("datasets", index, "path")),
+        hint=f"rename the file without '::' (such as {path.replace('::', '_')}),"
+        " and its entry under 'datasets:'",
+    )
+    return problem.format()
+
+
 def mark_collected(config: pytest.Config, run: RunProject) -> None:
     """The first time a file of `run` is collected, warn of its files that hold no case
-    (with their file and line, in pytest's warnings summary)."""
+    (with their file and line, in pytest's warnings summary). Under xdist every worker
+    collects; the first alone warns, so the summary says it once."""
     if run.collected:
         return
     run.collected = True
     state = ArenaState.of(config)
+    worker = str(getattr(config, "workerinput", {}).get("workerid", "gw0"))
+    warns = worker == "gw0" or not worker.startswith("gw")  # (`--tx id=`: no first is known)
     for path, line, message in _without_cases(run):
         shown = shown_path(config, path)
         state.empty.append(f"{shown}:{line}: {message}")
-        warnings.warn_explicit(ArenaWarning(message), ArenaWarning, str(path), line)
+        if warns:
+            warnings.warn_explicit(ArenaWarning(message), ArenaWarning, str(path), line)
 
 
 def _without_cases(run: RunProject) -> list[tuple[Path, int, str]]:
@@ -187,20 +237,22 @@ def _without_cases(run: RunProject) -> list[tuple[Path, int, str]]:
     return found
 
 
-def _own_file(root: Path, source: Path) -> bool:
-    """A dataset file is collected as a file of its own if pytest can tell it is one: it has
-    a dataset suffix and lies in the project's folder, not in a nested project's; never an
-    `arena.yaml` (pytest collects it as a project: the loader says it is no dataset)."""
-    if source.name == PROJECT_FILE:
+def _own_file(root: Path, written: str, source: Path) -> bool:
+    """A dataset file is collected as a file of its own if pytest can tell it is one: as
+    `datasets:` names it (`written`, perhaps a symlink to the file `source` elsewhere), it
+    has a dataset suffix and lies in the project's folder, not in a nested project's; never
+    an `arena.yaml` (pytest collects it as a project: the loader says it is no dataset)."""
+    path = Path(os.path.normpath(root / written))
+    if PROJECT_FILE in (path.name, source.name):
         return False
     try:  # a folder that cannot be entered raises before Python 3.14 (the loader says so)
-        if source.suffix.lower() not in DATASET_FORMATS or not source.is_file():
+        if path.suffix.lower() not in DATASET_FORMATS or not source.is_file():
             return False
     except OSError:
         return False
-    if not source.is_relative_to(root):
+    if not path.is_relative_to(root):
         return False
-    folder = source.parent
+    folder = path.parent
     while folder != root:
         if (folder / PROJECT_FILE).exists():
             return False
@@ -237,6 +289,9 @@ def dataset_file(parent: pytest.Collector, path: Path, arena: Path) -> DatasetFi
         return DatasetFile.from_parent(parent, path=path, run=run)  # fails, with the problem
     source = resolved(path)
     if source not in run.own:
+        refused = source in {run.file_of(written) for written in run.refused}
+        if refused and not reached(parent.session, run.arena):  # it says why it is not run
+            return DatasetFile.from_parent(parent, path=path, run=run)
         return None
     written = Path(os.path.normpath(arena.parent / run.own[source]))
     if Path(os.path.normpath(path)) != written and reached(parent.session, written):
@@ -253,27 +308,28 @@ class ArenaFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         run = run_project(self.session, self.path)
         mark_collected(self.config, run)
+        names = Names()
         for name, message in run.problems:
-            yield ProblemItem.from_parent(self, name=name, message=message)
+            yield ProblemItem.from_parent(self, name=names.add(name), message=message)
         project = run.project
         if project is None or run.idle:
             return
         datasets: dict[str, DatasetNode] = {}
         for case_problem in project.file.problems:
-            message = "\n".join(p.format() for p in case_problem.problems)
-            where, line = case_problem.problem.path, (case_problem.problem.line or 1) - 1
             if case_problem.dataset is None:  # at its case's line, as the case's items are
-                yield ProblemItem.from_parent(
-                    self, name=case_problem.name, message=message, where=where, line=line
-                )
-            elif case_problem.problem.path not in run.own:
+                yield problem_item(self, case_problem, names, where=case_problem.problem.path)
+            elif case_problem.dataset in run.refused:
+                continue  # the project's problems say why
+            elif run.file_of(case_problem.dataset) not in run.own:
                 node = datasets.setdefault(
                     case_problem.dataset, DatasetNode.from_parent(self, name=case_problem.dataset)
                 )
-                node.own.append((case_problem.name, message, where, line))
+                node.own.append(case_problem)
         for case in project.file.cases:
             if case.dataset is None:
                 yield from case_items(self, project, case, run.models)
+            elif case.dataset in run.refused:
+                continue
             elif case.source not in run.own:
                 node = datasets.setdefault(
                     case.dataset, DatasetNode.from_parent(self, name=case.dataset)
@@ -289,7 +345,7 @@ class ArenaFile(pytest.File):
 
 
 class DatasetFile(pytest.File):
-    """A dataset file of a project: its cases, and the problems of its rows."""
+    """A dataset file of a project: its cases, and the problems of its rows and its entry."""
 
     def __init__(self, *, run: RunProject, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -309,26 +365,26 @@ class DatasetFile(pytest.File):
                 for name, message in run.problems:
                     yield ProblemItem.from_parent(self, name=name, message=message, folder=folder)
             return
+        names = Names()
         if not run.shown and not reached(self.session, run.arena):
             run.shown = True  # the run does not collect arena.yaml: its problems show here
             for name, message in run.problems:
-                yield ProblemItem.from_parent(self, name=name, message=message, folder=folder)
+                yield ProblemItem.from_parent(
+                    self, name=names.add(name), message=message, folder=folder
+                )
         if run.idle:
             return
-        problems, cases = run.of_file(resolved(self.path))
+        source = resolved(self.path)
+        problems, cases = run.of_file(source)
         seen: set[tuple[str, str]] = set()  # a file named twice has its bad rows read twice
         for case_problem in problems:
-            message = "\n".join(p.format() for p in case_problem.problems)
-            if (case_problem.name, message) in seen:
+            said = (case_problem.name, _message(case_problem))
+            if said in seen:
                 continue
-            seen.add((case_problem.name, message))
-            yield ProblemItem.from_parent(
-                self,
-                name=case_problem.name,
-                message=message,
-                line=(case_problem.problem.line or 1) - 1,
-                folder=folder,
-            )
+            seen.add(said)
+            # a row's at its line here (the file as named); its entry's, in arena.yaml
+            where = None if case_problem.problem.path == source else case_problem.problem.path
+            yield problem_item(self, case_problem, names, where=where, folder=folder)
         for case in cases:
             yield from case_items(self, project, case, run.models)
 
@@ -340,13 +396,14 @@ class DatasetNode(pytest.Collector):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.cases: list[Case] = []
-        self.own: list[tuple[str, str, Path, int]] = []  # name, message, file, line
+        self.own: list[CaseProblem] = []
         self.project: Project | None = None
         self.models: list[str] = []
 
     def collect(self) -> Iterator[pytest.Item]:
-        for name, message, where, line in self.own:
-            yield ProblemItem.from_parent(self, name=name, message=message, where=where, line=line)
+        names = Names()
+        for case_problem in self.own:
+            yield problem_item(self, case_problem, names, where=case_problem.problem.path)
         assert self.project is not None
         for case in self.cases:
             yield from case_items(self, self.project, case, self.models)
@@ -479,7 +536,7 @@ class ArenaItem(pytest.Item):
     def setup(self) -> None:
         if isinstance(self.plan, str):
             self.record = self.error_record(self.plan)
-            raise CaseError(self.plan)
+            raise SetupError(self.plan)
 
     def error_record(self, reason: str) -> Record:
         """The record of this case ending in error, for `reason`."""
@@ -571,7 +628,7 @@ class ArenaItem(pytest.Item):
         record = self.record
         if isinstance(excinfo.value, CaseFailed) and record is not None:
             return failure_text(record, where_whole(self.config))
-        if isinstance(excinfo.value, CaseError) and record is not None:
+        if isinstance(excinfo.value, CaseError | SetupError) and record is not None:
             first = ArenaState.of(self.config).first_with(record.reason, self.nodeid)
             if first != self.nodeid and not self.user_traceback:  # a model down, a key unset
                 shown = shown_nodeid(self.config, first)
@@ -600,6 +657,65 @@ class MisnamedFile(pytest.File):
         )
 
 
+def _message(case_problem: CaseProblem) -> str:
+    return "\n".join(p.format() for p in case_problem.problems)
+
+
+def problem_item(
+    parent: pytest.Collector,
+    case_problem: CaseProblem,
+    names: Names,
+    *,
+    where: Path | None,
+    folder: str | None = None,
+) -> ProblemItem:
+    """The error item of a case or row that could not be loaded, at its line in the file
+    that holds it: `where`, or (None) the parent's file as pytest names it."""
+    problem = case_problem.problem
+    return ProblemItem.from_parent(
+        parent,
+        name=names.add(case_problem.name, problem.line or 1, case_problem.dataset),
+        message=_message(case_problem),
+        where=where,
+        line=(problem.line or 1) - 1,
+        folder=folder,
+    )
+
+
+_AT_LINE = re.compile(r"[A-Za-z0-9_.-]+@line[0-9]+\Z")  # the loader's name of a duplicate id
+
+
+class Names:
+    """The names of one collector's error items, each its own and fit for a node id:
+    `file::` (an empty id), two items of one id, or `r1[sim_small]` (a case's item's) were
+    not. A dataset row whose id is no case id (`a b`, `x[y]`) is named by its line, `line4`;
+    an inline case's is kept (`bad id`) unless it is one of those."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+
+    def add(self, name: str, line: int | None = None, dataset: str | None = None) -> str:
+        """`name`, or if it is unfit or taken, one made of its `line` (a project's problems
+        are named by what they are, `config`, `model-<key>`: they are only kept apart)."""
+        if line is not None and not _fits(name, dataset):
+            name = f"line{line}"
+        unique, more = name, 1
+        while unique in self.taken:
+            more += 1
+            unique = f"{name}@line{line}" if more == 2 and line else f"{name}-{more}"
+        self.taken.add(unique)
+        return unique
+
+
+def _fits(name: str, dataset: str | None) -> bool:
+    """Whether a case problem's `name` (from its id as written) names its item."""
+    if CASE_ID.match(name) or _AT_LINE.match(name) or (dataset and name == dataset):
+        return True  # (a dataset's own problem is named by its path, as written)
+    if dataset is not None:  # a row
+        return False
+    return bool(name.strip()) and not any(c in name for c in ("::", "[", "]"))
+
+
 class ProblemItem(pytest.Item):
     """Stands for input that could not be loaded, so the rest of the run goes on."""
 
@@ -619,13 +735,13 @@ class ProblemItem(pytest.Item):
         self.folder = folder or self.path.parent.name  # the project's
 
     def setup(self) -> None:
-        raise CaseError(self.message)
+        raise SetupError(self.message)
 
     def runtest(self) -> None:
         """Never reached: setup always raises."""
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, CaseError):
+        if isinstance(excinfo.value, SetupError):
             return self.message
         return super().repr_failure(excinfo)
 
