@@ -112,6 +112,10 @@ def test_k_matches_model_tag_and_project(
         ("arena(model='sim_large')", 2),
         ("arena(tag='geo')", 2),
         ("arena(project='quiz') and arena(tag='math')", 2),
+        # one mark carries all three: a case's tag with its model and project
+        ("arena(model='sim_large', tag='geo')", 1),
+        ("arena(project='quiz', model='sim_small', tag='math')", 1),
+        ("not arena(model='sim_large', tag='geo')", 3),
     ],
 )
 def test_the_arena_marker_selects_by_project_model_and_tag(

@@ -91,7 +91,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{MARKER}(project, model, tag): an arena case; select with"
-        f" -m \"{MARKER}(model='sim_small')\" or -m \"{MARKER}(tag='math')\"",
+        f" -m \"{MARKER}(model='sim_small')\", -m \"{MARKER}(tag='math')\" or both in one,"
+        f" -m \"{MARKER}(model='sim_small', tag='math')\"",
     )
     state = ArenaState.install(config, options.model_keys(config), lambda: _engine(config))
     if any(config.getoption(name, False) for name in _SHOW_ONLY):

@@ -499,8 +499,9 @@ def _model_mark(project: str, model: str) -> pytest.MarkDecorator:
 
 
 @functools.cache
-def _tag_mark(tag: str) -> pytest.MarkDecorator:
-    return pytest.mark.arena(tag=tag)
+def _tag_mark(project: str, model: str, tag: str) -> pytest.MarkDecorator:
+    # all three in one mark: -m "arena(model='m', tag='t')" matches a mark that has both
+    return pytest.mark.arena(project=project, model=model, tag=tag)
 
 
 class ArenaItem(pytest.Item):
@@ -528,9 +529,11 @@ class ArenaItem(pytest.Item):
         self.pending: list[tuple[Prepared, Call | None]] | None = None  # started, not graded
         self.tried = False  # runtest ran before: this is a rerun (pytest-rerunfailures)
         self.again = False  # a rerun's calls ask the model again, not the response cache
-        self.add_marker(_model_mark(project.name, model))
-        for tag in case.tags:
-            self.add_marker(_tag_mark(tag))
+        if case.tags:
+            for tag in case.tags:
+                self.add_marker(_tag_mark(project.name, model, tag))
+        else:
+            self.add_marker(_model_mark(project.name, model))
         self.extra_keyword_matches.update({project.name, model, *case.tags})
 
     def setup(self) -> None:
