@@ -119,19 +119,22 @@ def test_a_name_matching_no_model_is_a_load_error_at_its_line(
     )
 
 
-def test_a_dataset_naming_no_model_is_a_project_error(
+def test_a_dataset_naming_no_model_is_that_datasets_error(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
+    """The dataset's cases are not run, said at the line of its `models:`; the project's
+    other cases run (one datasets entry's mistake stopped them all)."""
     make_project(
         "typo",
         MIXED.replace("models: [sim_echo, cheap]", "models: [sim_echo, chep]"),
         files={"data/echo.jsonl": ECHO},
     )
-    result = pytester.runpytest("-q")
+    result = pytester.runpytest("-q", "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(
         [
             "*projects/typo/arena.yaml:22: datasets[[]0[]].models: 'chep' is neither a model key*",
             "*fix: did you mean 'cheap'?*",
         ]
     )
-    assert "passed" not in result.stdout.lines[-1]
+    result.assert_outcomes(passed=4, failed=1, errors=1)  # the inline cases, and the dataset
+    assert "r1" not in result.stdout.str() and "r2" not in result.stdout.str()

@@ -28,7 +28,7 @@ from pytest_arena.scorers.script import ScriptScorer
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec import Case, ProjectFile, SpecError, load_project
 from pytest_arena.spec.errors import Problem, did_you_mean, location
-from pytest_arena.spec.loader import CaseProblem, check_dataset_scorers
+from pytest_arena.spec.loader import CaseProblem, check_dataset_scorers, drop_dataset
 from pytest_arena.spec.python_files import project_package
 from pytest_arena.spec.schema import ComponentSpec
 from pytest_arena.spec.text_files import is_file, read_text
@@ -565,7 +565,7 @@ def _check_gate_models(file: ProjectFile) -> None:
 
 def _check_case_models(file: ProjectFile) -> None:
     """Every name in a `models:` of a dataset or case is a model key or a tag of a model
-    definition: a dataset's mistake is the project's problem, a case's is that case's."""
+    definition: a dataset's mistake is that dataset's problem, a case's is that case's."""
     defined = file.spec.models.define
     keys = known_models(defined)
     tags = sorted({tag for definition in defined.values() for tag in definition.tags})
@@ -585,14 +585,11 @@ def _check_case_models(file: ProjectFile) -> None:
                 )
         return None
 
-    problems = []
     for index, dataset in enumerate(file.spec.datasets):
         loc = ("datasets", index, "models")
         found = unknown(dataset.models or (), file.path, file.lines.line(loc), dotted(loc))
         if found is not None:
-            problems.append(found)
-    if problems:
-        raise SpecError(problems)
+            drop_dataset(file, index, [found])
     kept = []
     for case in file.cases:
         found = unknown(case.models or (), case.source, case.line_of("models"), "models")
