@@ -22,7 +22,7 @@ from tabulate import tabulate
 
 from pytest_arena import __version__
 from pytest_arena.cache import CacheError, ResponseCache, UnreadableCache
-from pytest_arena.cache.location import default_cache_path, find_rootdir, named_like_a_cache
+from pytest_arena.cache.location import default_cache_path, find_rootdir, not_a_cache
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE, resolved
 
 UNKNOWN = "\u2013"  # an en dash: no value (an unknown price is never $0)
@@ -477,8 +477,13 @@ def _clear(cache: ResponseCache, model: str | None) -> int:
         if model and not removed and name:  # openai:gpt-4o-mini, a provider's model key
             removed = cache.clear(name, connector)
     except UnreadableCache as exc:
-        if exc.foreign or not named_like_a_cache(cache.path):
-            raise
+        if exc.foreign or exc.newer or not_a_cache(cache.path):
+            raise  # the message says why arena leaves it
+        if model:  # its answers cannot be told apart: the whole file is not deleted for one
+            raise CacheError(
+                f"{exc}; --model removes one model's answers from a cache that can be read, so"
+                " nothing was removed"
+            ) from None
         cache.discard()
         print(f"removed the unreadable cache file {cache.path}")
         return 0

@@ -1,12 +1,14 @@
 """What counts as a secret, and text with the secrets it holds written as `***`: what a
-program arena starts says (a command agent's or a script scorer's stderr) and what a server
-says back, before any of it reaches a report, a cache, a log or an error."""
+program arena starts says (a command agent's or a script scorer's stderr and output), what
+a python agent returns or raises, and what a server says back, before any of it reaches a
+report, a cache, a log or an error."""
 
 from __future__ import annotations
 
 import functools
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 # the words of a name that say it holds a credential: a header (`x-api-key`,
 # `Authorization`), a query parameter (`?key=`, Azure's `sig=`), a variable (`API_TOKEN`);
@@ -52,6 +54,29 @@ def redacted(text: str, secrets: Iterable[str]) -> str:
         if "\\" in text:  # an escape: the secret may be there, written otherwise
             text = _escaped(secret).sub("***", text)
     return text
+
+
+def redacted_data(value: Any, secrets: Iterable[str]) -> Any:
+    """`value` with each string in it `redacted`, in dicts (keys too), lists and tuples;
+    what holds no secret is the same object, and other objects are left as they are."""
+    kept = [secret for secret in secrets if len(secret) >= 8]
+    return _redacted_in(value, kept) if kept else value
+
+
+def _redacted_in(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        said = redacted(value, secrets)
+        return value if said == value else said
+    if isinstance(value, dict):
+        items = [(_redacted_in(k, secrets), _redacted_in(v, secrets)) for k, v in value.items()]
+        same = all(a is k and b is v for (a, b), (k, v) in zip(items, value.items(), strict=True))
+        return value if same else dict(items)
+    if isinstance(value, list | tuple):
+        parts = [_redacted_in(part, secrets) for part in value]
+        if all(a is b for a, b in zip(parts, value, strict=True)):
+            return value
+        return parts if isinstance(value, list) else tuple(parts)
+    return value
 
 
 _SHORT_ESCAPES = {

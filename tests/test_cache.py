@@ -341,6 +341,30 @@ def test_replay_miss_shows_where_a_long_message_differs(path: Path) -> None:
     )
 
 
+def test_replay_miss_names_the_entry_of_the_same_case_among_entries_as_far_off(
+    path: Path,
+) -> None:
+    """With three cases cached and the template changed, France's miss named Germany's entry:
+    every entry differs in one text, and the last read won."""
+
+    def asked(country: str, template: str) -> dict[str, Any]:
+        content = template.format(country=country)
+        return make_parts(messages=[{"role": "user", "content": content}])
+
+    old = "What is the capital of {country}?"
+    with ResponseCache(path) as cache:
+        for country in ("France", "Italy", "Germany"):
+            cache.put(asked(country, old), answer())
+    new = "Q: name the capital city of {country}, in one word."
+    for country in ("France", "Italy", "Germany"):
+        with ResponseCache(path, "replay") as replay, pytest.raises(ReplayMiss) as info:
+            replay.get(asked(country, new))
+        assert str(info.value).endswith(
+            f"differs in messages[0].content ({new.format(country=country)!r} here,"
+            f" {old.format(country=country)!r} cached)"
+        )
+
+
 def test_replay_with_nothing_cached_for_the_model_says_so(path: Path) -> None:
     with ResponseCache(path) as cache:
         cache.put(make_parts(model="gpt_large"), answer())
@@ -410,9 +434,10 @@ def test_a_cache_from_a_newer_version_asks_for_an_upgrade(response_cache: Respon
         conn.execute("PRAGMA user_version = 99")
     with pytest.raises(CacheError, match=r"written by a newer pytest-arena \(format 99") as info:
         response_cache.get(make_parts())
-    assert (
-        f"upgrade pytest-arena, or delete the file or run `arena cache clear --path {response_cache.path}`"
-        in str(info.value)
+    assert str(info.value).endswith(
+        "(format 99, this one reads 1); upgrade pytest-arena to use it, or give this version's"
+        " cache another path: arena never deletes a newer cache (delete the file yourself if"
+        " its answers can go)"
     )
 
 
@@ -445,6 +470,12 @@ def tamper(path: Path, sql: str) -> None:
         ("tokens_in = 'many'", "its tokens_in is not a number"),
         ("cost = x'00'", "its cost is not a number"),
         ("created = 'abc'", "its created is not a number"),
+        # the run said "tokens -14999997" and "cost $-14.999997"
+        ("tokens_in = -5000000", "its tokens_in is negative (-5000000)"),
+        ("tokens_out = -1", "its tokens_out is negative (-1)"),
+        ("cost = -15.0", "its cost is negative (-15.0)"),
+        ("latency_ms = -2.5", "its latency_ms is negative (-2.5)"),
+        ("cost = 9e999", "its cost is not a finite number"),
     ],
 )
 def test_a_row_that_is_not_as_arena_wrote_it_is_a_broken_cache_named_with_the_fix(
@@ -745,6 +776,80 @@ def test_arena_cache_clear_never_deletes_a_file_not_named_like_a_cache(
     # the fix it gives is not the command that has just refused
     assert "arena cache clear" not in said and "delete the file if it is a broken cache" in said
     assert notes.read_text() == "my notes\n" * 200
+
+
+def test_arena_cache_clear_never_deletes_a_newer_versions_cache(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`arena cache clear --model gpt_small` on a cache a newer pytest-arena wrote said
+    "removed the unreadable cache file": every model's paid answers were gone."""
+    fill(path)
+    tamper(path, "PRAGMA user_version = 2")
+    before = path.read_bytes()
+    for argv in (["clear", "--model", "gpt_small"], ["clear"]):
+        assert main(["cache", *argv, "--path", str(path)]) == 1
+        said = capsys.readouterr()
+        assert said.out == ""
+        assert said.err.startswith(
+            f"arena cache: the response cache {path} was written by a newer pytest-arena"
+            " (format 2, this one reads 1); upgrade pytest-arena to use it"
+        )
+    assert path.read_bytes() == before
+
+
+def test_arena_cache_clear_of_one_model_never_deletes_the_whole_file(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path.parent.mkdir()
+    path.write_bytes(b"\x00garbage" * 600)
+    assert main(["cache", "clear", "--model", "gpt_small", "--path", str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"arena cache: the response cache {path} cannot be read (file is not a database);"
+        f" delete the file or run `arena cache clear --path {path}` to start a new cache;"
+        " --model removes one model's answers from a cache that can be read, so nothing was"
+        " removed\n"
+    )
+    assert path.read_bytes() == b"\x00garbage" * 600
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "what"),
+    [
+        ("notes.db", b"my precious notes\n", "a text file"),
+        (
+            "photo.sqlite",
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 40,
+            "a file that is no SQLite database",
+        ),
+    ],
+)
+def test_arena_cache_clear_never_deletes_a_file_that_is_no_sqlite_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, content: bytes, what: str
+) -> None:
+    """`arena cache clear --path notes.db` deleted the user's notes: an SQLite suffix was all
+    it took."""
+    notes = tmp_path / name
+    notes.write_bytes(content)
+    assert main(["cache", "clear", "--path", str(notes)]) == 1
+    assert capsys.readouterr().err == (
+        f"arena cache: the response cache {notes} cannot be read (file is not a database); it"
+        f" is {what}, which arena never deletes: give the cache another path, or delete the"
+        " file if it is a broken cache\n"
+    )
+    assert notes.read_bytes() == content
+
+
+def test_arena_cache_clear_deletes_a_broken_sqlite_file_at_the_path_it_is_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "answers.db"
+    fill(broken)
+    with broken.open("r+b") as file:  # its header stays, its first page is gone
+        file.seek(16)
+        file.write(b"\xff" * 4000)
+    assert main(["cache", "clear", "--path", str(broken)]) == 0
+    assert capsys.readouterr().out == f"removed the unreadable cache file {broken}\n"
+    assert not broken.exists()
 
 
 def test_arena_cache_never_deletes_another_programs_database(

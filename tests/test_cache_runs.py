@@ -354,6 +354,8 @@ def test_an_answer_holding_a_lone_surrogate_is_graded_and_replayed_exactly(
     [
         ("meta = 'not json'", "its meta is not a JSON object"),
         ("text = x'ff00'", "its text is bytes that are not UTF-8"),
+        # the run said "tokens -14999997" and "cost $-14.999997"
+        ("tokens_in = -5000000, cost = -15", "its tokens_in is negative (-5000000)"),
     ],
 )
 def test_a_cached_row_changed_by_hand_fails_its_case_naming_the_cache_and_the_fix(

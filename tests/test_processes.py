@@ -4,9 +4,11 @@ nothing they start outlives them: not a background child, not on a timeout or Ct
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 import time
@@ -410,3 +412,97 @@ def test_a_script_that_never_reads_its_big_stdin_still_times_out(tmp_path: Path)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+# 40 MiB on stdout, then a minute of nothing: only its timeout would end it
+SPEWS = "import sys, time\nfor _ in range(40):\n    sys.stdout.buffer.write(b'y' * 2**20)\n"
+SPEWS += "sys.stdout.flush()\ntime.sleep(60)\n"
+# 1,200,000 lines of debug output on stderr (20 MB), then the reason
+NOISY = "import sys\nsys.stderr.write(''.join(f'debug line {i}\\n' for i in range(1_200_000)))\n"
+NOISY += "print('FATAL: the real reason', file=sys.stderr, flush=True)\n"
+
+
+def test_a_program_that_writes_more_than_arena_reads_is_stopped_then(tmp_path: Path) -> None:
+    """`while True: write 1 MiB` wrote 2 GB of /tmp in 3.5 s of a 4 s timeout (into files
+    already unlinked), of which 16 MiB were read back."""
+    started = time.monotonic()
+    done = processes.run([sys.executable, "-c", SPEWS], cwd=tmp_path, env=os.environ, timeout=30)
+    assert (done.stopped, done.stdout_cut, done.returncode) == (True, True, -signal.SIGKILL)
+    assert done.how() == (
+        "was stopped once it had written more than 16 MiB to stdout, more than arena reads"
+    )
+
+    async def go() -> processes.Finished:
+        return await processes.arun([sys.executable, "-c", SPEWS], cwd=tmp_path, env=os.environ)
+
+    done = asyncio.run(asyncio.wait_for(go(), 30))
+    assert (done.stopped, done.stdout_cut) == (True, True)
+    assert time.monotonic() - started < 20  # not the minute each would have taken
+
+
+def test_what_is_kept_of_stderr_is_its_end(tmp_path: Path) -> None:
+    """The first 16 MiB of stderr were kept, and the failure quoted their end: a debug line
+    from the middle, never the reason the program gave last (after 20 MB of them)."""
+    argv = [sys.executable, "-c", NOISY + "raise SystemExit(1)\n"]
+    done = processes.run(argv, cwd=tmp_path, env=os.environ, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.endswith(b"debug line 1199999\nFATAL: the real reason\n")
+    assert len(done.stderr) == processes.STDERR_KEPT
+    done = asyncio.run(processes.arun(argv, cwd=tmp_path, env=os.environ))
+    assert done.stderr.endswith(b"debug line 1199999\nFATAL: the real reason\n")
+    argv = [sys.executable, "-c", NOISY + "import time\ntime.sleep(60)\n"]
+    with pytest.raises(processes.TimedOut) as caught:
+        processes.run(argv, cwd=tmp_path, env=os.environ, timeout=4)
+    assert caught.value.stderr.endswith(b"FATAL: the real reason\n")
+
+
+CANCELLED_RUN = """
+import sys
+import pytest
+
+sys.exit(pytest.main(["-p", "no:cacheprovider", "-q"]))
+"""
+
+
+def test_a_command_agent_does_not_outlive_pytest_killed_by_sigterm(
+    pytester: pytest.Pytester, make_project: MakeProject, tmp_path: Path
+) -> None:
+    """A CI job cancelled sends SIGTERM to pytest's process group, which ends pytest at once;
+    an agent runs in a group of its own, which the signal missed: it ran on, orphaned."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    make_project(
+        "p",
+        f"""
+        models:
+          default: [slow]
+          define:
+            slow: {{connector: command, command: [{json.dumps(sys.executable)}, slow.py]}}
+        tests:
+          - {{id: q, input: x, reference: x}}
+        """,
+        {
+            "slow.py": "import os, time\nfrom pathlib import Path\n"
+            f"Path({str(pids)!r}, str(os.getpid())).touch()\ntime.sleep(120)\n"
+        },
+    )
+    run = subprocess.Popen(
+        [sys.executable, "-c", CANCELLED_RUN],
+        cwd=pytester.path,
+        start_new_session=True,  # a process group of its own, as a CI job's
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not list(pids.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert alive(pids), "the agent never started"
+        os.killpg(run.pid, signal.SIGTERM)
+        run.wait(10)
+        assert wait_gone(pids) == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(run.pid, signal.SIGKILL)
+        for pid in alive(pids):  # not left behind by a failing test
+            os.kill(pid, signal.SIGKILL)

@@ -291,7 +291,28 @@ def test_each_projects_agent_imports_its_own_helper_module(tmp_path: Path) -> No
             "callable: agent:run",
             {"agent.py": "1 / 0\n"},
             [
-                "arena.yaml:5: models.define.mine.callable: callable 'agent:run': importing 'agent' failed: ZeroDivisionError: division by zero",
+                "arena.yaml:5: models.define.mine.callable: callable 'agent:run': importing 'agent' failed at agent.py:1: ZeroDivisionError: division by zero",
+                "  fix: fix the error at agent.py:1",
+            ],
+        ),
+        (  # the line of the project's file where it was raised, in a helper it imports too
+            "callable: agent:run",
+            {
+                "agent.py": "from helpers.config import CONFIG\n\ndef run(prompt):\n    return prompt\n",
+                "helpers/__init__.py": "",
+                "helpers/config.py": "import json\n\nCONFIG = {'a': 1}\nB = CONFIG['b']\n",
+            },
+            [
+                "arena.yaml:5: models.define.mine.callable: callable 'agent:run': importing 'agent' failed at helpers/config.py:4: KeyError: 'b'",
+                "  fix: fix the error at helpers/config.py:4",
+            ],
+        ),
+        (
+            "callable: agent.py:run",
+            {"agent.py": "def run(prompt):\n    return prompt\n"},
+            [
+                "arena.yaml:5: models.define.mine.callable: callable 'agent.py:run' names the file agent.py, where a module's name goes",
+                "  fix: write 'agent:run', without .py",
             ],
         ),
         (
@@ -365,7 +386,10 @@ def test_an_agent_module_whose_import_never_ends_is_an_error_at_its_setting(
 def test_an_agent_module_that_exits_at_import_is_an_error_at_its_setting(tmp_path: Path) -> None:
     agent = "import sys\nsys.exit('no config')\n"
     said = build_error(tmp_path, "callable: quitter:run", {"quitter.py": agent})
-    assert "callable 'quitter:run': importing 'quitter' failed: SystemExit: no config" in said
+    assert (
+        "callable 'quitter:run': importing 'quitter' failed at quitter.py:2: SystemExit: no config"
+        in said
+    )
 
 
 MUTATES_ITS_CASE = """

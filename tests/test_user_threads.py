@@ -146,8 +146,11 @@ def test_an_agent_that_never_returns_or_exits_fails_its_case_and_pytest_exits_at
     result.stdout.fnmatch_lines(
         [
             "*_ agent::stuck[[]mine[]] _*",
-            "model 'mine' call failed: no answer within 0.5 s (the model's timeout); fix: raise"
-            " timeout: in models.define if the model is that slow",
+            "model 'mine' call failed: no answer within 0.5 s (the model's timeout); its"
+            " function is still running, at run() at */projects/agent/agent.py:6 (Python"
+            " cannot stop a thread), so it is not tried again; fix: see what it waits for"
+            " there (a lock, a queue, a server that does not answer), or raise timeout: in"
+            " models.define if it is that slow",
             "*_ agent::leave[[]mine[]] _*",
             "model 'mine' call failed: agent:run raised SystemExit: 3",
             "  File *agent.py*, line 8, in run",

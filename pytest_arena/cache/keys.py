@@ -7,8 +7,10 @@ import json
 from typing import Any
 
 from pytest_arena.connectors.base import Connector, Request
+from pytest_arena.connectors.http_api import HttpConnector
 
-# names that hold credentials; a key part with one of them is refused, never stored
+# names that hold credentials; a key part with one of them is refused, never stored (see
+# _refuse_credentials for where they are looked for)
 SECRET_NAMES = frozenset(
     {
         "api_key",
@@ -26,12 +28,15 @@ SECRET_NAMES = frozenset(
 
 
 def key_parts(connector: Connector, request: Request) -> dict[str, Any]:
-    """The key of one call: the connector's identity, the rendered messages, every
-    request parameter and the sample index."""
+    """The key of one call: the connector's identity, the messages as the model reads them,
+    every request parameter, the sample index and what the model reads of the case."""
     identity = connector.cache_identity()
     messages: Any = request.messages
+    if isinstance(connector, HttpConnector):  # sent without arena's alt texts
+        messages = _without_alt(messages)
     if request.workspace is not None:  # a tool's result may name it: it is new each run
         messages = _placed(messages, str(request.workspace))
+    case = connector.cache_case(request.case)
     return {
         **identity,
         "messages": messages,
@@ -40,7 +45,27 @@ def key_parts(connector: Connector, request: Request) -> dict[str, Any]:
         "sample": request.sample,
         # tools offered change the answer; a call without any keeps the key it always had
         **({"tools": request.tools} if request.tools else {}),
+        # an agent's or a sim's: a model sent the messages alone keeps the key it always had
+        **({"case": case} if case else {}),
     }
+
+
+def _without_alt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages without the `alt` text of their image parts, which is never sent; each
+    message without one as it is (so is its key)."""
+    out = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list) and any(
+            isinstance(part, dict) and "alt" in part for part in content
+        ):
+            content = [
+                {k: v for k, v in part.items() if k != "alt"} if isinstance(part, dict) else part
+                for part in content
+            ]
+            message = {**message, "content": content}
+        out.append(message)
+    return out
 
 
 WORKSPACE = "{workspace}"  # the case's workspace, in a key
@@ -64,8 +89,8 @@ class UncacheableKey(ValueError):
 def canonical_json(parts: dict[str, Any], *, ascii_only: bool = False) -> str:
     """`parts` as JSON with sorted keys and no spaces (with `ascii_only`, every character past
     ASCII as its escape); UncacheableKey naming a part that is not JSON data or that looks
-    like a secret."""
-    _refuse_secrets(parts, "")
+    like a credential."""
+    _refuse_credentials(parts)
     try:
         return json.dumps(
             parts, sort_keys=True, separators=(",", ":"), ensure_ascii=ascii_only, allow_nan=False
@@ -91,19 +116,48 @@ def join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _refuse_secrets(value: Any, path: str) -> None:
+# what the model is asked: any words, a tool's `password` parameter, a schema's `secret`
+# property, a case's metadata; a credential is never kept there, so these are not looked in
+ASKED = frozenset({"messages", "tools", "case", "sample"})
+
+
+def _refuse_credentials(parts: dict[str, Any]) -> None:
+    """UncacheableKey if a key part is named as a credential where one could be: in the
+    connector's identity, or among the params (the model's and the request's) themselves;
+    never within what the model is asked (ASKED) nor within a param's value (a JSON
+    schema's properties)."""
+    for name, value in parts.items():
+        if name == "params" and isinstance(value, dict):
+            for param in value:
+                if _credential(param):
+                    raise UncacheableKey(
+                        f"params.{param} looks like a credential, which the response cache"
+                        " never stores: give the model its key with api_key_env: (or in"
+                        " headers:, kept as a digest), not in its params: nor in what hooks.py's"
+                        " pre_request sets; or set cache: false on the model"
+                    )
+        elif name not in ASKED:
+            _refuse_in_identity({name: value}, "")
+
+
+def _refuse_in_identity(value: Any, path: str) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             where = join(path, str(key))
-            if str(key).lower().replace("-", "_") in SECRET_NAMES:
+            if _credential(key):
                 raise UncacheableKey(
                     f"cache key part {where} looks like a credential; a cache key must never"
-                    " hold one (leave it out of cache_identity() and the request params)"
+                    " hold one: the connector's cache_identity() leaves it out, or holds its"
+                    " digest (secret_safe_digest)"
                 )
-            _refuse_secrets(item, where)
+            _refuse_in_identity(item, where)
     elif isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
-            _refuse_secrets(item, join(path, index))
+            _refuse_in_identity(item, join(path, index))
+
+
+def _credential(name: object) -> bool:
+    return str(name).lower().replace("-", "_") in SECRET_NAMES
 
 
 def _first_non_json(value: Any, path: str) -> str | None:

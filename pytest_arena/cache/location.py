@@ -50,8 +50,26 @@ def _has_section(path: Path, section: str) -> bool:
         return False
 
 
-def named_like_a_cache(path: Path) -> bool:
-    """Whether `path` is named as a cache file is: in `.arena-cache/`, or with an SQLite
-    suffix. Only such a file is deleted when it cannot be read: a mistyped --path must not
-    cost the user a file of theirs."""
-    return path.parent.name == CACHE_DIR or path.suffix in (".sqlite3", ".sqlite", ".db")
+SQLITE_HEADER = b"SQLite format 3\x00"  # how every SQLite database file starts
+
+
+def not_a_cache(path: Path) -> str:
+    """What the unreadable file at `path` is, when it cannot be a cache ("" when it may be
+    one: it lies in `.arena-cache/`, is empty, or starts as SQLite databases do). Only a
+    file that may be a cache is deleted: a mistyped --path must not cost the user a file."""
+    if path.parent.name == CACHE_DIR:
+        return ""
+    try:
+        with path.open("rb") as file:
+            start = file.read(512)
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        return f"a file arena cannot read ({exc.strerror or exc})"
+    if not start or start.startswith(SQLITE_HEADER):
+        return ""
+    try:
+        text = b"\x00" not in start and bool(start.decode("utf-8"))
+    except UnicodeDecodeError as exc:  # a character cut at the end of what was read: text
+        text = b"\x00" not in start and exc.start >= len(start) - 3
+    return "a text file" if text else "a file that is no SQLite database"

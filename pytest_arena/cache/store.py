@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import json
+import math
 import os
 import re
 import sqlite3
@@ -14,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_arena.cache.diff import describe, key_differences
+from pytest_arena.cache.diff import Difference, describe, key_differences
 from pytest_arena.cache.keys import canonical_json, digest
-from pytest_arena.cache.location import CACHE_DIR, named_like_a_cache
+from pytest_arena.cache.location import CACHE_DIR, not_a_cache
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.connectors.base import Response
 
@@ -57,11 +59,17 @@ class CacheError(Exception):
 
 class UnreadableCache(CacheError):
     """The file at the cache's path is no cache this version can read; `foreign`: it is
-    another program's SQLite database, which arena never deletes."""
+    another program's SQLite database, `newer`: a cache of a newer pytest-arena, which arena
+    never deletes."""
 
-    def __init__(self, message: str, *, foreign: bool = False) -> None:
+    def __init__(self, message: str, *, foreign: bool = False, newer: bool = False) -> None:
         super().__init__(message)
         self.foreign = foreign
+        self.newer = newer
+
+
+class CacheLocked(CacheError):
+    """Another process held the file locked for longer than BUSY_TIMEOUT_S."""
 
 
 class _NotAsWritten(Exception):
@@ -98,7 +106,9 @@ class ResponseCache:
     made on one thread and used on others; the file is created on the first write.
     Safe for several processes at once (WAL journal, busy timeout, one statement a write).
     Reads and writes have a connection each, so a read never waits behind a write that
-    waits for another process to let go of the file.
+    waits for another process to let go of the file. Once a write has waited BUSY_TIMEOUT_S
+    for another process's lock in vain, no more are made (each would hold its answer up as
+    long); once a read has, the next reads try without waiting, until one gets through.
     """
 
     def __init__(self, path: Path | str, mode: CacheMode | str = CacheMode.USE) -> None:
@@ -109,6 +119,7 @@ class ResponseCache:
         # misses in use mode of calls whose messages the cache holds for their model: how
         # the nearest such entry differs (a setting changed, or what a key holds did)
         self.near_misses: Counter[str] = Counter()
+        self._no_writes = ""  # why writes stopped: the file stayed locked
 
     def __enter__(self) -> ResponseCache:
         return self
@@ -125,11 +136,23 @@ class ResponseCache:
             return None
         canonical = canonical_json(parts)
         with self._reads.lock:
-            conn = self._connect(self._reads, create=False)
+            line = self._reads
             try:
-                return self._lookup(conn, canonical)
+                found = self._lookup(self._connect(line, create=False), canonical)
             except _NotAsWritten as exc:
                 raise self._unusable(f"{_NOT_AS_WRITTEN}: {exc}") from None
+            except CacheLocked as exc:
+                if line.locked:  # tried at once, without waiting again
+                    raise CacheLocked(
+                        f"the response cache {self.path} is still locked by another process"
+                        f" (a read of this run waited {BUSY_TIMEOUT_S:g} s for it in vain: the"
+                        f" next ones try without waiting){_LOCK_FIX}"
+                    ) from None
+                _wait(line, locked=True)
+                raise exc from None
+            if line.locked:  # let go: reads wait their turn again
+                _wait(line, locked=False)
+            return found
 
     def _lookup(self, conn: sqlite3.Connection | None, canonical: str) -> CachedResponse | None:
         """`get` on an open cache (`conn`, None when there is no file yet); _NotAsWritten
@@ -179,13 +202,23 @@ class ResponseCache:
             time.time(),
         )
         with self._writes.lock:
-            conn = self._connect(self._writes, create=True)
-            assert conn is not None
-            self._execute(
-                conn,
-                f"INSERT OR {conflict} INTO responses VALUES ({', '.join('?' * len(row))})",
-                row,
-            )
+            if self._no_writes:
+                raise CacheError(self._no_writes)
+            try:
+                conn = self._connect(self._writes, create=True)
+                assert conn is not None
+                self._execute(
+                    conn,
+                    f"INSERT OR {conflict} INTO responses VALUES ({', '.join('?' * len(row))})",
+                    row,
+                )
+            except CacheLocked:  # every later write would wait as long: none is made
+                self._no_writes = (
+                    f"the response cache {self.path} stayed locked by another process for"
+                    f" {BUSY_TIMEOUT_S:g} s, so this run wrote no more answers to it (another"
+                    " run, or a program with the file open, holds it)"
+                )
+                raise CacheError(self._no_writes) from None
 
     def stats(self) -> CacheStats | None:
         """What the cache holds; None when there is no cache file."""
@@ -274,7 +307,7 @@ class ResponseCache:
             try:
                 conn = sqlite3.connect(
                     address,
-                    timeout=BUSY_TIMEOUT_S,
+                    timeout=0 if line.locked else BUSY_TIMEOUT_S,
                     isolation_level=None,
                     check_same_thread=False,
                     uri=True,
@@ -326,8 +359,10 @@ class ResponseCache:
         if version > SCHEMA_VERSION:
             raise UnreadableCache(
                 f"the response cache {self.path} was written by a newer pytest-arena"
-                f" (format {version}, this one reads {SCHEMA_VERSION}); upgrade pytest-arena,"
-                f" or delete the file or run `arena cache clear --path {self.path}`"
+                f" (format {version}, this one reads {SCHEMA_VERSION}); upgrade pytest-arena"
+                " to use it, or give this version's cache another path: arena never deletes"
+                " a newer cache (delete the file yourself if its answers can go)",
+                newer=True,
             )
         conn.execute("PRAGMA synchronous = NORMAL")  # WAL stays consistent; fsync at checkpoints
         return True
@@ -382,9 +417,9 @@ class ResponseCache:
         if undecodable:  # sqlite3 quotes the whole text: a long answer, or worse
             return self._unusable(f"{_NOT_AS_WRITTEN}: its {undecodable[1]} is not UTF-8 text")
         if "locked" in why or "busy" in why:
-            return CacheError(
+            return CacheLocked(
                 f"the response cache {self.path} is locked by another process"
-                f" (waited up to {BUSY_TIMEOUT_S:.0f} s)"
+                f" (waited {BUSY_TIMEOUT_S:g} s){_LOCK_FIX}"
             )
         if isinstance(exc, sqlite3.OperationalError) and "no such" not in why:
             # permissions, a full disk, a missing folder: the file may be fine
@@ -394,11 +429,14 @@ class ResponseCache:
     def _unusable(self, why: str, foreign: bool = False) -> UnreadableCache:
         if foreign:
             fix = "arena leaves another program's database as it is: give the cache another path"
-        elif named_like_a_cache(self.path):
+        elif what := not_a_cache(self.path):  # `arena cache clear` deletes only what may be one
+            fix = (
+                f"it is {what}, which arena never deletes: give the cache another path, or"
+                " delete the file if it is a broken cache"
+            )
+        else:
             fix = f"delete the file or run `arena cache clear --path {self.path}`"
             fix += " to start a new cache"
-        else:  # `arena cache clear` deletes only a file named as a cache is
-            fix = "delete the file if it is a broken cache, or give the cache another path"
         return UnreadableCache(
             f"the response cache {self.path} cannot be read ({why}); {fix}", foreign=foreign
         )
@@ -445,15 +483,49 @@ class ResponseCache:
                 + (f" (it holds {held})" if others else " (it is empty)")
             )
         base_url = str(parts.get("base_url") or "")
-        nearest = min(
-            (
-                (other_url != base_url, len(diffs), diffs)
-                for cached, other_url in rows
-                for diffs in [key_differences(parts, _key(cached))]
-            ),
-            key=lambda t: (t[0], t[1]),
-        )
-        return head + "the nearest cached entry differs in " + describe(nearest[2])
+        ranked = [
+            (other_url != base_url, len(diffs), diffs)
+            for cached, other_url in rows
+            for diffs in [key_differences(parts, _key(cached))]
+        ]
+        best = min(rank[:2] for rank in ranked)
+        # of entries as far off, the one whose differing texts are most alike: the same
+        # case's prompt under a changed template, not another case's
+        nearest = _most_alike([diffs for *rank, diffs in ranked if tuple(rank) == best])
+        return head + "the nearest cached entry differs in " + describe(nearest)
+
+
+LIKENESS_CHARS = 2000  # characters of each differing text compared to rank entries as near
+
+
+def _most_alike(candidates: list[list[Difference]]) -> list[Difference]:
+    """The differences whose two sides are most alike. Each is bounded by difflib's quick
+    ratio first, and compared closely only while it may win: a miss stays fast though
+    thousands of entries differ in one text each."""
+    bounded = sorted(
+        ((_likeness(diffs, quick=True), -i) for i, diffs in enumerate(candidates)), reverse=True
+    )
+    best, most = candidates[0], -1.0
+    for bound, minus_i in bounded:
+        if bound <= most:
+            break
+        likeness = _likeness(candidates[-minus_i])
+        if likeness > most:
+            best, most = candidates[-minus_i], likeness
+    return best
+
+
+def _likeness(diffs: list[Difference], quick: bool = False) -> float:
+    """How alike the two sides of the differences are, in all (0 to the number of them):
+    the similarity of differing texts (difflib's ratio, or with `quick` a bound above it),
+    none of other values."""
+    total = 0.0
+    for d in diffs:
+        if isinstance(d.here, str) and isinstance(d.cached, str):
+            here, cached = d.here[:LIKENESS_CHARS], d.cached[:LIKENESS_CHARS]
+            matcher = difflib.SequenceMatcher(None, here, cached, autojunk=False)
+            total += matcher.quick_ratio() if quick else matcher.ratio()
+    return total
 
 
 @dataclass
@@ -463,6 +535,19 @@ class _Line:
     lock: threading.Lock = field(default_factory=threading.Lock)
     conn: sqlite3.Connection | None = None
     pid: int = 0  # the process that opened it
+    locked: bool = False  # a wait for another process's lock was in vain: try, never wait
+
+
+# what a message saying the file is locked ends with
+_LOCK_FIX = "; let the process holding it (another run, or a program with the file open) finish"
+
+
+def _wait(line: _Line, *, locked: bool) -> None:
+    """Let the line's statements wait for another process's lock (BUSY_TIMEOUT_S), or,
+    `locked`, not at all."""
+    line.locked = locked
+    if line.conn is not None:
+        line.conn.execute(f"PRAGMA busy_timeout = {0 if locked else int(BUSY_TIMEOUT_S * 1000)}")
 
 
 def _into_wal(conn: sqlite3.Connection) -> None:
@@ -499,10 +584,10 @@ def _response(row: tuple[Any, ...]) -> CachedResponse:
     text, tokens_in, tokens_out, cost, latency_ms, meta, created = row
     return CachedResponse(
         text=_text(text),
-        tokens_in=_number(tokens_in, "tokens_in"),
-        tokens_out=_number(tokens_out, "tokens_out"),
-        cost=None if cost is None else _number(cost, "cost"),
-        latency_ms=None if latency_ms is None else _number(latency_ms, "latency_ms"),
+        tokens_in=_amount(tokens_in, "tokens_in"),
+        tokens_out=_amount(tokens_out, "tokens_out"),
+        cost=None if cost is None else _amount(cost, "cost"),
+        latency_ms=None if latency_ms is None else _amount(latency_ms, "latency_ms"),
         meta=_object(meta, "meta"),
         created=float(_number(created, "created")),
     )
@@ -531,6 +616,16 @@ def _number(value: object, column: str) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _NotAsWritten(f"its {column} is not a number")
     return value
+
+
+def _amount(value: object, column: str) -> Any:
+    """A count of tokens, a cost or a latency: a finite number, never negative."""
+    number = _number(value, column)
+    if not math.isfinite(number):
+        raise _NotAsWritten(f"its {column} is not a finite number")
+    if number < 0:
+        raise _NotAsWritten(f"its {column} is negative ({number!r})")
+    return number
 
 
 def _object(value: object, column: str) -> dict[str, Any]:

@@ -42,10 +42,15 @@ def reply_of(agent: Agent, reply: dict[Any, Any]) -> Response:
     fit, or the keys, when it has another key or no 'text'."""
     unknown = sorted(set(reply) - set(REPLY_KEYS), key=str)
     text = reply.get("text")
-    if unknown or not isinstance(text, str):
+    if unknown or "text" not in reply:
         raise ConnectorError(
             f"{agent.who} {agent.verb} a dict with keys {sorted(reply, key=str)};"
             f" {agent.fix} one with {FIELDS}"
+        )
+    if not isinstance(text, str):  # {"text": None}: the keys are right, the value is not
+        raise ConnectorError(
+            f"{agent.who} {agent.verb} a dict whose text is {_shown(text)}; {agent.fix} one"
+            f" with {FIELDS}"
         )
     cost, meta = reply.get("cost"), reply.get("meta") or {}
     if not isinstance(cost, bool) and isinstance(cost, int | float):
@@ -122,6 +127,12 @@ def steps_of(agent: Agent, reply: dict[Any, Any]) -> list[dict[str, Any]] | None
         {"step": len(steps) + 1, "message": answer, "tool_results": [], "finish_reason": "stop"}
     )
     return steps
+
+
+def _shown(value: object) -> str:
+    """`value` as a message quotes it: its repr, cut at 200 characters."""
+    shown = repr(value)
+    return shown if len(shown) <= 200 else f"{shown[:200]}… ({type(value).__name__})"
 
 
 def _count(value: object) -> bool:

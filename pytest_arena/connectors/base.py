@@ -9,12 +9,14 @@ import hashlib
 import json
 from abc import ABC
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel
+
+from pytest_arena.record import json_safe
 
 # (`as`: the HTTP connectors take these from here)
 from pytest_arena.secrets import credential_name as credential_name
@@ -195,6 +197,12 @@ class Connector(ABC):
         request parameters. Never a secret: this is stored in the response cache."""
         return {"connector": self.name, "model": self.key}
 
+    def cache_case(self, case: Case) -> dict[str, Any]:
+        """What of the case, beside the messages, decides the answer (JSON data, in the
+        cache key as `case`): the fields the connector hands its model or reads itself.
+        None by default, as a model reached over a network is sent the messages alone."""
+        return {}
+
     async def aclose(self) -> None:
         """Release clients and sessions; called once on the engine's loop at the end."""
         return None
@@ -209,6 +217,18 @@ class Connector(ABC):
             response.tokens_in * self.price.input_per_mtok
             + response.tokens_out * self.price.output_per_mtok
         ) / 1_000_000
+
+
+CASE_PLACE = ("source", "line", "field_lines")  # where a case is written, not what it says
+
+
+def case_data(case: Case) -> dict[str, Any]:
+    """`case` as JSON data for a cache key: every field but where it is written (an edit
+    above it moves its line, and asks nothing new)."""
+    data = {f.name: getattr(case, f.name) for f in fields(case) if f.name not in CASE_PLACE}
+    if case.scoring is not None:
+        data["scoring"] = [component.model_dump(mode="json") for component in case.scoring]
+    return json_safe(data)  # type: ignore[no-any-return]
 
 
 def secret_safe_digest(value: Any) -> str:

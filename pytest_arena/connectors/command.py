@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pytest_arena.connectors.agent_reply import Agent, reply_of, steps_of
 from pytest_arena.connectors.base import (
@@ -26,12 +27,15 @@ from pytest_arena.connectors.base import (
 from pytest_arena.engine import processes
 from pytest_arena.record import json_safe
 from pytest_arena.secrets import environment_secrets, redacted
+from pytest_arena.spec.case import Case
 from pytest_arena.spec.files import resolved
 from pytest_arena.spec.surrogates import json_text, replaced
 
 STDERR_TAIL = 600  # characters of stderr quoted when the program fails
 # Linux refuses to start a program with one variable over 128 KiB ("Argument list too long")
 ENV_VALUE_MAX = 100 * 1024
+# `${NAME}` in a value of `env:`: the variable NAME of arena's environment; `$${` is a `${`
+_VARIABLE = re.compile(r"\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class CommandSettings(BaseModel):
@@ -45,8 +49,42 @@ class CommandSettings(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     output: Literal["text", "json"] = "text"
 
+    @field_validator("command")
+    @classmethod
+    def _splits(cls, value: str | list[str]) -> str | list[str]:
+        if isinstance(value, str):
+            try:
+                shlex.split(value)
+            except ValueError as exc:  # "No closing quotation", "No escaped character"
+                why = str(exc)[:1].lower() + str(exc)[1:]
+                raise ValueError(
+                    f"{value!r} cannot be split into a program and its arguments ({why}):"
+                    " close the quote, or give the command as a list, [python, agent.py]"
+                ) from None
+        return value
+
     def argv(self) -> list[str]:
         return shlex.split(self.command) if isinstance(self.command, str) else list(self.command)
+
+    def environment(self, inherited: dict[str, str]) -> dict[str, str]:
+        """`inherited` with `env:` on top, each `${NAME}` in its values replaced by the
+        variable NAME of `inherited` (`""` if it is not set: see `unset`)."""
+        told = {name: _expanded(value, inherited) for name, value in self.env.items()}
+        return {**inherited, **told}
+
+    def unset(self, inherited: dict[str, str]) -> list[tuple[str, str]]:
+        """(KEY, NAME) of each `${NAME}` in the value of `env:`'s KEY that `inherited` does
+        not hold."""
+        return [
+            (key, match[2])
+            for key, value in self.env.items()
+            for match in _VARIABLE.finditer(value)
+            if not match[1] and match[2] not in inherited
+        ]
+
+
+def _expanded(value: str, environ: dict[str, str]) -> str:
+    return _VARIABLE.sub(lambda m: "${" + m[2] + "}" if m[1] else environ.get(m[2], ""), value)
 
 
 class CommandConnector(Connector):
@@ -76,25 +114,59 @@ class CommandConnector(Connector):
         return f"command '{shlex.join(self.settings.argv())}'"
 
     def cache_identity(self) -> dict[str, Any]:
-        """With `cache: true`: the command, its `env:` (as a digest: it may hold a key) and
-        an `output:` other than text."""
+        """With `cache: true`: the command as it is run (its project files by their absolute
+        paths), the project folder (ARENA_PROJECT_ROOT), its `env:` as the agent gets it
+        (`${NAME}` expanded; as a digest: it may hold a key) and an `output:` other than
+        text."""
         settings = self.settings
-        env = {"env": secret_safe_digest(settings.env)} if settings.env else {}
+        given = settings.environment(dict(os.environ))
+        told = {name: given[name] for name in settings.env}
+        env = {"env": secret_safe_digest(told)} if settings.env else {}
         output = {"output": settings.output} if settings.output != "text" else {}
-        return {**super().cache_identity(), "command": settings.argv(), **env, **output}
+        folder = None if self.root is None else str(self.root.resolve())
+        command = {"command": self.argv(), "folder": folder}
+        return {**super().cache_identity(), **command, **env, **output}
+
+    def cache_case(self, case: Case) -> dict[str, Any]:
+        """What ARENA_CASE tells the agent of the case, as `acomplete` says it: id, input,
+        tags and metadata (never the reference)."""
+        about = {"id": case.id, "input": case.input, "tags": list(case.tags)}
+        about["metadata"] = dict(case.metadata)
+        return json_safe(about)  # type: ignore[no-any-return]
 
     def check(self) -> None:
         argv = self.settings.argv()
         if not argv or not argv[0]:
             raise SettingProblem("the command is empty", "command", "name the program to run")
         program = self.argv()[0]
-        if shutil.which(program) is None:
+        if shutil.which(program, path=self._path()) is None:
             where = f" in {self.root} or" if self.root is not None else ""
+            path = " (env: sets it)" if "PATH" in self.settings.env else ""
             raise SettingProblem(
-                f"{self.shown}: program '{argv[0]}' not found{where} on PATH, or not executable",
+                f"{self.shown}: program '{argv[0]}' not found{where} on PATH{path}, or not"
+                " executable",
                 "command",
                 "give a path relative to the project folder, or a program on PATH",
             )
+
+    def preflight(self) -> str | None:
+        """A variable that `${NAME}` in `env:` names and arena's environment lacks: no call
+        could be given what the project means it to be."""
+        unset = self.settings.unset(dict(os.environ))
+        if not unset:
+            return None
+        key, name = unset[0]
+        return (
+            f"the variable {name} that env: {key} names (${{{name}}}) is not set; fix: export"
+            f" {name}=... before running pytest, or write the value itself in env:"
+        )
+
+    def _path(self) -> str | None:
+        """The PATH the program is run with when `env:` sets one (its `${NAME}`s replaced);
+        None: arena's own."""
+        if "PATH" not in self.settings.env:
+            return None
+        return self.settings.environment(dict(os.environ))["PATH"]
 
     def argv(self) -> list[str]:
         """The command with project files made absolute, for a run in another folder."""
@@ -106,10 +178,22 @@ class CommandConnector(Connector):
             local = self.root / arg
             relative = not arg.startswith("-") and not Path(arg).is_absolute()
             is_path = i == 0 and os.sep in arg
-            if relative and (is_path or (local.is_file() and (i > 0 or not shutil.which(arg)))):
+            if relative and (
+                is_path or (local.is_file() and (i > 0 or not shutil.which(arg, path=self._path())))
+            ):
                 arg = str(resolved(local))
             out.append(arg)
         return out
+
+    def _run_argv(self) -> list[str]:
+        """`argv()`, with a program found on the PATH of `env:` named by its path there:
+        what is run is what `check` found (a program without a folder is otherwise looked
+        up on one PATH or the other, as the event loop's library does it)."""
+        argv = self.argv()
+        path = self._path()
+        if path is not None and os.sep not in argv[0]:
+            argv[0] = shutil.which(argv[0], path=path) or argv[0]
+        return argv
 
     async def acomplete(self, request: Request) -> Response:
         if request.workspace is None:
@@ -121,8 +205,7 @@ class CommandConnector(Connector):
         about = {"id": case.id, "input": case.input, "tags": list(case.tags)}
         about["metadata"] = dict(case.metadata)
         env = {
-            **os.environ,
-            **self.settings.env,
+            **self.settings.environment(dict(os.environ)),
             "ARENA_WORKSPACE": str(workspace),
             "ARENA_MODEL": self.key,
         }
@@ -132,7 +215,7 @@ class CommandConnector(Connector):
             env["ARENA_PROJECT_ROOT"] = str(self.root.resolve())
         try:
             done = await processes.arun(
-                self.argv(), cwd=workspace, env=env, stdin=replaced(request.prompt).encode()
+                self._run_argv(), cwd=workspace, env=env, stdin=replaced(request.prompt).encode()
             )
         except OSError as exc:
             raise ConnectorError(
@@ -140,6 +223,13 @@ class CommandConnector(Connector):
             ) from None
         stdout, stderr = done.stdout, done.stderr
         secrets = environment_secrets(env)
+        if done.stdout_cut:  # the end, where answers usually are, is lost: not gradable
+            # (a program that writes on is stopped then: `processes` reads no more)
+            raise ConnectorError(
+                f"{self.shown} wrote more than {processes.MAX_OUTPUT // 2**20} MiB to stdout,"
+                " more than arena reads of an answer; write the answer alone to stdout (and"
+                " logs to stderr or to files in the workspace)"
+            )
         if done.returncode != 0:
             tail = _tail(stderr, secrets)
             hint = "".join(
@@ -152,13 +242,10 @@ class CommandConnector(Connector):
                 + (f"; end of stderr:\n{tail}" if tail else " and wrote nothing to stderr")
                 + hint
             )
-        if done.stdout_cut:  # the end, where answers usually are, is lost: not gradable
-            raise ConnectorError(
-                f"{self.shown} wrote more than {processes.MAX_OUTPUT // 2**20} MiB to stdout,"
-                " more than arena reads of an answer; write the answer alone to stdout (and"
-                " logs to stderr or to files in the workspace)"
-            )
-        text = stdout.decode(errors="replace").removesuffix("\n").removesuffix("\r")
+        # what it printed goes into reports as its output: the secrets of its environment
+        # (a key it was given, printed in a log line) are written *** there, as in stderr
+        text = redacted(stdout.decode(errors="replace"), secrets)
+        text = text.removesuffix("\n").removesuffix("\r")
         meta: dict[str, Any] = {
             "workspace": str(workspace),
             "exit_status": done.returncode,
@@ -197,7 +284,8 @@ def _json_reply(agent: Agent, text: str) -> dict[Any, Any]:
 
 
 def _tail(stderr: bytes, secrets: list[str]) -> str:
-    """The end of what the command wrote to stderr, without the secrets of its environment
+    """The end of what the command wrote to stderr (of the end `processes` keeps), without
+    the secrets of its environment
     (see `environment_secrets`: an `env:` entry or an inherited variable named as a credential,
     `UPSTREAM_TOKEN`, a model's `api_key_env`; `curl -v` prints the header it sends)."""
     return redacted(stderr.decode(errors="replace"), secrets).strip()[-STDERR_TAIL:]

@@ -6,8 +6,10 @@ import ast
 import asyncio
 import importlib
 import inspect
+import os
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -27,13 +29,18 @@ from pytest_arena.connectors.base import (
     Request,
     Response,
     SettingProblem,
+    case_data,
 )
+from pytest_arena.engine.processes import MAX_OUTPUT
 from pytest_arena.engine.user_threads import (
     RUNNER_FOLDERS,
     Raised,
     cancelled_from_outside,
+    not_user_code,
     run_blocking,
 )
+from pytest_arena.secrets import environment_secrets, redacted, redacted_data
+from pytest_arena.spec.case import Case
 from pytest_arena.spec.errors import raised
 from pytest_arena.spec.python_files import project_package
 
@@ -71,7 +78,9 @@ class PythonConnector(Connector):
     `request.workspace`). A plain function runs in a worker thread, an
     `async def` one on the engine's loop. It returns the text, a dict with `text` and
     optionally `tokens_in`, `tokens_out`, `cost`, `meta`, or a Response; its `meta` reaches
-    the scorers in `context.response["meta"]`.
+    the scorers in `context.response["meta"]`. Text of more than MAX_OUTPUT bytes fails the
+    call, as a command agent's does. What it returns and what it raises reach the reports
+    with the secrets of arena's environment (see `environment_secrets`) written `***`.
     """
 
     name: ClassVar[str] = "python"
@@ -81,8 +90,14 @@ class PythonConnector(Connector):
     settings: PythonSettings
 
     def cache_identity(self) -> dict[str, Any]:
-        """With `cache: true`: the callable too."""
-        return {**super().cache_identity(), "callable": self.settings.callable}
+        """With `cache: true`: the callable too, and the project folder it is imported from
+        (two projects' `agent:run` are two agents)."""
+        folder = None if self.root is None else str(self.root.resolve())
+        return {**super().cache_identity(), "callable": self.settings.callable, "folder": folder}
+
+    def cache_case(self, case: Case) -> dict[str, Any]:
+        """The whole case, as `request.case` hands it to the agent (its reference too)."""
+        return case_data(case)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -103,13 +118,14 @@ class PythonConnector(Connector):
     async def acomplete(self, request: Request) -> Response:
         fn = self.function()
         args, kwargs = self._arguments(fn, request)
+        took: float | None = None  # the milliseconds a plain function ran, on its thread
         try:
             if inspect.iscoroutinefunction(fn):
                 result = await fn(*args, **kwargs)
             else:  # on a thread that never holds the process open, should fn never return
-                result = await run_blocking(fn, *args, **kwargs)
+                result, took = await run_blocking(_clocked, fn, *args, **kwargs)
                 if inspect.isawaitable(result):
-                    result = await result
+                    result, took = await result, None
         except asyncio.CancelledError as exc:
             if cancelled_from_outside():  # a timeout, or the run's end: the engine's
                 raise
@@ -117,7 +133,10 @@ class PythonConnector(Connector):
         except BaseException as exc:  # sys.exit() too: the agent's error, not the loop's end
             cause = exc.raised if isinstance(exc, Raised) else exc
             raise self._failed(cause) from cause  # the engine's `ends_run` looks at the cause
-        return self._in(self._response(result), request, self._steps(result))
+        response = self._answer(result, request)
+        if response.latency_ms is None:  # its own time, not the wait for the loop to see it
+            response.latency_ms = took
+        return response
 
     def complete(self, request: Request) -> Response:
         fn = self.function()
@@ -130,7 +149,23 @@ class PythonConnector(Connector):
                 result = asyncio.run(_awaited(result))
         except Exception as exc:
             raise self._failed(exc) from exc
-        return self._in(self._response(result), request, self._steps(result))
+        return self._answer(result, request)
+
+    def _answer(self, result: Any, request: Request) -> Response:
+        """The Response `result` says, with the secrets of arena's environment in its text,
+        meta and tool calls written `***` (the reports hold them: a key an agent was
+        handed, echoed in a log line); ConnectorError if it says none, or too much."""
+        response, steps = self._response(result), self._steps(result)
+        if _longer_than(response.text, MAX_OUTPUT):  # a report of 2 cases held 105 MB
+            raise ConnectorError(
+                f"{self.settings.callable} returned more than {MAX_OUTPUT // 2**20} MiB of"
+                " text, more than arena reads of an answer; return the answer alone (and"
+                " write logs to files in the workspace)"
+            )
+        secrets = environment_secrets(os.environ)
+        response.text = redacted(response.text, secrets)
+        response.meta = redacted_data(response.meta, secrets)
+        return self._in(response, request, redacted_data(steps, secrets))
 
     @staticmethod
     def _in(response: Response, request: Request, steps: list[dict[str, Any]] | None) -> Response:
@@ -179,9 +214,10 @@ class PythonConnector(Connector):
             if not f.filename.startswith((_PACKAGE_DIR, *RUNNER_FOLDERS))
         ]
         where = "".join(traceback.format_list(frames[-_TRACEBACK_FRAMES:])).rstrip()
-        return ConnectorError(
-            f"{self.settings.callable} raised {raised(exc)}" + (f"\n{where}" if where else "")
-        )
+        said = f"{self.settings.callable} raised {raised(exc)}" + (f"\n{where}" if where else "")
+        # a key in the message ("401: key sk-...") would reach every report: as a command
+        # agent's stderr, it is said with the secrets of the environment it ran in as ***
+        return ConnectorError(redacted(said, environment_secrets(os.environ)))
 
     def _response(self, result: Any) -> Response:
         agent = Agent(self.settings.callable)
@@ -208,6 +244,20 @@ async def _awaited(awaitable: Any) -> Any:
     return await awaitable
 
 
+def _clocked(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple[Any, float]:
+    """`fn(*args, **kwargs)`, and the milliseconds it took."""
+    began = time.perf_counter()
+    result = fn(*args, **kwargs)
+    return result, (time.perf_counter() - began) * 1000
+
+
+def _longer_than(text: str, most: int) -> bool:
+    """Whether `text` is more than `most` bytes of UTF-8 (half a character as 3)."""
+    if len(text) > most or len(text) * 4 <= most:  # a character is 1 to 4 bytes
+        return len(text) > most
+    return len(text.encode("utf-8", "surrogatepass")) > most
+
+
 def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
     """Import `module:name`; SettingProblem if it cannot be.
 
@@ -219,6 +269,17 @@ def load_callable(spec: str, root: Path | None) -> Callable[..., Any]:
     taken for a project file of the same name.
     """
     module_name, _, attr = spec.partition(":")
+    stem = module_name.removesuffix(".py")  # `agent.py:run` for `agent:run`
+    if (
+        stem != module_name
+        and root is not None
+        and (root / f"{stem.replace('.', '/')}.py").is_file()
+    ):
+        raise SettingProblem(
+            f"callable '{spec}' names the file {module_name}, where a module's name goes",
+            "callable",
+            f"write '{stem}:{attr}', without .py",
+        )
     if root is None:
         return _load(spec, module_name, module_name, attr, root)
     root = root.resolve()
@@ -299,9 +360,9 @@ def _load(
                 "callable",
                 fix,
             ) from None
-        raise _import_failed(spec, module_name, exc) from None
+        raise _import_failed(spec, module_name, exc, root) from None
     except (Exception, SystemExit) as exc:  # sys.exit() at import is a mistake too
-        raise _import_failed(spec, module_name, exc) from None
+        raise _import_failed(spec, module_name, exc, root) from None
     found: Any = module
     for part in attr.split("."):
         if not hasattr(found, part):
@@ -356,12 +417,36 @@ def _imported_within(name: str, seconds: float) -> ModuleType:
         raise _Stuck(where) from None
 
 
-def _import_failed(spec: str, module: str, exc: BaseException) -> SettingProblem:
+def _import_failed(spec: str, module: str, exc: BaseException, root: Path | None) -> SettingProblem:
+    """The import of `module` raised `exc`: said at the line of the project's files
+    (`root`) where it was raised, as a scorer's failed import is (else of any file but
+    Python's and pytest-arena's)."""
+    where = _raised_at(exc, root)
+    at = f" at {where}" if where and not isinstance(exc, SyntaxError) else ""  # it says it
     return SettingProblem(
-        f"callable '{spec}': importing '{module}' failed: {type(exc).__name__}: {exc}",
+        f"callable '{spec}': importing '{module}' failed{at}: {type(exc).__name__}: {exc}",
         "callable",
-        f"fix the error in {module}",
+        f"fix the error at {where}" if where else f"fix the error in {module}",
     )
+
+
+def _raised_at(exc: BaseException, root: Path | None) -> str:
+    """`file:line` of the innermost frame of `exc`'s traceback in the folder `root` (the
+    file relative to it), else in no library; a SyntaxError's own place; or ""."""
+    places = [(f.filename, f.lineno) for f in traceback.extract_tb(exc.__traceback__)]
+    if isinstance(exc, SyntaxError) and exc.filename:
+        places.append((exc.filename, exc.lineno))
+    # the innermost first; none of "<frozen importlib._bootstrap>", which is no file
+    places = [(file, line) for file, line in reversed(places) if not file.startswith("<")]
+    if root is not None:
+        for file, line in places:
+            path = Path(file).resolve()
+            if path.is_relative_to(root.resolve()):
+                return f"{path.relative_to(root.resolve()).as_posix()}:{line}"
+    for file, line in places:
+        if not file.startswith(not_user_code()):
+            return f"{file}:{line}"
+    return ""
 
 
 _PROJECT_FOLDERS: set[Path] = set()  # the project folders whose agents were imported

@@ -15,7 +15,8 @@ from pytest_arena.connectors.base import Connector, Request, Response, estimate_
 from pytest_arena.connectors.sim_answers import OFF_TOPIC, judge_reply, variant, wrong
 from pytest_arena.connectors.sim_tools import answer_of, expected_calls, tool_turn
 from pytest_arena.connectors.tool_format import render_calls
-from pytest_arena.spec.case import as_text
+from pytest_arena.record import json_safe
+from pytest_arena.spec.case import Case, as_text
 from pytest_arena.spec.images import IMAGE_TOKENS, content_text, image_count
 from pytest_arena.spec.schema import Price
 
@@ -85,6 +86,15 @@ class SimConnector(Connector):
 
     cacheable: ClassVar[bool] = False
     takes_tools: ClassVar[bool] = True
+
+    def cache_identity(self) -> dict[str, Any]:
+        """With `cache: true`: every setting of its profile (accuracy, latency, seed...)."""
+        return {**super().cache_identity(), "settings": self.settings.model_dump(mode="json")}
+
+    def cache_case(self, case: Case) -> dict[str, Any]:
+        """What it answers from beside the messages: the case's project, id and reference."""
+        about = {"project": case.project, "id": case.id, "reference": case.reference}
+        return json_safe(about)  # type: ignore[no-any-return]
 
     def is_inline(self) -> bool:
         return not (self.settings.latency_ms or self.settings.latency_jitter_ms)

@@ -8,7 +8,14 @@ tool's own code runs on threads of its own (engine.user_threads).
 The loop beats every BEAT seconds. Code that blocks it (an `async def` agent or tool that
 calls `time.sleep`) stops every call and every timeout on it: once it has not beaten for
 a call's timeout and QUIET seconds more (STALL_LIMIT at most), the call waited for ends
-with an error that says so, and closing the engine does not wait for it.
+with an error that says so, and closing the engine does not wait for it. Each call's own
+stretches on the loop are timed: one that blocked it past its timeout fails, saying so,
+even if it then answered, and the time other calls blocked it for is not counted in a
+call's latency.
+
+A plain-function agent's call that times out runs on in its thread (Python cannot stop
+it): it is not tried again, and keeps its place among the model's `concurrency` calls
+until it returns, or for one more timeout at most.
 """
 
 from __future__ import annotations
@@ -21,7 +28,16 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterator
+import types
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Generator,
+    Hashable,
+    Iterator,
+)
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -39,6 +55,7 @@ from pytest_arena.engine.budget import Budget, cut_short, refusal_of, uncounted
 from pytest_arena.engine.ledger import Ledger
 from pytest_arena.engine.limits import Lane, Limits
 from pytest_arena.engine.tool_loop import ToolSet, Turn, run_loop
+from pytest_arena.engine.user_threads import Work, left_running, not_user_code
 from pytest_arena.engine.workspaces import SAFE, new_run_folder
 from pytest_arena.spec.errors import raised
 
@@ -60,6 +77,14 @@ STALLED = (
     " agent or tool that calls time.sleep, a blocking client or a long computation); make"
     " that function a plain def (it then runs on a thread of its own), or await"
     " asyncio.sleep and async clients in it"
+)
+BLOCKING = 0.1  # seconds a call's stretch on the loop runs before it counts as blocking it
+BLOCKED = (
+    "the call blocked the engine's event loop for {:.1f} s, past the model's timeout of {:g} s,"
+    " so no timeout could stop it (an async def agent that calls time.sleep, a blocking client"
+    " or a long computation; every other call waited meanwhile); fix: make that function a"
+    " plain def (it then runs on a thread of its own), or await asyncio.sleep and async"
+    " clients in it"
 )
 
 
@@ -122,6 +147,7 @@ class Engine:
     _batch: list[_Started] | None = None  # calls not yet handed over, in `batch`
     _handed_over: bool = False  # a call went to the loop: till then a batch sends its first at once
     _beat: float = 0.0  # when the loop last beat (time.monotonic())
+    _blocked: float = 0.0  # seconds calls' stretches of BLOCKING or more held the loop, in all
     closed: bool = False
 
     # -- the main thread's side -------------------------------------------------------------
@@ -229,7 +255,7 @@ class Engine:
         found = []  # the user's frames, the innermost first
         while frame is not None:
             file = frame.f_code.co_filename
-            if not file.startswith(_not_user_code()):
+            if not file.startswith(not_user_code()):
                 found.append(f"{frame.f_code.co_name}() at {file}:{frame.f_lineno}")
             frame = frame.f_back
         if len(found) > 1:  # the async def the loop runs, and where it is inside it
@@ -301,7 +327,7 @@ class Engine:
             response = connector.complete(request)
         except Exception as exc:
             return CallResult(error=raised(exc), latency_ms=_ms_since(started))
-        return self._account(connector, response, started, 0, budgets)
+        return self._account(connector, response, _ms_since(started), 0, budgets)
 
     def _run(
         self, coroutine: Coroutine[Any, Any, CallResult]
@@ -494,15 +520,22 @@ class Engine:
         retries = 0  # tries repeated so far: a retry counts once it is made
         again = False  # the next try repeats a failed one
         made = False  # request.workspace is one this call made (not a hook's)
+        tried = False  # a try was made
+
+        def failed(error: str, ends_run: BaseException | None = None) -> CallResult:
+            """The call failed: what its tries cost a model without a price is unknown."""
+            cost = None if tried and connector.price is None else 0.0
+            return CallResult(error=error, retries=retries, cost=cost, ends_run=ends_run)
+
         while True:
             if breaker.reason is not None:
-                return CallResult(error=breaker.reason, retries=retries)
-            async with lane.gate:
+                return failed(breaker.reason)
+            async with self._place(lane, limits) as left:
                 if breaker.reason is not None:  # opened while this call waited its turn
-                    return CallResult(error=breaker.reason, retries=retries)
+                    return failed(breaker.reason)
                 blind = _uncounted(connector, budgets)
                 if blind is not None:
-                    return CallResult(error=blind, retries=retries)
+                    return failed(blind)
                 refusal = refusal_of(budgets)
                 if refusal is not None:
                     return CallResult(skipped=refusal, retries=retries)
@@ -523,33 +556,53 @@ class Engine:
                 if again:
                     retries += 1
                 started = time.perf_counter()
+                blocked_before = self._blocked
+                own = _OnLoop()
                 answered: CallResult | None = None
                 unreachable = False
-                try:
-                    response = await _within(connector.acomplete(request), limits.timeout)
-                except ConnectorError as exc:
-                    if isinstance(exc.__cause__, self.ends_run):
-                        return CallResult(error=str(exc), retries=retries, ends_run=exc.__cause__)
-                    failure, retryable, wait = str(exc), exc.retryable, exc.retry_after
-                    unreachable = exc.unreachable
-                    if not unreachable:
+                tried = True
+                timeout = limits.timeout
+                with left_running() as handed:
+                    try:
+                        timed = _timed(connector.acomplete(request), own, self._count_blocked)
+                        response = await _within(timed, timeout)
+                    except ConnectorError as exc:
+                        if isinstance(exc.__cause__, self.ends_run):
+                            return failed(str(exc), exc.__cause__)
+                        failure, retryable, wait = str(exc), exc.retryable, exc.retry_after
+                        unreachable = exc.unreachable
+                        if not unreachable:
+                            breaker.replied()
+                    except asyncio.TimeoutError:
+                        left.extend(work for work in handed if work.running)
+                        failure = _no_answer(timeout, connector, left)
+                        # one still running is not run beside itself: not tried again
+                        retryable, wait = not left, None
+                    except Exception as exc:
+                        failure, retryable, wait = raised(exc), False, None
+                    else:
                         breaker.replied()
-                except asyncio.TimeoutError:
-                    failure = (
-                        f"no answer within {limits.timeout:g} s (the model's timeout)"
-                        f"{_from(connector)}; fix: raise timeout: in models.define if the"
-                        " model is that slow"
-                    )
-                    retryable, wait = True, None
-                except Exception as exc:
-                    failure, retryable, wait = raised(exc), False, None
-                else:
-                    breaker.replied()
-                    if lane.tpm is not None:
-                        lane.tokens_out += response.tokens_out
-                        lane.answers += 1
-                        lane.tpm.owe(response.tokens_in + response.tokens_out - estimate)
-                    answered = self._account(connector, response, started, retries, budgets)
+                        # the time the call took: less what other calls blocked the loop for
+                        others = max(0.0, self._blocked - blocked_before - own.blocked)
+                        took = time.perf_counter() - started - others
+                        if timeout is not None and own.blocked > timeout:
+                            # its own code held the loop past its timeout, which could not
+                            # fire: a timeout all the same, though it answered
+                            failure = BLOCKED.format(own.blocked, timeout)
+                            retryable, wait = True, None
+                        elif timeout is not None and took > timeout + BLOCKING:
+                            # answered past its timeout, which a loop held by other code
+                            # could not keep
+                            failure = _no_answer(timeout, connector, [])
+                            retryable, wait = True, None
+                        else:
+                            if lane.tpm is not None:
+                                lane.tokens_out += response.tokens_out
+                                lane.answers += 1
+                                lane.tpm.owe(response.tokens_in + response.tokens_out - estimate)
+                            answered = self._account(
+                                connector, response, took * 1000, retries, budgets
+                            )
             if answered is not None:  # stored with the model's place in flight given back
                 if store is not None:
                     try:
@@ -567,15 +620,14 @@ class Engine:
                 if breaker.reason is not None:
                     if broken:  # opened now: the fix goes after the breaker's words
                         breaker.reason += fix
-                    return CallResult(error=breaker.reason, retries=retries)
+                    return failed(breaker.reason)
             if last_try:
                 tries = f" after {retries + 1} tries" if retries else ""
-                return CallResult(error=f"{said}{tries}{fix}", retries=retries)
+                return failed(f"{said}{tries}{fix}")
             if wait is not None and wait > MAX_RETRY_AFTER:  # an hour, say: the run would hang
-                return CallResult(
-                    error=f"{failure}; the server asks for {wait:.0f} s before another try,"
-                    f" more than the {MAX_RETRY_AFTER:g} s arena waits",
-                    retries=retries,
+                return failed(
+                    f"{failure}; the server asks for {wait:.0f} s before another try,"
+                    f" more than the {MAX_RETRY_AFTER:g} s arena waits"
                 )
             delay = wait if wait is not None else _backoff(limits.backoff, retries)
             again = True
@@ -596,15 +648,53 @@ class Engine:
                 self._cache_reads = pool
         return await asyncio.get_running_loop().run_in_executor(pool, work, *args)
 
+    @contextlib.asynccontextmanager
+    async def _place(self, lane: Lane, limits: Limits) -> AsyncIterator[list[Work]]:
+        """A place among the lane's calls in flight (`async with lane.gate`), given back at
+        the end; but a call that leaves work running (a plain function that timed out: the
+        list it fills) keeps it until that work ends, a timeout more at most."""
+        left: list[Work] = []
+        await lane.gate.__aenter__()
+        try:
+            yield left
+        finally:
+            if left and limits.timeout is not None:
+                kept = self._kept(lane, left, limits.timeout, limits.concurrency == 1)
+                self._tasks.add(asyncio.get_running_loop().create_task(self._tracked(kept)))
+            else:
+                await lane.gate.__aexit__(None, None, None)
+
+    async def _kept(self, lane: Lane, left: list[Work], timeout: float, alone: bool) -> None:
+        """Give the place back once `left` has ended; if it runs on `timeout` s later and
+        the model is called `alone` (`concurrency: 1`), its calls are no longer made: they
+        would run beside it."""
+        try:
+            await asyncio.wait([work.ended for work in left], timeout=timeout)
+            running = [work for work in left if work.running]
+            if running and alone and lane.breaker.reason is None:
+                where = next((at for work in running if (at := work.where())), "")
+                lane.breaker.reason = (
+                    f"not called: a call of this model that timed out is still running"
+                    f" {timeout:g} s later{f', at {where}' if where else ''}; with concurrency:"
+                    " 1 it is not called again beside it; fix: see what it waits for there (a"
+                    " lock, a queue, a server that does not answer), or raise timeout: in"
+                    " models.define if it is that slow"
+                )
+        finally:
+            await lane.gate.__aexit__(None, None, None)
+
+    def _count_blocked(self, seconds: float) -> None:
+        self._blocked += seconds
+
     def _account(
         self,
         connector: Connector,
         response: Response,
-        started: float,
+        measured: float,
         retries: int,
         budgets: tuple[Budget, ...],
     ) -> CallResult:
-        measured = _ms_since(started)
+        """The result of an answered call; `measured`: the milliseconds it took."""
         if response.latency_ms is None:
             response.latency_ms = measured
         response.retries = retries
@@ -635,28 +725,79 @@ def _uncounted(connector: Connector, budgets: tuple[Budget, ...]) -> str | None:
 WORKSPACE_NAME_MOST = 200
 
 
-@functools.cache
-def _not_user_code() -> tuple[str, ...]:
-    """Where code that is not the user's lives: Python's library, installed packages, this
-    one (looked up when a stalled loop is said, not at every run's start)."""
-    import sysconfig
-
-    places = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
-    return (*places, str(Path(__file__).resolve().parent.parent), "<")
-
-
 def _joined(thread: threading.Thread, seconds: float) -> bool:
     thread.join(seconds)
     return not thread.is_alive()
 
 
-async def _within(call: Coroutine[Any, Any, Response], seconds: float | None) -> Response:
+async def _within(call: Awaitable[Response], seconds: float | None) -> Response:
     """`await call`, cancelled after `seconds` (asyncio.TimeoutError). On Python 3.11 and
     later without a task of its own, which wait_for makes for every call."""
     if sys.version_info >= (3, 11):
         async with asyncio.timeout(seconds):
             return await call
-    return await asyncio.wait_for(call, seconds)
+    return await asyncio.wait_for(_awaited(call), seconds)
+
+
+async def _awaited(call: Awaitable[T]) -> T:
+    return await call
+
+
+@dataclass
+class _OnLoop:
+    """The seconds a call's code held the engine's loop in stretches of BLOCKING or more."""
+
+    blocked: float = 0.0
+
+
+@types.coroutine
+def _timed(
+    call: Coroutine[Any, Any, T], own: _OnLoop, blocked: Callable[[float], None]
+) -> Generator[Any, Any, T]:
+    """`await call`, timing each stretch it runs on the loop (from one await that waits to
+    the next): one of BLOCKING or more blocked every other call, and is counted in `own`
+    and told to `blocked`."""
+    sent: Any = None
+    thrown: BaseException | None = None
+    while True:
+        began = time.perf_counter()
+        try:
+            waits_for = call.send(sent) if thrown is None else call.throw(thrown)
+        except StopIteration as done:  # its end
+            _stretch(time.perf_counter() - began, own, blocked)
+            return done.value  # type: ignore[no-any-return]
+        except BaseException:
+            _stretch(time.perf_counter() - began, own, blocked)
+            raise
+        _stretch(time.perf_counter() - began, own, blocked)
+        try:
+            sent, thrown = (yield waits_for), None
+        except GeneratorExit:
+            call.close()
+            raise
+        except BaseException as exc:  # a cancellation: the call's to handle
+            sent, thrown = None, exc
+
+
+def _stretch(seconds: float, own: _OnLoop, blocked: Callable[[float], None]) -> None:
+    if seconds >= BLOCKING:
+        own.blocked += seconds
+        blocked(seconds)
+
+
+def _no_answer(timeout: float | None, connector: Connector, left: list[Work]) -> str:
+    """Why a call that timed out failed; `left`: its work still running (a plain function
+    on its thread), whose place in its code is said."""
+    said = f"no answer within {timeout:g} s (the model's timeout){_from(connector)}"
+    if not left:
+        return f"{said}; fix: raise timeout: in models.define if the model is that slow"
+    where = next((at for work in left if (at := work.where())), "")
+    return (
+        f"{said}; its function is still running{f', at {where}' if where else ''} (Python"
+        " cannot stop a thread), so it is not tried again; fix: see what it waits for there"
+        " (a lock, a queue, a server that does not answer), or raise timeout: in"
+        " models.define if it is that slow"
+    )
 
 
 def new_loop() -> asyncio.AbstractEventLoop:

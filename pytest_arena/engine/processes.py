@@ -5,7 +5,13 @@ started has closed its output: its output goes to files, not pipes, so a backgro
 that inherited them cannot hold the case. The whole group is killed when the program exits
 (whatever it left running in the background), on a timeout, on Ctrl-C and when its call is
 cancelled; killing it at once, while the group still has the program's id, can never reach
-another program that reused the id later.
+another program that reused the id later. A program that writes more than MAX_OUTPUT to
+stdout is stopped then (it would fill the disk), and of stderr only the end is kept.
+
+A group of its own is out of reach of a signal sent to pytest's (a CI job cancelled with
+SIGTERM, which kills pytest before any code of its can run): a watchdog, a small process
+started with the first program, kills the groups still running when pytest's end of a pipe
+to it closes, however pytest ended.
 """
 
 from __future__ import annotations
@@ -15,13 +21,19 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import tempfile
+import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-MAX_OUTPUT = 16 * 1024 * 1024  # bytes of stdout or stderr read back; the rest is cut
+MAX_OUTPUT = 16 * 1024 * 1024  # bytes of stdout read back: a program that writes more is stopped
+STDERR_KEPT = 64 * 1024  # bytes of the end of stderr kept (its end says why a program failed)
+_STDERR_ROLL = 1024 * 1024  # bytes of stderr on disk before its end is kept and the rest dropped
+WATCH = 0.05  # seconds between looks at how much a running program has written
 _POSIX = os.name == "posix"
 
 
@@ -30,8 +42,9 @@ class Finished:
     """A program that exited: its status and what it wrote."""
 
     returncode: int
-    stdout: bytes
-    stderr: bytes
+    stdout: bytes  # the first MAX_OUTPUT bytes, and one more if it wrote more
+    stderr: bytes  # the last STDERR_KEPT bytes
+    stopped: bool = False  # killed by arena once it wrote more than MAX_OUTPUT to stdout
 
     @property
     def stdout_cut(self) -> bool:
@@ -40,6 +53,11 @@ class Finished:
 
     def how(self) -> str:
         """How it ended, as a person says it."""
+        if self.stopped:
+            return (
+                f"was stopped once it had written more than {MAX_OUTPUT // 2**20} MiB to"
+                " stdout, more than arena reads"
+            )
         return ended(self.returncode)
 
 
@@ -48,7 +66,7 @@ class TimedOut(Exception):
 
     def __init__(self, seconds: float, stderr: bytes) -> None:
         super().__init__(f"timed out after {seconds:g} s")
-        self.stderr = stderr
+        self.stderr = stderr  # its last STDERR_KEPT bytes
 
 
 def ended(returncode: int) -> str:
@@ -72,29 +90,64 @@ def run(
 ) -> Finished:
     """Run `argv` until it exits; TimedOut after `timeout` seconds, OSError if it cannot start.
     Ctrl-C kills its group too."""
-    with _outputs() as (out, err):
+    with _outputs() as outputs:
         process = subprocess.Popen(
             list(argv),
             cwd=cwd,
             env=_encoded(env),
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
+            stdout=outputs.out,
+            stderr=outputs.err,
             start_new_session=_POSIX,
         )
+        _watchdog.guard(process.pid)
         try:
-            if stdin:  # written as the program reads it: one that never does still times out
-                process.communicate(stdin, timeout)
-            else:
-                process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            _kill(process)
-            raise TimedOut(timeout or 0, _read(err)) from None
+            ended_by = _waited(process, outputs, timeout, stdin)
         except BaseException:  # Ctrl-C, or anything else: nothing of it may outlive the case
             _kill(process)
+            _watchdog.release(process.pid)
             raise
-        _kill_group(process.pid, None)  # what it left running in the background
-        return Finished(process.returncode, _read(out, more=1), _read(err))
+        if ended_by == "exit":
+            _kill_group(process.pid, None)  # what it left running in the background
+        else:
+            _kill(process)
+        _watchdog.release(process.pid)
+        if ended_by == "timeout":
+            raise TimedOut(timeout or 0, outputs.stderr())
+        stopped = ended_by == "stopped"
+        return Finished(process.returncode, outputs.stdout(), outputs.stderr(), stopped)
+
+
+def _waited(
+    process: subprocess.Popen[bytes], outputs: _Outputs, timeout: float | None, stdin: bytes
+) -> str:
+    """How the wait for `process` ended: "exit", "timeout", or "stopped" (it wrote more
+    than MAX_OUTPUT to stdout); it is left running but on "exit"."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    if stdin and process.stdin is not None:
+        # written as the program reads it, by a thread: one that never does still times out
+        # (and the thread ends once the program is killed: its pipe then breaks)
+        threading.Thread(target=_feed, args=(process.stdin, stdin), daemon=True).start()
+    while True:
+        left = WATCH if deadline is None else min(WATCH, max(0.0, deadline - time.monotonic()))
+        try:
+            process.wait(left)
+            return "exit"
+        except subprocess.TimeoutExpired:
+            pass
+        if outputs.look():
+            return "stopped"
+        if deadline is not None and time.monotonic() >= deadline:
+            return "timeout"
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    """Write `data` to a program's stdin and close it; a program that exits, or closes its
+    stdin, before reading it all is no error here (its exit status says what happened)."""
+    with contextlib.suppress(OSError, ValueError):  # BrokenPipeError; a closed pipe
+        pipe.write(data)
+    with contextlib.suppress(OSError, ValueError):
+        pipe.close()
 
 
 async def arun(
@@ -102,7 +155,7 @@ async def arun(
 ) -> Finished:
     """`run` for the event loop; cancelling it (the engine's timeout, a stopped run) kills
     the program's group. OSError if it cannot start."""
-    with _outputs() as (out, err):
+    with _outputs() as outputs:
         pipe = await _StdinPipe.open() if stdin and _POSIX else None
         # (on Windows asyncio's pipes are pipes, and there is no /dev/stdin)
         piped = asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL
@@ -112,8 +165,8 @@ async def arun(
                 cwd=cwd,
                 env=_encoded(env),
                 stdin=pipe.reading if pipe is not None else piped,
-                stdout=out,
-                stderr=err,
+                stdout=outputs.out,
+                stderr=outputs.err,
                 start_new_session=_POSIX,
             )
         except BaseException:
@@ -123,21 +176,45 @@ async def arun(
         finally:
             if pipe is not None:
                 pipe.started()
+        _watchdog.guard(process.pid)
+        stopped = False
         try:
             if pipe is not None:
                 pipe.send(stdin)
             elif stdin and process.stdin is not None:  # Windows
                 await _afeed(process.stdin, stdin)
+            stopped = await _awatched(process, outputs)
+            if stopped:
+                _kill_group(process.pid, process.returncode is None and process)
             returncode = await process.wait()
         except BaseException:
             _kill_group(process.pid, process.returncode is None and process)
             await asyncio.shield(process.wait())  # reaped even while being cancelled
+            _watchdog.release(process.pid)
             raise
         finally:
             if pipe is not None:
                 pipe.unsent()
-        _kill_group(process.pid, None)  # what it left running in the background
-        return Finished(returncode, _read(out, more=1), _read(err))
+        if not stopped:  # (a stopped one's group is killed already)
+            _kill_group(process.pid, None)  # what it left running in the background
+        _watchdog.release(process.pid)
+        return Finished(returncode, outputs.stdout(), outputs.stderr(), stopped)
+
+
+async def _awatched(process: asyncio.subprocess.Process, outputs: _Outputs) -> bool:
+    """Wait for `process` to exit; True, with it still running, once it has written more
+    than MAX_OUTPUT to stdout."""
+    exited = asyncio.ensure_future(process.wait())
+    try:
+        while True:
+            await asyncio.wait([exited], timeout=WATCH)
+            if exited.done():
+                return False
+            if outputs.look():
+                return True
+    finally:
+        if not exited.done():
+            exited.cancel()
 
 
 class _StdinPipe:
@@ -225,16 +302,46 @@ async def _afeed(pipe: asyncio.StreamWriter, data: bytes) -> None:
         pipe.close()
 
 
+class _Outputs:
+    """The files a program's stdout and stderr go to, and what is read back of them."""
+
+    def __init__(self, out: IO[bytes], err: IO[bytes]) -> None:
+        self.out, self.err = out, err
+        self._earlier = b""  # the end of the stderr dropped from its file so far
+        if _POSIX:  # each write goes at the end, also once the file is emptied
+            import fcntl
+
+            flags = fcntl.fcntl(err.fileno(), fcntl.F_GETFL)
+            fcntl.fcntl(err.fileno(), fcntl.F_SETFL, flags | os.O_APPEND)
+
+    def look(self) -> bool:
+        """Whether stdout has passed MAX_OUTPUT; stderr past _STDERR_ROLL has its end kept
+        and its file emptied (what is written meanwhile, a few bytes, is lost)."""
+        if os.fstat(self.out.fileno()).st_size > MAX_OUTPUT:
+            return True
+        err = self.err.fileno()
+        size = os.fstat(err).st_size
+        if _POSIX and size > _STDERR_ROLL:  # (read without moving the program's offset)
+            self._earlier = os.pread(err, STDERR_KEPT, size - STDERR_KEPT)
+            os.ftruncate(err, 0)
+        return False
+
+    def stdout(self) -> bytes:
+        """The first MAX_OUTPUT bytes of stdout, and one more if it wrote more."""
+        self.out.seek(0)
+        return self.out.read(MAX_OUTPUT + 1)
+
+    def stderr(self) -> bytes:
+        """The last STDERR_KEPT bytes of stderr."""
+        size = self.err.seek(0, os.SEEK_END)
+        self.err.seek(max(0, size - STDERR_KEPT))
+        return (self._earlier + self.err.read())[-STDERR_KEPT:]
+
+
 @contextlib.contextmanager
-def _outputs() -> Iterator[tuple[IO[bytes], IO[bytes]]]:
+def _outputs() -> Iterator[_Outputs]:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        yield out, err
-
-
-def _read(file: IO[bytes], more: int = 0) -> bytes:
-    """The first MAX_OUTPUT bytes of `file`, and `more` (a byte that says there were more)."""
-    file.seek(0)
-    return file.read(MAX_OUTPUT + more)
+        yield _Outputs(out, err)
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
@@ -253,3 +360,91 @@ def _kill_group(pid: int, leader: object) -> None:
 def _signal_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+class _Watchdog:
+    """A process that kills the groups of the programs still running once this one is gone.
+
+    Started with the first program, in a session of its own (a signal to pytest's group
+    does not reach it), it reads "+pid" and "-pid" lines from a pipe whose write end only
+    this process holds (non-inheritable: no program gets it); when the pipe closes, as the
+    kernel closes it when this process ends, even by SIGKILL, it kills the groups it was
+    told of and not told were done, and exits. A run that ends as usual has none left.
+    """
+
+    _CODE = (
+        "import os, signal\n"
+        "for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):\n"
+        "    signal.signal(s, signal.SIG_IGN)\n"
+        "groups, rest = set(), b''\n"
+        "while data := os.read(0, 4096):\n"
+        "    *lines, rest = (rest + data).split(b'\\n')\n"
+        "    for line in lines:\n"
+        "        (groups.add if line[:1] == b'+' else groups.discard)(int(line[1:]))\n"
+        "for group in groups:\n"
+        "    try:\n"
+        "        os.killpg(group, signal.SIGKILL)\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pipe: int | None = None  # the write end; -1: no watchdog (it could not start)
+
+    def forked(self) -> None:
+        """In a child forked from this process: its programs get a watchdog of their own,
+        and the parent's is no longer held open by the child."""
+        if self._pipe is not None and self._pipe >= 0:
+            os.close(self._pipe)
+        self._lock = threading.Lock()  # another thread may have held it at the fork
+        self._pipe = None
+
+    def guard(self, pid: int) -> None:
+        """Have the group `pid` killed should this process end while it runs."""
+        self._tell(b"+%d\n" % pid)
+
+    def release(self, pid: int) -> None:
+        """The group `pid` is done: its id may be another's from now on."""
+        self._tell(b"-%d\n" % pid)
+
+    def _tell(self, line: bytes) -> None:
+        if not _POSIX:
+            return
+        with self._lock:
+            if self._pipe is None:
+                self._pipe = self._start()
+            if self._pipe < 0:
+                return
+            try:
+                os.write(self._pipe, line)  # a short line: written whole, at once
+            except OSError:  # the watchdog is gone (killed): groups are no longer guarded
+                os.close(self._pipe)
+                self._pipe = -1
+
+    def _start(self) -> int:
+        if not sys.executable:
+            return -1
+        reading, writing = os.pipe()
+        argv = [sys.executable, "-I", "-S", "-c", self._CODE]
+        actions = [
+            (os.POSIX_SPAWN_DUP2, reading, 0),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+        ]
+        try:
+            try:
+                os.posix_spawn(sys.executable, argv, os.environ, file_actions=actions, setsid=True)
+            except NotImplementedError:  # no POSIX_SPAWN_SETSID: it ignores the signals itself
+                os.posix_spawn(sys.executable, argv, os.environ, file_actions=actions)
+        except (OSError, AttributeError):
+            os.close(writing)
+            return -1
+        finally:
+            os.close(reading)
+        return writing
+
+
+_watchdog = _Watchdog()
+if _POSIX:
+    os.register_at_fork(after_in_child=_watchdog.forked)

@@ -4,7 +4,8 @@ engine's loop (scorers and hooks, called from pytest's thread: evaluation.user_c
 They never hold the process open: a function that never returns is left behind when the
 run ends, where a `ThreadPoolExecutor`'s thread would be waited for at exit, for ever.
 The user's code may cancel tasks of its own: `cancelled_from_outside` tells that from the
-engine's cancelling it.
+engine's cancelling it. The engine learns of a function it stopped waiting for (a timeout)
+that runs on, and where it is, from `left_running`.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ import contextvars
 import functools
 import os
 import queue
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 _Job = Callable[[], None]
@@ -64,10 +67,45 @@ class _Threads:
 _THREADS = _Threads("arena-user-blocking")
 
 
+class Work:
+    """A function handed to a thread by `run_blocking`: whether it runs, where, and a future
+    (on the loop that handed it over) done once it has returned or was never started."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.ended: asyncio.Future[None] = loop.create_future()
+        self.thread: int | None = None  # the ident of the thread running it
+        self.running = False  # it started and has not returned
+
+    def where(self) -> str:
+        """Where its thread is now, in the user's own code (see `user_line`), or ""."""
+        frames = getattr(sys, "_current_frames", None)  # CPython's, documented
+        if not self.running or self.thread is None or frames is None:
+            return ""
+        return user_line(frames().get(self.thread))
+
+
+_HANDED: contextvars.ContextVar[list[Work] | None] = contextvars.ContextVar(
+    "arena_handed", default=None
+)
+
+
+@contextlib.contextmanager
+def left_running() -> Iterator[list[Work]]:
+    """The work `run_blocking` is handed inside (in this context, and in the tasks started
+    from it), for the caller to see which still runs once it stopped waiting (a timeout)."""
+    handed: list[Work] = []
+    token = _HANDED.set(handed)
+    try:
+        yield handed
+    finally:
+        _HANDED.reset(token)
+
+
 def run_blocking(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> asyncio.Future[Any]:
     """Run `function(*args, **kwargs)` on a daemon thread, in a copy of the caller's context;
     the future of its result, on the running loop. Cancelling the future (a timeout)
-    abandons the thread's work; it runs on, and its result is dropped.
+    abandons the thread's work; it runs on, and its result is dropped (one cancelled before
+    a thread took it up is never started).
 
     What the function raises is the future's exception, `SystemExit` and `KeyboardInterrupt`
     too: the caller awaits the future itself (a future, not a coroutine, which wait_for would
@@ -77,9 +115,16 @@ def run_blocking(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> 
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
     call = functools.partial(contextvars.copy_context().run, function, *args, **kwargs)
+    work = Work(loop)
+    handed = _HANDED.get()
+    if handed is not None:
+        handed.append(work)
 
     def job() -> None:
+        work.thread, work.running = threading.get_ident(), True
         try:
+            if future.cancelled():  # given up on before it started: it never runs
+                return
             value = call()
         except StopIteration as exc:  # which asyncio will not put in a future
             settle = functools.partial(_fail, future, Raised(exc))
@@ -87,11 +132,36 @@ def run_blocking(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> 
             settle = functools.partial(_fail, future, exc)
         else:
             settle = functools.partial(_succeed, future, value)
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+        finally:
+            work.running = False
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits now
+                loop.call_soon_threadsafe(_succeed, work.ended, None)
+        with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(settle)
 
     _THREADS.submit(job)
     return future
+
+
+def user_line(frame: FrameType | None) -> str:
+    """`name() at file:line` of the innermost frame of `frame`'s stack in the user's own
+    code (not Python's, nor an installed package's, nor pytest-arena's), or ""."""
+    while frame is not None:
+        file = frame.f_code.co_filename
+        if not file.startswith(not_user_code()):
+            return f"{frame.f_code.co_name}() at {file}:{frame.f_lineno}"
+        frame = frame.f_back
+    return ""
+
+
+@functools.cache
+def not_user_code() -> tuple[str, ...]:
+    """Where code that is not the user's lives: Python's library, installed packages, this
+    package (looked up when first needed, not at every run's start)."""
+    import sysconfig
+
+    places = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return (*places, str(Path(__file__).resolve().parent.parent), "<")
 
 
 class Raised(Exception):

@@ -259,6 +259,8 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
             # that ran are kept, with what they took and cost
             record.response = capped(response_data(result))
             _count_turns(record, result)
+        elif result.error is not None:  # nothing, or unknown for a model without a price
+            record.cost = result.cost
         if result.cut_short:
             raise _Stop(f"model '{model}' {result.error}")
         if result.error is not None:

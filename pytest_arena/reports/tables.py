@@ -179,13 +179,23 @@ def spending(
 
 def _answers(record: Record) -> list[tuple[bool, float | None, float]]:
     """(wholly from the cache, cost, what of it the cache answered) of each answer a record
-    graded: each sample of a repeated case; a cost of None is unknown (no price)."""
+    graded: each sample of a repeated case; a cost of None is unknown (no price). A call
+    that failed (an error with no latency: no answer came) is no answer: what it cost a
+    model without a price is unknown too, but it is no answer of one."""
     if record.samples:
         return [
             (bool(s.get("cached")), _cost(s.get("cost")), _cost(s.get("cached_cost")) or 0.0)
             for s in record.samples
+            if _answered(s.get("status"), s.get("latency_ms"))
         ]
+    if not _answered(record.status, record.latency_ms):
+        return []
     return [(record.cached, record.cost, record.cached_cost)]
+
+
+def _answered(status: object, latency_ms: object) -> bool:
+    """Whether a record (or a sample) holds an answer: all do but a failed call's error."""
+    return status != ERROR or latency_ms is not None
 
 
 def _graded(record: Record) -> int:

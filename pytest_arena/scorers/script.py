@@ -25,7 +25,7 @@ from pytest_arena.engine import processes
 from pytest_arena.numbers import at_least
 from pytest_arena.record import json_safe
 from pytest_arena.scorers.base import ScoreResult, ScoringContext
-from pytest_arena.scorers.text import excerpt
+from pytest_arena.scorers.text import excerpt, printable
 from pytest_arena.secrets import environment_secrets, redacted
 from pytest_arena.spec.surrogates import json_text, replaced
 
@@ -124,15 +124,16 @@ class ScriptScorer:
                 why = _shebang_problem(Path(context.project_root), self.argv[0], exc)
                 raise self._failure(f"could not be started: {why}", "") from None
         stderr = _stderr_said(done.stderr, secrets)
-        if done.returncode != 0:
-            raise self._failure(done.how(), stderr)
         if done.stdout_cut:  # its last line, the score, is lost: a line of the middle is none
+            # (said before its exit status: a script writing past the limit is stopped then)
             raise self._failure(
                 f"printed more than {_MAX_OUTPUT} to stdout, more than arena reads, so its"
                 " output was cut and is not graded; print the score (a number, or a JSON"
                 " object) alone as the last line, and the rest to stderr or to a file",
                 stderr,
             )
+        if done.returncode != 0:
+            raise self._failure(done.how(), stderr)
         return self._read(_text(done.stdout, secrets), stderr, pass_threshold)
 
     def _read(self, stdout: str, stderr: str, pass_threshold: float) -> ScoreResult:
@@ -303,18 +304,29 @@ def _fit(payload: dict[str, Any]) -> str:
 
 
 def _stderr_said(data: bytes | None, secrets: list[str]) -> str:
-    """What a failure says of the script's stderr: its end; or, when it wrote as much as
-    arena reads (MAX_OUTPUT), that it was cut, and what came before the cut; "" if it wrote
-    nothing."""
+    """What a failure says of the script's stderr: its end (of a long one, arena keeps the
+    end); "" if it wrote nothing."""
     tail = _text(data, secrets).strip()[-_STDERR_TAIL:]
     if not tail:
         return ""
-    if data is not None and len(data) >= processes.MAX_OUTPUT:
-        return (
-            f"; stderr was cut at {_MAX_OUTPUT}, where arena stops reading;"
-            f" up to the cut: {excerpt(tail, _STDERR_TAIL)}"
-        )
-    return f"; end of stderr: {excerpt(tail, _STDERR_TAIL)}"
+    return f"; end of stderr: {_end_excerpt(tail, _STDERR_TAIL)}"
+
+
+def _end_excerpt(text: str, limit: int) -> str:
+    """`text` quoted as `excerpt` quotes it, but cut at its start: the end is what counts
+    (a newline shown as two characters made a tail of 600 lose its last line)."""
+    shown = printable(text)
+    if len(shown) <= limit:
+        return f"'{shown}'"
+    kept: list[str] = []
+    size = 1  # the "…"
+    for char in reversed(text):
+        part = printable(char)
+        if size + len(part) > limit:
+            break
+        kept.append(part)
+        size += len(part)
+    return "'…" + "".join(reversed(kept)) + "'"
 
 
 def _text(data: str | bytes | None, secrets: list[str]) -> str:
