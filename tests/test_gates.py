@@ -85,6 +85,22 @@ def test_a_value_at_its_limit_holds_with_margin_0_not_a_rounding_error() -> None
     ]
 
 
+def test_a_value_just_outside_its_limit_shows_enough_digits_to_differ_from_it() -> None:
+    """An accuracy of 0.79999 against a min of 0.8 read "failed  m accuracy 0.8 outside min
+    0.8 (short by 1e-05)": four significant digits round it to its limit."""
+    board = build_board(
+        "quiz", [record("m", "c0", True, recall=0.69999), record("m", "c1", True, recall=0.69999)]
+    )
+    result = check_gate(board, {"all": {"recall": {"min": 0.7}, "accuracy": {"max": 0.99999}}})
+    assert result.lines() == [
+        "gate failed: 2 of 2 checks outside their limits",
+        "  failed  m recall 0.69999 outside min 0.7 (short by 1e-05)",
+        "  failed  m accuracy 1 outside max 0.99999 (short by 1e-05)",
+    ]
+    near = check_gate(board, {"all": {"recall": {"min": 0.6999}}})
+    assert near.lines()[1] == "  held    m recall 0.7 within min 0.6999 (margin 9e-05)"
+
+
 def test_a_metric_no_record_has_fails_with_a_suggestion() -> None:
     result = check_gate(BOARD, {"all": {"acuracy": {"min": 0.1}}})
     assert not result.held

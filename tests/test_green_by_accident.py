@@ -385,7 +385,7 @@ def test_a_board_whose_cases_all_weigh_nothing_says_so(
     result.stdout.fnmatch_lines(
         [
             "*= arena leaderboard: light =*",
-            "*1  sim_perfect  0.000 ± 0.000           -  100.0% ± 32.9        2*",
+            "*1  sim_perfect        0.000           -  100.0% ± 32.9        2*",
             "composite = 1.00·accuracy",
             "warning: every graded case of every model has weight 0, so there is no accuracy (-)"
             " and the composite counts it as 0; the pass rate counts cases, whatever their"
@@ -435,9 +435,14 @@ tests:
     ("gate", "said"),
     [
         (  # no check counts errors: they are failures outside the gate
-            "{failed: {max: 0}, cost: {max: 1.0}}",
+            "{failed: {max: 0}, tokens: {max: 1000}}",
             "the gates held, but 2 failure(s) outside any gate*errors no check of the gate"
             " counts: name errors, accuracy, pass_rate or composite in it*",
+        ),
+        (  # what a model without a price cost is unknown: no limit on it holds
+            "{failed: {max: 0}, cost: {max: 1.0}}",
+            "  failed  local cost (limit max 1): no value for 'cost': model 'local' has no"
+            " price, so what it cost is unknown; set price: in models.define*",
         ),
         ("{errors: {max: 0}}", "gate failed: 1 of 1 checks outside their limits"),
         ("{accuracy: {min: 0.5}}", "gate failed: 1 of 1 checks outside their limits"),

@@ -46,7 +46,7 @@ def test_one_flipped_case_of_a_group_holds_a_significant_regression_gate(
     test = "sign-flip by group (exact)" if group else "McNemar (exact)"
     result.stdout.fnmatch_lines(
         [
-            f"grouped mine: accuracy 1.000 -> 0.900, change -0.100 (95% CI -0.296 to +0.096),"
+            f"grouped mine: accuracy 1.000 -> 0.900, change -0.100 (95% CI -0.326 to +0.126),"
             f" p=1.000 {test}, 10 cases; 1 regressed, 0 fixed, 0 new, 0 gone",
             "gate held*",
         ]

@@ -16,13 +16,15 @@ def test_the_leaderboard_matches_numbers_computed_by_hand(
     make_project("table", TABLE_PROJECT, files={"scorers/table.py": TABLE_SCORER})
     result = pytester.runpytest()
     result.assert_outcomes(passed=2, failed=2)
+    # two scored cases say little: Student's t of 1 degree of freedom (12.7) puts the
+    # accuracy's interval past 0 and 1, where it is cut, and the difference's past -1 and 1.
     # accuracy is the case-weighted mean score over scored cases:
     #   sim_perfect (1*1.0 + 3*0.5) / 4 = 0.625, pricey (1*0.5 + 3*1.0) / 4 = 0.875
     # pass rate leaves the unscored c3 out: 1 of 2 for both.
     # citation_rate is weighted like accuracy: sim_perfect 0.25, pricey 0.875.
     # tokens per call: input 'abcd' is 1 token + 4 for the message, output 'abcdefgh' 2 tokens;
     # pricey pays $1 per input token and $2 per output token: 3 * (5 + 4) = $27.
-    # cost is lower-is-better and normalised against the cheapest model (free): 1 and 0.
+    # cost is lower-is-better: per answered case ($9), against the cheapest model (free): 1 and 0.
     #   composite sim_perfect = 0.4*0.625 + 0.4*0.25 + 0.2*1 = 0.55
     #   composite pricey      = 0.4*0.875 + 0.4*0.875 + 0.2*0 = 0.70
     result.stdout.fnmatch_lines(
@@ -30,10 +32,10 @@ def test_the_leaderboard_matches_numbers_computed_by_hand(
             "*= arena leaderboard: table =*",
             "  rank        model      composite       accuracy     pass rate    cases    failed    errors    unscored    tokens       cost    latency    citation_rate",
             "---*",
-            "    =1       pricey  0.700 ± 0.400  0.875 ± 0.246  50.0% ± 40.5        3         1         0           1        21     $27.00      20 ms    0.875 ± 0.246",
-            "    =1  sim_perfect  0.550 ± 0.400  0.625 ± 0.367  50.0% ± 40.5        3         1         0           1        21  $0.000000       0 ms    0.250 ± 0.492",
+            "    =1       pricey  0.700 ± 0.400  0.875 ± 0.500  50.0% ± 40.5        3         1         0           1        21     $27.00      20 ms    0.875 ± 0.500",
+            "    =1  sim_perfect  0.550 ± 0.400  0.625 ± 0.500  50.0% ± 40.5        3         1         0           1        21  $0.000000       0 ms    0.250 ± 0.500",
             "composite = 0.40·accuracy + 0.40·citation_rate + 0.20·cost",
-            "against the leader pricey, on the cases both answered (accuracy): sim_perfect -0.250 (95% CI -0.985 to +0.485), p=1.000 sign-flip (exact), 2 cases: not told apart",
+            "against the leader pricey, on the cases both answered (accuracy): sim_perfect -0.250 (95% CI -1.000 to +1.000), p=1.000 sign-flip (exact), 2 cases: not told apart",
             "=N: ranks the data cannot tell apart*",
         ]
     )

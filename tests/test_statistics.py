@@ -46,13 +46,13 @@ def scores(rng: random.Random, n: int) -> list[float]:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_mean_interval_is_scipys_normal_interval(seed: int) -> None:
+def test_mean_interval_is_scipys_student_t_interval(seed: int) -> None:
     rng = random.Random(seed)
     values = scores(rng, rng.randint(2, 300))
     level = rng.choice([0.9, 0.95, 0.99])
     got = mean_interval(values, level)
     se = scipy.stats.sem(values)
-    low, high = scipy.stats.norm.interval(level, loc=np.mean(values), scale=se)
+    low, high = scipy.stats.t.interval(level, len(values) - 1, loc=np.mean(values), scale=se)
     assert got.n == len(values)
     assert got.estimate == pytest.approx(np.mean(values))
     assert got.se == pytest.approx(se)
@@ -95,7 +95,8 @@ def test_clustered_se_is_statsmodels_cluster_robust_one_or_the_plain_one(seed: i
     expected = max(statsmodels_cluster_se(values, clusters), plain.se)
     assert got.se == pytest.approx(expected)
     assert got.estimate == pytest.approx(np.mean(values))
-    assert got.high - got.low == pytest.approx(2 * 1.959963984540054 * expected)  # type: ignore[operator]
+    t = scipy.stats.t.ppf(0.975, len(set(clusters)) - 1)  # the clusters are what is drawn
+    assert got.high - got.low == pytest.approx(2 * t * expected)  # type: ignore[operator]
 
 
 def test_clustered_se_by_hand() -> None:
@@ -114,12 +115,15 @@ def test_one_cluster_gives_the_plain_interval() -> None:
     assert clustered_interval(values, ["g"] * 10) == mean_interval(values)
 
 
-def test_two_clusters_whose_sums_cancel_give_the_plain_interval() -> None:
+def test_two_clusters_whose_sums_cancel_give_the_plain_standard_error() -> None:
     """20 cases in groups of 10, each with one failure: each group's residuals sum to 0, and
-    the clustered SE was 0.015 against a plain 0.069 (0.900 ± 0.030)."""
+    the clustered SE was 0.015 against a plain 0.069 (0.900 ± 0.030). The plain SE counts,
+    with the t quantile of the two groups drawn (1 degree of freedom)."""
     values = ([0.0] + [1.0] * 9) * 2
     clusters = ["a"] * 10 + ["b"] * 10
-    assert clustered_interval(values, clusters) == mean_interval(values)
+    got, plain = clustered_interval(values, clusters), mean_interval(values)
+    assert got.se == plain.se and got.estimate == plain.estimate
+    assert got.high - got.low == pytest.approx(2 * 12.706204736174698 * plain.se)  # type: ignore[operator]
     assert design_effect(values, clusters) == 1.0
 
 
@@ -154,7 +158,7 @@ def test_wilson_is_statsmodels_wilson(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_paired_difference_is_a_paired_z_test(seed: int) -> None:
+def test_paired_difference_is_scipys_paired_t_test(seed: int) -> None:
     rng = random.Random(seed)
     n = rng.randint(2, 300)
     a = scores(rng, n)
@@ -164,11 +168,13 @@ def test_paired_difference_is_a_paired_z_test(seed: int) -> None:
     t = scipy.stats.ttest_rel(a, b)
     if d.std() == 0:
         pytest.skip("no spread in the differences")
-    # ttest_rel's statistic is d̄ / SE: the same SE; the p-value from the normal, not t
+    # ttest_rel's statistic is d̄ / SE: the same SE, and its p-value
     assert got.estimate == pytest.approx(d.mean())
     assert got.se == pytest.approx(d.mean() / t.statistic)
-    assert got.p_value == pytest.approx(2 * scipy.stats.norm.sf(abs(t.statistic)))
-    assert got.low == pytest.approx(d.mean() - 1.959963984540054 * got.se)
+    assert got.p_value == pytest.approx(t.pvalue, rel=1e-9)
+    assert got.low == pytest.approx(d.mean() - scipy.stats.t.ppf(0.975, n - 1) * got.se)
+    # the interval leaves out 0 exactly when p < 0.05
+    assert (got.p_value < 0.05) == (got.low > 0 or got.high < 0)  # type: ignore[operator]
 
 
 def test_paired_difference_without_spread() -> None:

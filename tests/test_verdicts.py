@@ -21,6 +21,7 @@ from pytest_arena.reports.statistics import (
     mean_interval,
     min_detectable_difference,
     paired_difference,
+    student_p_value,
     wilson_interval,
 )
 from pytest_arena.reports.tables import TIES, render_board, ties_legend
@@ -80,7 +81,7 @@ def test_a_custom_metric_gets_its_interval() -> None:
     ]
     row = build_board("p", records).rows[0]
     assert row.intervals["recall"].estimate == pytest.approx(0.5)
-    assert row.intervals["recall"] == mean_interval([0.2, 0.4, 0.9])
+    assert row.intervals["recall"] == clipped(mean_interval([0.2, 0.4, 0.9]))
 
 
 def test_pass_fail_models_are_compared_by_exact_mcnemar_on_shared_cases() -> None:
@@ -105,7 +106,7 @@ def test_graded_scores_are_compared_by_the_paired_test() -> None:
     records = [record(f"c{i}", "a", x) for i, x in enumerate(a)]
     records += [record(f"c{i}", "b", x) for i, x in enumerate(b)]
     (c,) = build_board("p", records).comparisons
-    assert c.test == "paired z"
+    assert c.test == "paired t"
     assert c.difference == paired_difference(b, a)
     assert c.significant
 
@@ -175,8 +176,10 @@ def test_the_power_line_uses_the_top_two_models_paired_spread() -> None:
     second = b if top[0] == "a" else a
     sd = float(np.std(np.subtract(second, first), ddof=1))
     assert power.paired_sd == pytest.approx(sd)
-    assert power.detectable == pytest.approx(min_detectable_difference(sd, 100))
-    assert power.needed == cases_needed(0.03, sd)
+    assert power.test == "McNemar (exact)" and power.reachable
+    # the paired t-test's power, with Student's t quantiles of 99 degrees of freedom
+    assert power.detectable == pytest.approx(min_detectable_difference(sd, 100, df=99))
+    assert power.needed == cases_needed(0.03, sd, per_unit=1)
     assert f"a 3-point difference needs about {power.needed:,} cases" in render_board(board)
 
 
@@ -188,11 +191,11 @@ def test_one_model_sizes_power_as_against_an_unrelated_twin() -> None:
 
 
 def test_a_power_line_without_spread_says_what_the_scores_did() -> None:
-    apart = render_board(build_board("p", pass_fail("a", [1] * 4) + pass_fail("b", [0] * 4)))
-    assert "power: a and b differ by the same amount on all 4 paired cases," in apart
+    apart = render_board(build_board("p", pass_fail("a", [1] * 6) + pass_fail("b", [0] * 6)))
+    assert "power: a and b differ by the same amount on all 6 paired cases," in apart
     assert "score the same" not in apart
-    alone = render_board(build_board("p", pass_fail("a", [1] * 4)))
-    assert "power: a scores the same on all 4 cases, so there is no spread" in alone
+    alone = render_board(build_board("p", pass_fail("a", [1] * 6)))
+    assert "power: a scores the same on all 6 cases, so there is no spread" in alone
 
 
 def test_a_composite_with_cost_gets_a_seeded_bootstrap_interval() -> None:
@@ -364,7 +367,8 @@ def test_one_group_with_one_flipped_case_is_no_significant_difference() -> None:
 def test_two_groups_are_never_told_apart_and_never_narrow_an_interval() -> None:
     """20 cases in groups a and b; b passes all, a fails one case of each group. The board said
     0.900 ± 0.030, 90.0% ± 3.0 and p<0.001 (paired z, clustered): different. Two groups that
-    moved alike give a sign-flip p of 1/2, and the intervals are those without groups."""
+    moved alike give a sign-flip p of 1/2, and the intervals have the standard errors of those
+    without groups, with the t quantile of two groups drawn."""
     cases = [f"c{i}" for i in range(20)]
     groups = {c: "a" if i < 10 else "b" for i, c in enumerate(cases)}
     a = {c: int(c not in {"c0", "c10"}) for c in cases}
@@ -373,7 +377,9 @@ def test_two_groups_are_never_told_apart_and_never_narrow_an_interval() -> None:
     alone = build_board("p", grouped("a", a, {}) + grouped("b", b, {}))
     row, row_alone = board.rows[1], alone.rows[1]
     assert row.model == "a"
-    assert row.intervals["accuracy"] == row_alone.intervals["accuracy"]
+    accuracy, accuracy_alone = row.intervals["accuracy"], row_alone.intervals["accuracy"]
+    assert accuracy.se == accuracy_alone.se and accuracy.estimate == accuracy_alone.estimate
+    assert accuracy.low < accuracy_alone.low  # type: ignore[operator]
     assert row.intervals["pass_rate"] == wilson_interval(18, 20)
     (c,) = board.comparisons
     assert (c.test, c.difference.p_value) == ("sign-flip by group (exact)", 0.5)
@@ -399,7 +405,7 @@ def test_groups_that_move_together_widen_the_pass_rate_as_wilson_over_fewer_case
     assert got.estimate == 0.5 and got.n == 20
 
 
-def test_many_groups_that_differ_get_the_clustered_z_test() -> None:
+def test_many_groups_that_differ_get_the_clustered_t_test() -> None:
     from pytest_arena.reports.verdicts import compare
 
     rng = random.Random(11)
@@ -408,9 +414,16 @@ def test_many_groups_that_differ_get_the_clustered_z_test() -> None:
     leader = {c: int(rng.random() < 0.8) for c in cases}
     other = {c: int(rng.random() < 0.5) for c in cases}
     result = compare("b", grouped("b", other, groups), "a", grouped("a", leader, groups))
-    assert result.test == "paired z, clustered"
+    assert result.test == "paired t, clustered"
     diffs = [float(other[c] - leader[c]) for c in cases]
-    assert result.difference.se == clustered_interval(diffs, list(groups.values())).se
+    interval = clustered_interval(diffs, list(groups.values()))
+    assert result.difference.se == interval.se
+    # the t-test of 29 degrees of freedom (30 groups), as the interval's quantile
+    d = result.difference
+    assert d.p_value == pytest.approx(
+        student_p_value(interval.estimate, interval.se, 29)  # type: ignore[arg-type]
+    )
+    assert (d.low, d.high) == (max(-1.0, interval.low), min(1.0, interval.high))  # type: ignore[type-var]
     assert result.difference.se >= mean_interval(diffs).se  # type: ignore[operator]
 
 
@@ -531,9 +544,12 @@ def test_the_power_line_of_grouped_cases_counts_each_case_for_less() -> None:
     assert power.design_effect == pytest.approx(effect)
     assert power.paired_sd == pytest.approx(plain.paired_sd)  # the sd said is the cases' own
     spread = power.paired_sd * effect**0.5
-    assert power.detectable == pytest.approx(min_detectable_difference(spread, 120))
+    # t quantiles of 29 degrees of freedom: the test counts the 30 groups
+    assert power.groups == 30 and power.test == "paired t, clustered"
+    assert power.detectable == pytest.approx(min_detectable_difference(spread, 120, df=29))
     assert power.detectable > 1.7 * plain.detectable
-    assert power.needed == cases_needed(0.03, spread)
+    assert power.needed == cases_needed(0.03, spread, per_unit=4)
+    assert power.needed_groups == power.needed // 4 + (power.needed % 4 > 0)
     said = render_board(board)
     assert f"in groups, each case counts as 1/{effect:.2f} of one, the design effect)" in said
     assert "design effect" not in render_board(alone)

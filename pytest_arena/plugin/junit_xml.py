@@ -105,19 +105,26 @@ class JUnitRecords:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Each board's values and 95% bounds as the testsuite's properties (before pytest
-        writes the XML): `arena.PROJECT.MODEL.accuracy`, `....accuracy.low`, `.high`."""
+        writes the XML): `arena.PROJECT.MODEL.accuracy`, `....accuracy.low`, `.high`. The
+        boards are the run's own (`ArenaState.boards`, built once for every report), unless
+        a crashed item's record is still to be completed by the reports: then its own."""
         from pytest_arena.plugin.state import ArenaState
 
         try:
             from _pytest.junitxml import xml_key
 
             xml = self.config.stash.get(xml_key, None)
-            records = ArenaState.of(self.config).records
+            state = ArenaState.of(self.config)
+            records = state.records
             if xml is None or not records:
                 return
-            from pytest_arena.reports.leaderboard import build_boards  # (a run with records)
+            if any("crash" in r.detail for r in records):  # not final yet: built apart
+                from pytest_arena.reports.leaderboard import build_boards
 
-            for name, value in board_properties(build_boards(records)):
+                boards = build_boards(records)
+            else:
+                boards = state.boards()
+            for name, value in board_properties(boards):
                 xml.add_global_property(name, value)
         except Exception as error:  # pytest's internals changed
             self._give_up(error)

@@ -68,8 +68,10 @@ class Check:
         """The check without its status: the model, the value against its limits."""
         if self.text:
             return f"{self.model} {self.text}"
+        bounds = [limit for limit in (self.min, self.max) if limit is not None]
+        digits = _digits(self.value, bounds) if self.margin else DIGITS
         limits = " and ".join(
-            f"{word} {_num(limit)}"
+            f"{word} {_num(limit, digits)}"
             for word, limit in (("min", self.min), ("max", self.max))
             if limit is not None
         )
@@ -79,9 +81,10 @@ class Check:
             return f"{head}{value}{': ' + self.note if self.note else ''}"
         if self.value is None or self.margin is None:
             return f"{head} (limit {limits}): {self.note}"
+        value = _num(self.value, digits)
         if self.status == HELD:
-            return f"{head} {_num(self.value)} within {limits} (margin {_num(self.margin)})"
-        return f"{head} {_num(self.value)} outside {limits} (short by {_num(-self.margin)})"
+            return f"{head} {value} within {limits} (margin {_num(self.margin)})"
+        return f"{head} {value} outside {limits} (short by {_num(-self.margin)})"
 
 
 @dataclass(frozen=True)
@@ -183,10 +186,17 @@ def _check(
         return Check(board.project, scope, model, metric, low, high, None, FAILED, note)
     value = value_of(row, metric)
     if value is None:
-        note = (
-            f"no value for '{metric}' (no scored case, cases of weight 0 only,"
-            " or no latency measured)"
-        )
+        if metric in ("cost", "judge_cost"):
+            whose = "its judge has" if metric == "judge_cost" else f"model '{row.model}' has"
+            note = (
+                f"no value for '{metric}': {whose} no price, so what it cost is unknown; set"
+                " price: in models.define (or take the cost out of the gate)"
+            )
+        else:
+            note = (
+                f"no value for '{metric}' (no scored case, cases of weight 0 only,"
+                " or no latency measured)"
+            )
         return Check(board.project, scope, model, metric, low, high, None, FAILED, note)
     inside = (low is None or at_least(value, low)) and (high is None or at_most(value, high))
     return Check(board.project, scope, model, metric, low, high, value, HELD if inside else FAILED)
@@ -329,5 +339,19 @@ def _distance(high: float, low: float) -> float:
     return 0.0 if at_least(high, low) and at_most(high, low) else high - low
 
 
-def _num(value: float) -> str:
-    return f"{value:.4g}"
+DIGITS = 4  # significant digits of a value, a limit and a margin, unless more tell them apart
+
+
+def _num(value: float, digits: int = DIGITS) -> str:
+    return f"{value:.{digits}g}"
+
+
+def _digits(value: float | None, limits: list[float]) -> int:
+    """The fewest significant digits, DIGITS or more, that show `value` apart from each of
+    `limits` it is not equal to (0.79999 against a min of 0.8 read "0.8 outside min 0.8")."""
+    if value is None:
+        return DIGITS
+    for digits in range(DIGITS, 18):
+        if all(_num(value, digits) != _num(limit, digits) for limit in limits if limit != value):
+            return digits
+    return 17

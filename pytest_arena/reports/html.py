@@ -159,6 +159,9 @@ def _verdicts(board: Mapping[str, Any]) -> list[str]:
                 p["cases_needed"],
                 bool(p["assumed"]),
                 float(p.get("design_effect") or 1.0),  # (reports before it: none)
+                str(p.get("test") or ""),  # (reports before them: none)
+                p.get("groups"),
+                int(p.get("least") or 0),
             )
             if p
             else None

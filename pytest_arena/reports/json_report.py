@@ -320,6 +320,9 @@ def _power(p: Power | None) -> dict[str, Any] | None:
         "cases_needed": p.needed,
         "assumed": p.assumed,
         "design_effect": json_safe(p.design_effect),
+        "test": p.test,
+        "groups": p.groups,
+        "least": p.least,
     }
 
 

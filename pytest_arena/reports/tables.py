@@ -326,11 +326,30 @@ def _grouped(power: Power) -> str:
 
 
 def _power_sentence(power: Power) -> str:
+    """The power line: with this many cases (groups), what the board's test finds 80% of the
+    time (nothing, when it cannot give p < 0.05 on so few; a difference of at least δ, when
+    one an accuracy can show), and the cases a 3-point difference needs."""
     between = (
         f"{power.models[0]} and {power.models[1]}"
         if len(power.models) > 1
         else f"{power.models[0]} and a model as spread but unrelated"
     )
+    cases = f"{power.n} paired cases"
+    if power.groups:
+        cases += f" in {_count(power.groups, 'group')}"
+    needs = ""
+    if power.needed is not None:
+        needs = f"; a {power.target * 100:.0f}-point difference needs about {power.needed:,} cases"
+        if power.needed_groups is not None:
+            needs += f" ({power.needed_groups:,} groups of this size)"
+    if not power.reachable:
+        units = _count(power.units, "group" if power.groups else "case")
+        return (
+            f"power: with {cases} (sd of the differences {power.paired_sd:.3f}, {between}"
+            f"{_grouped(power)}), no difference is found at 5% significance:"
+            f" {_test_named(power.test)} gives p of {power.floor:.3f} at the least on"
+            f" {units}, and needs at least {power.least}{needs}"
+        )
     if power.needed is None:
         same = (
             f"{power.models[0]} and {power.models[1]} differ by the same amount on all"
@@ -339,13 +358,29 @@ def _power_sentence(power: Power) -> str:
             else f"{power.models[0]} scores the same on all {power.n} cases"
         )
         return f"power: {same}, so there is no spread to size a run by"
-    return (
-        f"power: with {power.n} paired cases (sd of the differences {power.paired_sd:.3f},"
-        f" {between}{_grouped(power)}), a difference of {power.detectable:.3f} or more is"
-        f" found 80% of the time at 5% significance; a {power.target * 100:.0f}-point"
-        " difference needs about"
-        f" {power.needed:,} cases"
+    found = (
+        f"a difference of {power.detectable:.3f} or more is found"
+        if power.in_range
+        else "no difference within the range (up to 1) is found"
     )
+    return (
+        f"power: with {cases} (sd of the differences {power.paired_sd:.3f},"
+        f" {between}{_grouped(power)}), {found} 80% of the time at 5% significance{needs}"
+    )
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n:,} {unit}{'' if n == 1 else 's'}"
+
+
+def _test_named(test: str) -> str:
+    """A comparison's test ("McNemar (exact)", "sign-flip by group (exact)") in a sentence."""
+    if test.startswith("McNemar"):
+        return "McNemar's exact test"
+    if test.startswith("sign"):
+        kind, _, rest = test.removesuffix(" (exact)").partition(" by ")
+        return f"the exact {kind} test{' by ' + rest if rest else ''}"
+    return "the paired test"
 
 
 def _p(value: float) -> str:

@@ -6,7 +6,8 @@ A case counts once, by its score: with repeats, that is the mean over its sample
 standard errors are over cases (Miller 2024), clustered by a case's `group` when cases share
 one (never narrower than without groups), and the paired tests count out the signs of whole
 groups. A case's weight counts as in the accuracy: the interval is that of the weighted mean
-(the ratio estimator's linearisation; with equal weights, the plain mean's).
+(the ratio estimator's linearisation; with equal weights, the plain mean's), with Student's t
+quantile of n - 1 degrees of freedom (G - 1 for G groups).
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ from pytest_arena.reports.statistics import (
     clustered_interval,
     design_effect,
     effective_count,
+    least_all_one_way,
     mcnemar_exact,
     mean_interval,
     min_detectable_difference,
     no_spread_interval,
-    normal_p_value,
     sign_flip_p,
+    student_p_value,
+    weighted_mean,
     wilson_bounds,
     wilson_interval,
     z_value,
@@ -41,7 +44,9 @@ LEVEL = 0.95  # of every interval
 ALPHA = 0.05  # two models are told apart when p < ALPHA (the interval leaves out 0)
 POWER = 0.8
 TARGET = 0.03  # the power line says how many cases a 3-point difference needs
-RESAMPLES = 1000  # of the composite's bootstrap
+RESAMPLES = 1000  # of the composite's bootstrap, up to RESAMPLED_MOST / RESAMPLES cases
+RESAMPLED_MOST = 5_000_000  # cases one bootstrap draws in all: fewer resamples of more cases
+RESAMPLES_LEAST = 200  # however many cases (50,000 cases: 200 resamples)
 SEED = 0  # the bootstrap's: a report repeats exactly
 GRADED = frozenset({PASSED, FAILED, ERROR, "flaky"})  # "flaky": a repeated, undecided case
 
@@ -54,7 +59,7 @@ class Comparison:
     model: str
     against: str
     difference: Difference
-    test: str  # "McNemar (exact)", "sign-flip (exact)", "paired z"... ("by group" with groups)
+    test: str  # "McNemar (exact)", "sign-flip (exact)", "paired t"... ("by group" with groups)
     only_model: int = 0  # cases only `model` passed (McNemar's discordant counts)
     only_against: int = 0
     weightless: int = 0  # cases both graded that weigh 0, left out of the difference
@@ -68,9 +73,12 @@ class Comparison:
 @dataclass(frozen=True)
 class Power:
     """What this project can tell apart: at POWER and ALPHA, with `n` paired cases whose
-    differences have sd `paired_sd` (between `models`), differences of `detectable` or more;
-    a difference of `target` needs `needed` cases (with groups, as many times more as the
-    design effect of the differences says)."""
+    differences have sd `paired_sd` (between `models`), differences of `detectable` or more
+    (above 1, none an accuracy can show); a difference of `target` needs `needed` cases (with
+    groups, as many times more as the design effect of the differences says). `test` is the
+    paired test the board tells the models apart by; when it counts signs (exact tests), it
+    gives p < ALPHA only with `least` units (cases, or groups) or more, all moving one way:
+    with fewer, no difference is found, whatever its size (`reachable`)."""
 
     models: tuple[str, ...]
     n: int
@@ -80,6 +88,37 @@ class Power:
     needed: int | None  # None: the models never differ on a case, so no spread to go by
     assumed: bool = False  # one model: the sd of a difference assumed as of two unrelated ones
     design_effect: float = 1.0  # cases in groups: each counts as 1/design_effect of a case
+    test: str = ""  # "McNemar (exact)", "sign-flip (exact)", "paired t"... ("" in old reports)
+    groups: int | None = None  # cases in groups: how many groups, the units the tests count
+    least: int = 0  # the fewest units an exact test of signs needs for p < ALPHA; 0: not one
+
+    @property
+    def units(self) -> int:
+        """What the test counts: groups when cases share them, else cases."""
+        return self.groups or self.n
+
+    @property
+    def reachable(self) -> bool:
+        """Whether the test can give p < ALPHA on this many units at all."""
+        return self.units >= self.least
+
+    @property
+    def floor(self) -> float:
+        """The smallest p the test can give on this many units, every unit moving the same
+        way: 2 / 2**units (0 for a test that does not count signs)."""
+        return 2.0 ** (1 - self.units) if self.least else 0.0
+
+    @property
+    def in_range(self) -> bool:
+        """Whether `detectable` is a difference an accuracy can show (at most 1)."""
+        return self.detectable <= 1.0
+
+    @property
+    def needed_groups(self) -> int | None:
+        """With groups, how many groups of this size the `needed` cases make."""
+        if self.groups is None or self.needed is None or not self.n:
+            return None
+        return math.ceil(self.needed * self.groups / self.n - 1e-9)
 
 
 def graded(records: Sequence[Record]) -> list[Record]:
@@ -108,14 +147,16 @@ def linearised(values: Sequence[float], weights: Sequence[float]) -> list[float]
     the values themselves."""
     if not all(math.isfinite(x) for x in (*values, *weights)):
         return []  # an infinite weight or a NaN metric: no interval rather than a wrong one
-    total = math.fsum(weights)
     n = len(values)
-    if not n or total <= 0:
+    mean = weighted_mean(values, weights)
+    if not n or mean is None:
         return []
     if all(w == weights[0] for w in weights):
         return list(values)
-    mean = math.fsum(w * v for v, w in zip(values, weights, strict=True)) / total
-    return [mean + w * n / total * (v - mean) for v, w in zip(values, weights, strict=True)]
+    shares = [w / max(weights) for w in weights]  # Σw could overflow; the shares cannot
+    total = math.fsum(shares)
+    found = [mean + s * n / total * (v - mean) for v, s in zip(values, shares, strict=True)]
+    return found if all(math.isfinite(x) for x in found) else []
 
 
 def weighted_interval(records: Sequence[Record], value: Callable[[Record], float]) -> Interval:
@@ -141,13 +182,18 @@ def weighted_interval(records: Sequence[Record], value: Callable[[Record], float
     return clipped(found) if bounded else found
 
 
-def clipped(interval: Interval) -> Interval:
-    """The interval cut to [0, 1], where the mean of values in [0, 1] lies: the CLT's may
-    reach past them near 0 and 1 (the cut keeps the truth inside whenever it was)."""
+def clipped(interval: Interval, low: float = 0.0, high: float = 1.0) -> Interval:
+    """The interval cut to [low, high], where the mean of values in it lies ([0, 1] for
+    scores, [-1, 1] for differences of scores): t's may reach past them near the ends, the
+    more so with few cases (the cut keeps the truth inside whenever it was)."""
     if interval.low is None or interval.high is None:
         return interval
     return Interval(
-        interval.estimate, interval.se, max(0.0, interval.low), min(1.0, interval.high), interval.n
+        interval.estimate,
+        interval.se,
+        max(low, interval.low),
+        min(high, interval.high),
+        interval.n,
     )
 
 
@@ -206,12 +252,23 @@ def compare(
     spread = _paired_spread(raw, diffs, weights, clusters)
     only_model = sum(a.status == PASSED and b.status != PASSED for a, b in pairs)
     only_leader = sum(b.status == PASSED and a.status != PASSED for a, b in pairs)
-    if clusters is None and _pass_fail(pairs) and len(set(weights)) == 1:
+    if _mcnemar(pairs, clusters, weights):
         p, test = mcnemar_exact(only_model, only_leader), "McNemar (exact)"
     else:
         p, test = _paired_test(raw, weights, clusters, spread)
+    spread = clipped(spread, -1.0, 1.0)  # a difference of accuracies lies in [-1, 1]
     difference = Difference(spread.estimate, spread.se, spread.low, spread.high, p, len(diffs))
     return Comparison(model, leader, difference, test, only_model, only_leader, weightless)
+
+
+def _mcnemar(
+    pairs: Sequence[tuple[Record, Record]],
+    clusters: Sequence[Hashable] | None,
+    weights: Sequence[float],
+) -> bool:
+    """Whether McNemar's exact test compares the pairs: one pass/fail sample a case, of
+    equal weight, in no groups."""
+    return clusters is None and _pass_fail(pairs) and len(set(weights)) == 1
 
 
 def _paired_spread(
@@ -238,17 +295,20 @@ def _paired_test(
     """The p-value of a paired difference and its test's name, McNemar's aside. The weighted
     differences are summed by group (by case without groups): cases of a group move together,
     so a group is one draw. When at most SIGN_FLIP_MOST sums differ from 0, their signs are
-    counted out (the normal tail is no guide to a few: one group, or one heavy case, that
-    moved gives p = 1); when more all moved alike, the sign test; else the z-test."""
+    counted out (the t tail is no guide to a few: one group, or one heavy case, that moved
+    gives p = 1); when more all moved alike, the sign test; else the paired t-test, whose
+    degrees of freedom are the interval's (one fewer than the cases, or the groups), so that
+    p < ALPHA exactly when the interval leaves out 0."""
     units = _unit_sums([w * d for w, d in zip(weights, raw, strict=True)], clusters)
     by = "" if clusters is None else " by group"
     if sum(u != 0 for u in units) <= SIGN_FLIP_MOST:
         return sign_flip_p(units), f"sign-flip{by} (exact)"
-    if len(set(raw)) == 1:  # every case moved alike: the z-test would say p = 0
+    if len(set(raw)) == 1:  # every case moved alike: the t-test would say p = 0
         return min(1.0, 2.0 ** (1 - len(units))), f"sign test{by} (exact)"
     assert spread.estimate is not None and spread.se is not None
     clustered = "" if clusters is None else ", clustered"
-    return normal_p_value(spread.estimate, spread.se), f"paired z{clustered}"
+    p = student_p_value(spread.estimate, spread.se, len(units) - 1)
+    return p, f"paired t{clustered}"
 
 
 def _unit_sums(moved: Sequence[float], clusters: Sequence[Hashable] | None) -> list[float]:
@@ -272,19 +332,57 @@ def _pass_fail(pairs: Sequence[tuple[Record, Record]]) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class _Spread:
+    """What sizes a comparison: the sd of the per-case differences, their count, their
+    design effect (1 unless cases share groups), the groups, and the test that compares."""
+
+    sd: float
+    n: int
+    effect: float
+    groups: int | None
+    test: str
+
+
 def paired_sd(mine: Sequence[Record], theirs: Sequence[Record]) -> tuple[float, int, float] | None:
     """The sd of the per-case differences of accuracy between two models, their count, and
     their design effect (1 unless cases share groups)."""
+    found = _paired_spread_of(mine, theirs)
+    return None if found is None else (found.sd, found.n, found.effect)
+
+
+def _paired_spread_of(mine: Sequence[Record], theirs: Sequence[Record]) -> _Spread | None:
     by_case = {r.case_id: r for r in graded(theirs)}
     pairs = [(a, by_case[a.case_id]) for a in graded(mine) if a.case_id in by_case]
     pairs = [(a, b) for a, b in pairs if a.weight > 0]
-    diffs = linearised(
-        [case_score(a) - case_score(b) for a, b in pairs], [a.weight for a, _ in pairs]
-    )
+    weights = [a.weight for a, _ in pairs]
+    diffs = linearised([case_score(a) - case_score(b) for a, b in pairs], weights)
     if len(diffs) < 2:
         return None
-    effect = _effect(diffs, [_cluster(a, b) for a, b in pairs])
-    return stdlib_statistics.stdev(diffs), len(diffs), effect
+    clusters = [_cluster(a, b) for a, b in pairs]
+    grouped = _clustered([r for pair in pairs for r in pair])
+    test = _test_of(_mcnemar(pairs, clusters if grouped else None, weights), clusters, grouped)
+    return _spread_with(stdlib_statistics.stdev(diffs), diffs, clusters, grouped, test)
+
+
+def _spread_with(
+    sd: float, values: Sequence[float], clusters: Sequence[str], grouped: bool, test: str
+) -> _Spread:
+    count = len(set(clusters))
+    groups = count if grouped and count < len(values) else None
+    return _Spread(sd, len(values), _effect(values, clusters), groups, test)
+
+
+def _test_of(mcnemar: bool, clusters: Sequence[str], grouped: bool) -> str:
+    """The test a comparison on these cases would take, as `compare` names it (with more
+    than SIGN_FLIP_MOST units, the t-test, as when more than that many differ)."""
+    if mcnemar:
+        return "McNemar (exact)"
+    units = len(set(clusters)) if grouped else len(clusters)
+    by = " by group" if grouped else ""
+    if units <= SIGN_FLIP_MOST:
+        return f"sign-flip{by} (exact)"
+    return f"paired t{', clustered' if grouped else ''}"
 
 
 def _effect(values: Sequence[float], clusters: Sequence[str]) -> float:
@@ -294,19 +392,33 @@ def _effect(values: Sequence[float], clusters: Sequence[str]) -> float:
 
 def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) -> Power | None:
     """The power of a comparison between the top two models; one model: as if a second,
-    unrelated one had the same spread (the sd of a difference is then √2 times)."""
+    unrelated one had the same spread (the sd of a difference is then √2 times).
+
+    Student's t quantiles, with one degree of freedom fewer than the units the test counts
+    (cases, or groups when cases share them), size a difference (`min_detectable_difference`);
+    a test that counts signs (McNemar's, the sign-flip test) finds nothing with fewer than
+    `least_all_one_way` units; and McNemar's, which counts only the cases where one model
+    passed and the other failed, finds a difference d no more often than at least that many
+    of n cases do when each differs with chance d, all one way: `detectable` is at least
+    that d, `needed` at least that n."""
     if len(ranked) >= 2:
-        found = paired_sd(by_model[ranked[1]], by_model[ranked[0]])
+        found = _paired_spread_of(by_model[ranked[1]], by_model[ranked[0]])
         models: tuple[str, ...] = (ranked[0], ranked[1])
         assumed = False
     elif ranked:
         kept = [r for r in graded(by_model[ranked[0]]) if r.weight > 0]
-        values = linearised([case_score(r) for r in kept], [r.weight for r in kept])
+        weights = [r.weight for r in kept]
+        values = linearised([case_score(r) for r in kept], weights)
+        clusters = [_cluster(r) for r in kept]
+        grouped = _clustered(kept)
+        mcnemar = not grouped and _pass_fail([(r, r) for r in kept]) and len(set(weights)) == 1
         found = (
-            (
+            _spread_with(
                 math.sqrt(2) * stdlib_statistics.stdev(values),
-                len(values),
-                _effect(values, [_cluster(r) for r in kept]),
+                values,
+                clusters,
+                grouped,
+                _test_of(mcnemar, clusters, grouped),
             )
             if len(values) > 1
             else None
@@ -317,11 +429,74 @@ def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) 
         return None
     if found is None:
         return None
-    sd, n, effect = found
-    spread = sd * math.sqrt(effect)  # the sd a case counts with, its group's share in it
-    detectable = min_detectable_difference(spread, n, ALPHA, POWER)
-    needed = cases_needed(TARGET, spread, ALPHA, POWER) if sd > 0 else None
-    return Power(models, n, sd, detectable, TARGET, needed, assumed, effect)
+    n, effect = found.n, found.effect
+    spread = found.sd * math.sqrt(effect)  # the sd a case counts with, its group's share in it
+    per_unit = n / found.groups if found.groups else 1.0  # cases a unit of the test holds
+    df = max(1, (found.groups or n) - 1)  # (one group finds nothing: `least` says so)
+    detectable = min_detectable_difference(spread, n, ALPHA, POWER, df)
+    needed = cases_needed(TARGET, spread, ALPHA, POWER, per_unit) if found.sd > 0 else None
+    exact = "exact" in found.test
+    least = least_all_one_way(ALPHA) if exact else 0
+    if found.test.startswith("McNemar") and n >= least:
+        detectable = max(detectable, _all_one_way(n, least))
+        if needed is not None:
+            needed = max(needed, _cases_all_one_way(TARGET, least))
+    return Power(
+        models,
+        n,
+        found.sd,
+        detectable,
+        TARGET,
+        needed,
+        assumed,
+        effect,
+        found.test,
+        found.groups,
+        least,
+    )
+
+
+def _at_least(count: int, n: int, chance: float) -> float:
+    """P(X >= count) for X ~ Binomial(n, chance)."""
+    if count <= 0:
+        return 1.0
+    if chance >= 1.0:
+        return float(n >= count)
+    below = math.fsum(
+        math.exp(
+            math.lgamma(n + 1)
+            - math.lgamma(i + 1)
+            - math.lgamma(n - i + 1)
+            + (i * math.log(chance) if i else 0.0)
+            + (n - i) * math.log1p(-chance)
+        )
+        for i in range(min(count, n + 1))
+    )
+    return max(0.0, 1.0 - below)
+
+
+def _all_one_way(n: int, least: int) -> float:
+    """The smallest difference d that McNemar's test finds with POWER on n >= `least` cases
+    at best: each case differs with chance d, and all one way, so it finds d as often as at
+    least `least` of the n differ."""
+    low, high = 0.0, 1.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (low, middle) if _at_least(least, n, middle) >= POWER else (middle, high)
+    return high
+
+
+def _cases_all_one_way(target: float, least: int) -> int:
+    """The fewest cases on which McNemar's test finds a difference of `target` with POWER at
+    best (`_all_one_way`)."""
+    high = max(least, 1)
+    while _at_least(least, high, target) < POWER:
+        high *= 2
+    low = high // 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if _at_least(least, middle, target) >= POWER else (middle, high)
+    return high
 
 
 @dataclass(frozen=True)
@@ -332,54 +507,94 @@ class PairedInterval(Interval):
     p_value: float | None = None
 
 
+def resamples_for(cases: int) -> int:
+    """The composite bootstrap's resamples for so many cases: RESAMPLES up to 5,000 cases,
+    then as many as RESAMPLED_MOST drawn cases make, and never fewer than RESAMPLES_LEAST.
+    With the same seed, the first of them are the same draws whatever their number."""
+    return max(RESAMPLES_LEAST, min(RESAMPLES, RESAMPLED_MOST // max(cases, 1)))
+
+
 def composite_intervals(
-    by_model: Mapping[str, Sequence[Record]],
-    composites: Callable[[dict[str, list[Record]]], Mapping[str, float]],
+    cases: Sequence[Mapping[str, Record]],
+    composites: Callable[[Sequence[int]], Mapping[str, float]],
 ) -> dict[str, Interval]:
     """A bootstrap over cases of every model's composite, and of each pair's difference
-    ("a - b"): cases are drawn with replacement, the same for every model, and the composite
-    recomputed on each draw, relative dimensions (cost against the cheapest) and all. When
-    cases share groups (two groups or more), groups are drawn whole too, and each interval
-    is the wider of the two bootstraps' (groups only ever widen an interval). A
+    ("a - b"). `cases` holds each case's record of each model that answered it, in an order
+    of their own (the case ids'); `composites(drawn)` is every model's composite on the
+    drawn cases, their indices in `cases`, each as often as drawn (a model none of whose
+    cases was drawn is left out). Cases are drawn with replacement, the same for every
+    model, and the composite recomputed on each draw, relative dimensions (cost against the
+    cheapest) and all: `resamples_for` so many cases, seeded. When cases share groups (two
+    groups or more), groups are drawn whole too, and each interval is the wider of the two
+    bootstraps' (groups only ever widen an interval). A composite, or a difference, that came
+    out the same on every draw has no spread to go by: its interval is `no_spread_interval`
+    in [0, 1] ([-1, 1] for a difference) over the cases it is of, as an accuracy's is. A
     difference whose interval leaves out 0 carries the exact sign-flip test of the per-case
     differences of composites (each case's computed on it alone; summed by group when cases
     share one), which `separated` also asks of it: a percentile bootstrap of a few cases (two
     that agree) leaves out 0 where no paired test on them could be significant."""
-    by_case: dict[str, dict[str, Record]] = {}
-    for model, records in by_model.items():
-        for r in records:
-            by_case.setdefault(r.case_id, {})[model] = r
-    cases = sorted(by_case)
-    models = sorted(by_model)
+    models = sorted({m for case in cases for m in case})
     pairs = {f"{a} - {b}": (a, b) for a in models for b in models if a != b}
 
-    def statistic(sample: Sequence[str]) -> dict[str, float]:
-        drawn = {m: [by_case[c][m] for c in sample if m in by_case[c]] for m in models}
-        values = dict(composites(drawn))
+    def statistic(sample: Sequence[int]) -> dict[str, float]:
+        values = dict(composites(sample))
         for name, (a, b) in pairs.items():
             if a in values and b in values:
                 values[name] = values[a] - values[b]
         return values
 
-    found = bootstrap_intervals(cases, statistic, LEVEL, RESAMPLES, SEED)
-    clusters: dict[str, list[str]] = {}
-    for c in cases:
-        clusters.setdefault(_case_cluster(by_case[c]), []).append(c)
+    indices = list(range(len(cases)))
+    resamples = resamples_for(len(cases))
+    found = bootstrap_intervals(indices, statistic, LEVEL, resamples, SEED)
+    clusters: dict[str, list[int]] = {}
+    for i, case in enumerate(cases):
+        clusters.setdefault(_case_cluster(case), []).append(i)
     if 2 <= len(clusters) < len(cases):  # cases share groups: a group is one draw too
 
         def grouped(sample: Sequence[str]) -> dict[str, float]:
-            return statistic([c for cluster in sample for c in clusters[cluster]])
+            return statistic([i for cluster in sample for i in clusters[cluster]])
 
-        drawn = bootstrap_intervals(sorted(clusters), grouped, LEVEL, RESAMPLES, SEED)
+        drawn = bootstrap_intervals(sorted(clusters), grouped, LEVEL, resamples, SEED)
         found = {name: _wider(interval, drawn.get(name)) for name, interval in found.items()}
-    alone: list[tuple[str, Mapping[str, float]]] | None = None  # (cluster, composites) a case
+    for name, interval in found.items():
+        if _flat(interval):
+            found[name] = _no_spread_composite(interval, cases, pairs.get(name) or (name,))
+    alone: dict[int, Mapping[str, float]] = {}  # a case's composites, on it alone, once
+
+    def of(i: int) -> Mapping[str, float]:
+        if i not in alone:
+            alone[i] = composites([i])
+        return alone[i]
+
     for name, interval in found.items():
         pair = pairs.get(name)
         if pair is not None and separated(interval):
-            if alone is None:
-                alone = [(_case_cluster(by_case[c]), _alone(composites, by_case[c])) for c in cases]
-            found[name] = _with_sign_flip(interval, alone, *pair)
+            found[name] = _with_sign_flip(interval, clusters, of, *pair)
     return found
+
+
+def _flat(interval: Interval) -> bool:
+    """Whether a bootstrap's interval has no width but for rounding: its draws all (or 95%
+    of them) came out the same."""
+    if interval.estimate is None or interval.low is None or interval.high is None:
+        return False
+    return interval.high - interval.low <= 1e-12 * max(1.0, abs(interval.estimate))
+
+
+def _no_spread_composite(
+    interval: Interval, cases: Sequence[Mapping[str, Record]], models: tuple[str, ...]
+) -> Interval:
+    """A composite's (one model) or a difference's (two) interval when the bootstrap found
+    no spread: `no_spread_interval` over the cases of the model (of both), in [0, 1] (in
+    [-1, 1]), over Kish's effective number of them as weighted."""
+    weights = [case[models[0]].weight for case in cases if all(m in case for m in models)]
+    bounds = (-1.0, 1.0) if len(models) > 1 else (0.0, 1.0)
+    if interval.estimate is None or len(weights) < 2:
+        return interval
+    value = min(max(interval.estimate, bounds[0]), bounds[1])  # a rounding error past an end
+    effective = effective_count(weights) or float(len(weights))
+    found = no_spread_interval(value, len(weights), LEVEL, bounds, effective)
+    return Interval(interval.estimate, found.se, found.low, found.high, interval.n)
 
 
 def _wider(interval: Interval, other: Interval | None) -> Interval:
@@ -397,14 +612,6 @@ def _wider(interval: Interval, other: Interval | None) -> Interval:
     )
 
 
-def _alone(
-    composites: Callable[[dict[str, list[Record]]], Mapping[str, float]],
-    case: Mapping[str, Record],
-) -> Mapping[str, float]:
-    """Every model's composite of one case, computed on that case alone."""
-    return composites({model: [record] for model, record in case.items()})
-
-
 def _case_cluster(case: Mapping[str, Record]) -> str:
     """The cluster of one case: the group any model's record names, else the case."""
     first = next(iter(case.values()))
@@ -413,16 +620,28 @@ def _case_cluster(case: Mapping[str, Record]) -> str:
 
 
 def _with_sign_flip(
-    interval: Interval, alone: Sequence[tuple[str, Mapping[str, float]]], a: str, b: str
+    interval: Interval,
+    clusters: Mapping[str, Sequence[int]],
+    alone: Callable[[int], Mapping[str, float]],
+    a: str,
+    b: str,
 ) -> PairedInterval:
     """`interval` with the exact sign-flip p-value of a's composite minus b's, case by case
-    summed by cluster (a group is one draw)."""
-    both = [
-        (cluster, values[a] - values[b]) for cluster, values in alone if a in values and b in values
-    ]
-    units = _unit_sums([d for _, d in both], [cluster for cluster, _ in both])
-    moved = sum(u != 0 for u in units)
-    p = sign_flip_p(units) if moved <= SIGN_FLIP_MOST else None
+    (`alone(i)`: the composites of case i on it alone) summed by cluster (a group is one
+    draw); None once more than SIGN_FLIP_MOST clusters moved (the rest are not computed)."""
+    units: list[float] = []
+    moved = 0
+    for members in clusters.values():
+        differences = [v[a] - v[b] for i in members if a in (v := alone(i)) and b in v]
+        if not differences:
+            continue
+        units.append(math.fsum(differences))
+        moved += units[-1] != 0
+        if moved > SIGN_FLIP_MOST:
+            return PairedInterval(
+                interval.estimate, interval.se, interval.low, interval.high, interval.n, None
+            )
+    p = sign_flip_p(units)
     return PairedInterval(
         interval.estimate, interval.se, interval.low, interval.high, interval.n, p
     )
