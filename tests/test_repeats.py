@@ -275,7 +275,7 @@ def test_per_case_and_per_dataset_settings_win_over_the_project(
         ("repeat: 0", 5, "repeat: 0 samples draws none of a case; give the samples per case"),
         ("repeat: {min: 5, max: 3}", 5, "repeat: min 5 is above max 3"),
         ("repeat: {min: 3}", 5, "it needs both 'min' and 'max'"),
-        ("min_pass_rate: 1.5", 5, "min_pass_rate 1.5 is the share of a case's samples"),
+        ("min_pass_rate: 1.5", 5, "min_pass_rate: 1.5 is the share of a case's samples"),
         ("flaky: maybe", 5, "Input should be 'fail' or 'pass'"),
     ],
 )
@@ -306,7 +306,7 @@ def test_a_bad_case_setting_is_an_error_of_that_case_alone(
     )
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*arena.yaml:7*min_pass_rate 0 is the share*such as 0.8*"])
+    result.stdout.fnmatch_lines(["*arena.yaml:7*min_pass_rate: 0 is the share*such as 0.8*"])
 
 
 @pytest.mark.parametrize("value", ["0", "3:2", "x", "2:", "1001"])

@@ -76,27 +76,50 @@ def load_hooks(root: Path, package: str) -> ProjectHooks:
 
 
 def _check_names(module: Any, path: Path) -> None:
-    """A public function of hooks.py that is not a hook but is spelt like one is a mistake:
-    it would never be called."""
+    """A public function of hooks.py that is not a hook but looks like one is a mistake: it
+    would never be called. It looks like a hook when its parameters are a hook's
+    (`def override(result, output, case, context)`), or when its name is spelt like a
+    hook's and the hook's arguments fit it (`def post_proces(output, case, context)`).
+    Any other function is a helper: `def request(url)` is left alone."""
     for name, value in vars(module).items():
         if name in HOOKS or name.startswith("_") or not inspect.isfunction(value):
             continue
         if value.__module__ != module.__name__:
             continue  # imported from elsewhere
-        close = difflib.get_close_matches(name, HOOKS, n=1, cutoff=0.75)
-        if close:
+        try:
+            signature = inspect.signature(value)
+        except (TypeError, ValueError):
+            continue
+        params = tuple(signature.parameters)
+        same = [hook for hook in HOOKS if params == tuple(_ARGS[hook].split(", "))]
+        if same:
+            said = f"its parameters are {same[0]}'s; "
+        else:
+            said = ""
+            close = difflib.get_close_matches(name, HOOKS, n=len(HOOKS), cutoff=0.75)
+            same = [hook for hook in close if _fits(signature, hook)]
+        if same:
             raise SpecError(
                 [
                     Problem(
                         path,
                         _line(value),
-                        f"'{name}' is not a hook, so it is never called; did you mean"
-                        f" '{close[0]}'?",
-                        hint=f"rename it to '{close[0]}', or start its name with '_' if it"
+                        f"'{name}' is not a hook, so it is never called; {said}did you mean"
+                        f" '{same[0]}'?",
+                        hint=f"rename it to '{same[0]}', or start its name with '_' if it"
                         " is a helper",
                     )
                 ]
             )
+
+
+def _fits(signature: inspect.Signature, hook: str) -> bool:
+    """Whether a function of this signature can be called with `hook`'s arguments."""
+    try:
+        signature.bind(*[None] * (_ARGS[hook].count(",") + 1))
+    except TypeError:
+        return False
+    return True
 
 
 _ARGS = {

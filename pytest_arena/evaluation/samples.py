@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -146,10 +147,19 @@ def combine(samples: Sequence[Record], status: str, sampling: Sampling) -> Recor
         "shown": shown.sample,  # the sample whose output and reason the record shows
     }
     reason = shown.reason
+    overrides = [s for s in samples if "override" in s.detail]
+    detail = {k: v for k, v in shown.detail.items() if k != "override"}
+    if overrides:
+        detail["override"] = overridden(overrides, len(samples))
     if status in (PASSED, FAILED, FLAKY):
         said = tally(passes, graded, sampling.min_pass_rate)
         if status == FLAKY:
             said += f"; still undecided after {len(samples)} samples (FLAKY)"
+        if overrides:
+            said += (
+                f"; hooks.py override_verdict changed {len(overrides)} of {len(samples)}"
+                f" samples ({detail['override']['changes']})"
+            )
         reason = f"{said} (sample {shown.sample}: {shown.reason})" if shown.reason else said
     return replace(
         shown,
@@ -157,6 +167,7 @@ def combine(samples: Sequence[Record], status: str, sampling: Sampling) -> Recor
         score=math.fsum(scores) / len(scores) if scores else None,
         passed={PASSED: True, FAILED: False}.get(status),
         reason=reason,
+        detail=detail,
         metrics=_mean_metrics(samples),
         tokens_in=sum(s.tokens_in for s in samples),
         tokens_out=sum(s.tokens_out for s in samples),
@@ -176,6 +187,26 @@ def combine(samples: Sequence[Record], status: str, sampling: Sampling) -> Recor
         samples=[s.sample_dict() for s in samples],
         sampling=summary,
     )
+
+
+_VERDICT = {True: "passed", False: "failed", None: "unscored"}
+
+
+def overridden(overrides: Sequence[Record], drawn: int) -> dict[str, Any]:
+    """What hooks.py override_verdict did to a repeated case's samples, for its record's
+    detail: which samples, of how many, 'failed -> passed' with counts, and the reasons."""
+    changes = Counter(
+        f"{_VERDICT[s.detail['override'].get('passed')]} -> {_VERDICT[s.passed]}" for s in overrides
+    )
+    because = dict.fromkeys(str(s.detail["override"].get("because", "")) for s in overrides)
+    return {
+        "samples": [s.sample for s in overrides],
+        "drawn": drawn,
+        "changes": ", ".join(
+            change if len(changes) == 1 else f"{change} x{n}" for change, n in changes.items()
+        ),
+        "because": "; ".join(b for b in because if b),
+    }
 
 
 def _total_cost(samples: Sequence[Record]) -> float | None:

@@ -201,11 +201,16 @@ class ArenaReporter:
         if changed:
             terminalreporter.write_sep("-", "verdicts changed by hooks.py override_verdict")
             for r in changed:
-                was = _VERDICT[r.detail["override"].get("passed")]
-                why = message(str(r.detail["override"].get("because", "")))
-                terminalreporter.write_line(
-                    f"{r.project}::{r.case_id}[{r.model}]: {was} -> {_VERDICT[r.passed]}: {why}"
-                )
+                said = r.detail["override"]
+                why = message(str(said.get("because", "")))
+                if "samples" in said:  # a repeated case: some of its samples (samples.py)
+                    what = (
+                        f"{len(said['samples'])} of {said['drawn']} samples"
+                        f" {said.get('changes', '')}; the case {r.status}"
+                    )
+                else:
+                    what = f"{_VERDICT[said.get('passed')]} -> {_VERDICT[r.passed]}"
+                terminalreporter.write_line(f"{r.project}::{r.case_id}[{r.model}]: {what}: {why}")
         boards = self.state.boards()
         for board in boards:
             terminalreporter.write_sep("=", f"arena leaderboard: {board.project}")

@@ -360,11 +360,15 @@ _JSON_CELLS = ("options", "scoring", "metadata", "repeat", "min_pass_rate")
 
 
 def _check_template(spec: ProjectSpec, lines: LineMap, path: Path) -> None:
-    mistake = compile_template(spec.prompt.template).mistake() if spec.prompt.template else None
-    if mistake:
-        line = lines.line(("prompt", "template"))
-        hint = "{name} fills in a variable; {{ and }} write a literal brace"
-        raise SpecError([Problem(path, line, mistake, key="prompt.template", hint=hint)])
+    """prompt.template and prompt.system are templates alike; only the template must fill
+    in a variable (`template: ""` too: an empty one would send every case the same)."""
+    hint = "{name} fills in a variable; {{ and }} write a literal brace"
+    for key in ("template", "system"):
+        text = getattr(spec.prompt, key)
+        mistake = None if text is None else compile_template(text).mistake(key == "template")
+        if mistake:
+            line = lines.line(("prompt", key))
+            raise SpecError([Problem(path, line, mistake, key=f"prompt.{key}", hint=hint)])
 
 
 def _name_of(raw: Any, fallback: str) -> str:
@@ -450,9 +454,17 @@ def _image_problem(exc: _BadImage, path: Path, line: int | None) -> Problem:
 
 
 def _add(project: ProjectFile, case: Case, seen: dict[str, tuple[Path, int]]) -> None:
-    template = project.spec.prompt.template
-    if template and not isinstance(case.input, list):
-        missing = compile_template(template).missing(variables(case))
+    prompt = project.spec.prompt
+    chat = case.input if isinstance(case.input, list) else None
+    own_system = chat is not None and any(
+        isinstance(m, dict) and m.get("role") == "system" for m in chat
+    )
+    used = {  # the templates this case is sent with: chat messages keep their own system
+        "template": None if chat is not None else prompt.template,
+        "system": None if own_system else prompt.system,
+    }
+    for key, text in used.items():
+        missing = compile_template(text).missing(variables(case)) if text else []
         if missing:
             project.problems.append(
                 CaseProblem(
@@ -460,8 +472,9 @@ def _add(project: ProjectFile, case: Case, seen: dict[str, tuple[Path, int]]) ->
                     Problem(
                         case.source,
                         case.line,
-                        f"prompt.template uses {{{missing[0]}}}, which this case's input lacks",
-                        hint="give the case an input mapping with that key, or change the template",
+                        f"prompt.{key} uses {{{missing[0]}}}, which this case's input lacks",
+                        hint=f"give the case an input mapping with that key, or change the {key}"
+                        " (write {{ and }} for a literal brace)",
                     ),
                     case.dataset,
                 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import PurePosixPath
@@ -184,7 +185,8 @@ class Bound(Strict):
         return self
 
 
-FRACTIONS = frozenset({"accuracy", "pass_rate"})  # leaderboard values from 0 to 1
+# leaderboard values from 0 to 1 (the composite is a weighted mean of 0-1 scales)
+FRACTIONS = frozenset({"accuracy", "pass_rate", "composite"})
 
 
 def _fractions(limits: dict[str, Bound]) -> dict[str, Bound]:
@@ -241,6 +243,25 @@ class GateSpec(Strict):
 class PromptSpec(Strict):
     template: str | None = None
     system: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a_mapping(cls, value: Any) -> Any:
+        if isinstance(value, str):  # `prompt: "Q: {input}"`: the template, meant
+            raise ValueError(
+                f"a prompt is a mapping of 'template' and 'system', not text: write"
+                f" prompt: {{template: {json.dumps(value, ensure_ascii=False)}}}"
+            )
+        if value is not None and not isinstance(value, dict | PromptSpec):
+            raise ValueError(
+                f"a prompt is a mapping of 'template' and 'system', not {_kind(value)}: write"
+                ' e.g. prompt: {template: "Q: {input}", system: "Answer briefly."}'
+            )
+        return value
+
+
+def _kind(value: Any) -> str:
+    return "a list" if isinstance(value, list) else f"{type(value).__name__} {value!r}"
 
 
 class FieldMap(Strict):
@@ -307,37 +328,52 @@ def repeat_of(value: Any) -> Any:
         unknown = sorted(str(k) for k in value if k not in ("min", "max"))
         if unknown or "min" not in value or "max" not in value:
             what = f"unknown key '{unknown[0]}'" if unknown else "it needs both 'min' and 'max'"
-            raise ValueError(f"repeat as a range: {what}; {_REPEAT_FIX}")
-        low, high = _samples(value["min"], "repeat.min"), _samples(value["max"], "repeat.max")
+            raise ValueError(f"as a range, {what}; {_REPEAT_FIX}")
+        low, high = _samples(value["min"], "min "), _samples(value["max"], "max ")
         if low > high:
             raise ValueError(
-                f"repeat: min {low} is above max {high}: no number of samples fits; give min at"
+                f"min {low} is above max {high}: no number of samples fits; give min at"
                 f" most max (repeat: {{min: {high}, max: {low}}}), or one number (repeat: {low})"
             )
         return RepeatSpec(min=low, max=high)
-    count = _samples(value, "repeat")
+    count = _samples(value, "")
     return RepeatSpec(min=count, max=count)
 
 
 def _samples(value: Any, name: str) -> int:
+    """`value` as a number of samples; `name` is '' for `repeat: N`, 'min ' or 'max ' for a
+    range's ends (the message follows the key, `repeat:`)."""
+    value = number_of(value)
     whole = isinstance(value, int | float) and math.isfinite(value) and value == int(value)
     if isinstance(value, bool) or not whole:
-        raise ValueError(f"{name}: {value!r} is not a number of samples; {_REPEAT_FIX}")
+        raise ValueError(f"{name}{value!r} is not a number of samples; {_REPEAT_FIX}")
     if not 1 <= value <= MAX_REPEAT:
         raise ValueError(
-            f"{name}: {int(value)} samples "
+            f"{name}{int(value)} samples "
             + ("draws none of a case" if value < 1 else f"is more than {MAX_REPEAT}")
             + f"; {_REPEAT_FIX}"
         )
     return int(value)
 
 
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def number_of(value: Any) -> Any:
+    """A number written as text, as a float: YAML 1.1 reads `1e-9` (no dot) as a string,
+    where pydantic's own number fields take it as the number; others are left as given."""
+    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+        return float(value)
+    return value
+
+
 def min_pass_rate_of(value: Any) -> Any:
+    value = number_of(value)
     if value is None:
         return value
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
         raise ValueError(
-            f"min_pass_rate {value!r} is the share of a case's samples that must pass: give a"
+            f"{value!r} is the share of a case's samples that must pass: give a"
             " number above 0 and at most 1, such as 0.8 (80%); 1, the default, means every"
             " sample"
         )

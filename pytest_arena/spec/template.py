@@ -1,4 +1,5 @@
-"""Prompt templates: `{name}` fills in a variable, `{{` and `}}` write a brace."""
+"""Prompt templates (`prompt.template`, and `prompt.system` alike): `{name}` fills in a
+variable, `{{` and `}}` write a brace."""
 
 from __future__ import annotations
 
@@ -15,6 +16,14 @@ _PART = re.compile(rf"\{{\{{|\}}\}}|\{{({NAME})\}}")
 _UNCLOSED = re.compile(rf"\{{{NAME}(?=\s|$)")  # "{input" then a space or the end
 _OPEN = re.compile(rf"\{{{NAME}(?=[^}}\w])")  # "{input," and the like
 _JINJA = re.compile(rf"\{{\{{\s+({NAME})\s+\}}\}}")  # "{{ input }}", Jinja's way
+# Jinja's statements and comments: "{% if x %}", "{# note #}"
+_JINJA_TAGS = (
+    (
+        re.compile(r"\{%.*?%\}", re.S),
+        "a Jinja statement is not run here; only variables, as in '{input}', are filled in",
+    ),
+    (re.compile(r"\{#.*?#\}", re.S), "a Jinja comment is not removed here, so delete it"),
+)
 # "{ input }", "{input!r}", "{input:>9}", "{0}", "{my-var}": sent as written, braces and all
 _ALMOST = (
     (
@@ -55,9 +64,15 @@ class Template:
     def missing(self, values: Mapping[str, Any]) -> list[str]:
         return sorted(self.fields - set(values))
 
-    def mistake(self) -> str | None:
-        """A likely slip in the template's syntax (it would be sent as written), or None."""
+    def mistake(self, needs_variable: bool = True) -> str | None:
+        """A likely slip in the template's syntax (it would be sent as written), or None.
+        `needs_variable`: one that fills in no variable is a slip too (a system prompt need
+        not fill any in)."""
         text = _PART.sub("", self.text)
+        for pattern, what in _JINJA_TAGS:
+            tag = pattern.search(self.text)
+            if tag:
+                return f"'{tag.group(0)}' is sent as written, braces and all: {what}"
         unclosed = _UNCLOSED.search(text) or next(
             (m for m in _OPEN.finditer(text) if "}" not in text[m.end() :]), None
         )  # "{red, green}" is a brace written as it is; "{input, briefly" is a slip
@@ -78,7 +93,7 @@ class Template:
                     f"'{almost.group(0)}' is sent as written, braces and all: a variable"
                     f" {rule}, as in '{{{name}}}'"
                 )
-        if not self.fields:
+        if needs_variable and not self.fields:
             return (
                 "the template fills in no variable, so every case would send the same prompt:"
                 " put '{input}' where the case's input goes"
@@ -103,7 +118,11 @@ def variables(case: Case) -> dict[str, Any]:
 
 
 def render_messages(case: Case, template: str | None, system: str | None) -> list[dict[str, str]]:
-    """The chat messages sent to a model for this case."""
+    """The chat messages sent to a model for this case. The system prompt is a template too,
+    filled in with the same variables."""
+    values = variables(case)
+    if system is not None:
+        system = compile_template(system).render(values)
     if isinstance(case.input, list):  # each request's own, parts too: hooks may change them
         messages = [
             copy.deepcopy(m) if isinstance(m.get("content"), list) else dict(m) for m in case.input
@@ -111,8 +130,8 @@ def render_messages(case: Case, template: str | None, system: str | None) -> lis
         if system and not any(m["role"] == "system" for m in messages):
             messages.insert(0, {"role": "system", "content": system})
         return messages
-    if template:
-        content = compile_template(template).render(variables(case))
+    if template is not None:
+        content = compile_template(template).render(values)
     else:
         content = as_text(case.input)
     messages = [{"role": "user", "content": content}]

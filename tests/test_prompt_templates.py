@@ -1,0 +1,99 @@
+"""prompt.system is a template like prompt.template; slips in either are errors at their
+line: Jinja's statements and comments, an empty template."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import MakeProject
+
+# a Python agent that answers with the system prompt it was sent, then the user's turn
+AGENT = """
+def run(messages):
+    return " | ".join(m["content"] for m in messages)
+"""
+
+
+def test_the_system_prompt_is_filled_in_with_the_cases_variables(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "sys",
+        """
+        models:
+          default: [agent]
+          define:
+            agent: {connector: python, callable: "agent:run"}
+        prompt:
+          system: "Answer in {language}. Reply as {{literal}}."
+          template: "{text}"
+        tests:
+          - id: fr
+            input: {language: French, text: cat}
+            reference: "Answer in French. Reply as {literal}. | cat"
+          - id: lacking
+            input: {text: dog}
+            reference: dog
+        """,
+        files={"agent.py": AGENT},
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["projects/sys/arena.yaml:12: prompt.system uses {language}, which this case's input lacks"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("prompt", "line", "says"),
+    [
+        pytest.param(
+            'template: "{% if short %}Briefly: {% endif %}{input}"',
+            3,
+            "prompt.template: '{% if short %}' is sent as written, braces and all: a Jinja"
+            " statement is not run here; only variables, as in '{input}', are filled in",
+            id="jinja-statement",
+        ),
+        pytest.param(
+            'template: "{# v2 #}Q: {input}"',
+            3,
+            "prompt.template: '{# v2 #}' is sent as written, braces and all: a Jinja comment"
+            " is not removed here, so delete it",
+            id="jinja-comment",
+        ),
+        pytest.param(
+            'template: ""',
+            3,
+            "prompt.template: the template fills in no variable, so every case would send the"
+            " same prompt",
+            id="empty-template",
+        ),
+        pytest.param(
+            'system: "You are terse. {{ input }}"',
+            3,
+            "prompt.system: '{{ input }}' is sent as '{ input }', braces and all",
+            id="system-slip",
+        ),
+    ],
+)
+def test_a_prompt_that_would_be_sent_as_written_is_an_error_at_its_line(
+    pytester: pytest.Pytester, make_project: MakeProject, prompt: str, line: int, says: str
+) -> None:
+    make_project(
+        "slip",
+        f"models: [sim_echo]\nprompt:\n  {prompt}\ntests:\n  - {{id: a, input: x, reference: x}}\n",
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([f"projects/slip/arena.yaml:{line}: {says}*"])
+
+
+def test_a_system_prompt_needs_no_variable(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "plain",
+        'models: [sim_echo]\nprompt:\n  system: "Reply as {\\"answer\\": ...}."\n'
+        "tests:\n  - {id: a, input: x, reference: x}\n",
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
