@@ -17,13 +17,14 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from tabulate import tabulate
 
 from pytest_arena import __version__
 from pytest_arena.cache import CacheError, ResponseCache, UnreadableCache
 from pytest_arena.cache.location import default_cache_path, find_rootdir, not_a_cache
-from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE, resolved
+from pytest_arena.spec.files import resolved
 
 UNKNOWN = "\u2013"  # an en dash: no value (an unknown price is never $0)
 
@@ -38,6 +39,18 @@ EXAMPLES = {
 }
 
 
+USAGE_ERROR = 4  # as pytest's: what was asked cannot be done (1 says tests failed)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors exit as pytest's usage errors do (4, not 2), after
+    the usage of the command that was given (`arena init a b`: init's)."""
+
+    def error(self, message: str) -> Any:
+        self.print_usage(sys.stderr)
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
 def _command(commands: Any, name: str, help: str, description: str) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = commands.add_parser(
         name,
@@ -50,7 +63,7 @@ def _command(commands: Any, name: str, help: str, description: str) -> argparse.
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="arena",
         description="Run LLM and agent benchmarks as pytest test suites.",
         epilog="examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES.values()),
@@ -70,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="PATH",
         help="a project folder or its arena.yaml (repeatable; default: projects/, unless"
-        " a project, a file or a node id of one is given as pytest's own argument)",
+        " an existing file or folder, or a node id in one, is given as pytest's own argument)",
     )
     evaluate.add_argument(
         "--models",
@@ -165,7 +178,7 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args, rest = parser.parse_known_args(argv)
     if args.command != "evaluate" and rest:
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+        _given(parser, args).error(f"unrecognized arguments: {' '.join(rest)}")
     handlers = {
         "cache": _cache_command,
         "init": _init_command,
@@ -173,6 +186,10 @@ def _main(argv: Sequence[str] | None) -> int:
         "compare": _compare_command,
         "models": _models_command,
     }
+    if args.command == "init" and not args.name.strip():
+        _given(parser, args).error(
+            "NAME is empty: give the new project's folder, e.g. projects/faq"
+        )
     if args.command in handlers:
         return handlers[args.command](args)
     if args.command != "evaluate":
@@ -189,28 +206,40 @@ def _main(argv: Sequence[str] | None) -> int:
     return _pytest(pytest_args)
 
 
-# pytest's options whose value, the next argument, may look like a path or a node id
-_PATH_VALUED = {"-k", "-m", "-p", "-o", "-c", "--deselect", "--ignore", "--ignore-glob"}
-_PATH_VALUED |= {"--rootdir", "--basetemp", "--confcutdir"}
+def _given(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command `args` ran: its usage is the one an error shows."""
+    for name in ("command", "action"):
+        chosen = getattr(args, name, None)
+        commands = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if chosen is None or not commands:
+            break
+        parser = commands[0].choices[chosen]
+    return parser
+
+
+# the options whose value, the next argument, may be an existing path or look like a node
+# id: pytest's, its common plugins' and arena's own (every --arena-* but --arena-gate)
+_PATH_VALUED = {"-k", "-m", "-p", "-o", "-c", "-n", "--deselect", "--ignore", "--ignore-glob"}
+_PATH_VALUED |= {"--rootdir", "--basetemp", "--confcutdir", "--config-file", "--override-ini"}
+_PATH_VALUED |= {"--junitxml", "--junit-xml", "--log-file", "--report-log", "--html", "--cov"}
+_PATH_VALUED |= {"--cov-config", "--doctest-glob", "--junit-prefix", "--numprocesses"}
+
+
+def _takes_a_value(option: str) -> bool:
+    return option in _PATH_VALUED or (option.startswith("--arena-") and option != "--arena-gate")
 
 
 def _names_cases(arg: str, before: str) -> bool:
-    """Whether a pytest argument names a project, a file of one or a node id of its cases
-    (`arena evaluate projects/faq`): then no default folder is added to it."""
-    if arg.startswith("-") or before in _PATH_VALUED:
+    """Whether a pytest argument names what to run: an existing file or folder (a project,
+    its tests/ or one test file) or a node id in one (`arena evaluate projects/faq`); then no
+    default folder is added to it."""
+    if arg.startswith("-") or _takes_a_value(before):
         return False
     path = Path(arg.split("::", 1)[0])
-    if "::" in arg:
-        return path.is_file()
-    if path.is_dir():
-        return (path / PROJECT_FILE).is_file() or any(path.glob(f"*/{PROJECT_FILE}"))
-    return path.is_file() and (path.name == PROJECT_FILE or path.suffix.lower() in DATASET_FORMATS)
+    return path.is_file() if "::" in arg else path.exists()
 
 
-USAGE_ERROR = 4  # as pytest's: a report cannot be read or written (compare's 1: "regressed")
-
-
-def _fail(command: str, message: str, status: int = 1) -> int:
+def _fail(command: str, message: str, status: int = USAGE_ERROR) -> int:
     print(f"arena {command}: {message}", file=sys.stderr)
     return status
 
@@ -349,7 +378,11 @@ def _models_command(args: argparse.Namespace) -> int:
     for info in catalog(defined):
         price = UNKNOWN if info.price is None else _price(info.price)
         limits = "" if info.problem else _limits(info)
-        if info.key_env is None and info.base_url:  # a server of the user's: none is sent
+        if info.problem:  # the run refuses the model: no key is sent
+            key = UNKNOWN
+        elif info.key_env is None and info.base_url and "@" in urlsplit(info.base_url).netloc:
+            key = "base_url's user:password (sent as Authorization)"  # never the password
+        elif info.key_env is None and info.base_url:  # a server of the user's: none is sent
             key = "none sent (set api_key_env to send one)"
         elif info.key_env is None:
             key = "none needed"
@@ -445,8 +478,7 @@ def _cache_command(args: argparse.Namespace) -> int:
             return _stats(cache)
         return _clear(cache, args.model)
     except CacheError as exc:
-        print(f"arena cache: {exc}", file=sys.stderr)
-        return 1
+        return _fail("cache", str(exc))
     finally:
         cache.close()
 

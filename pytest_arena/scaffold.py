@@ -3,12 +3,15 @@ made: `arena.yaml` with two cases, a custom scorer in `scorers/`, and that score
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
 from pathlib import Path
 
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")  # as a folder under projects/ may be named
+from pytest_arena.cache.location import find_rootdir
+
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")  # ASCII: as a module of its tests is named
 
 ARENA_YAML = """\
 # A pytest-arena project: one test per case and model.
@@ -110,29 +113,59 @@ def shown(target: Path) -> str:
     return shlex.quote(target.as_posix())
 
 
-def files(name: str, folder: str) -> dict[str, str]:
-    """The new project's files, by path relative to its folder (a module's name has `_`
-    for the project's `-`)."""
+def files(name: str, folder: str, taken: frozenset[str] = frozenset()) -> dict[str, str]:
+    """The new project's files, by path relative to its folder. The scorer's tests are
+    `tests/test_<name>_keywords.py` (`_` for the project's `-`), or `..._keywords_2.py` and
+    so on when a module of that name is `taken`: pytest imports a test file of a folder
+    without `__init__.py` by its bare name, and two of one name stop the run's collection."""
     module = name.replace("-", "_")
+    base = f"test_{module}_keywords"
+    numbered = (f"{base}_{n}" for n in itertools.count(2))
+    test = next(t for t in itertools.chain([base], numbered) if f"{t}.py" not in taken)
     return {
         "arena.yaml": ARENA_YAML.format(folder=folder),
         "scorers/keywords.py": SCORER,
-        f"tests/test_{module}_keywords.py": SCORER_TEST.format(name=module),
+        f"tests/{test}.py": SCORER_TEST.format(name=module),
     }
+
+
+_NOT_SEARCHED = {"node_modules", "__pycache__", "site-packages"}
+
+
+def test_modules(folders: list[Path]) -> frozenset[str]:
+    """The names of the test files (`test_*.py`) under `folders`, but in hidden folders,
+    virtual environments and the like, which pytest does not collect."""
+    found: set[str] = set()
+    for top in {os.path.abspath(f) for f in folders}:
+        for where, subfolders, names in os.walk(top):
+            subfolders[:] = [
+                d
+                for d in subfolders
+                if not d.startswith(".")
+                and d not in _NOT_SEARCHED
+                and not os.path.exists(os.path.join(where, d, "pyvenv.cfg"))
+            ]
+            found.update(n for n in names if n.startswith("test_") and n.endswith(".py"))
+    return frozenset(found)
 
 
 def init(target: Path) -> list[Path]:
     """Write a new project into the folder `target` (which must not hold files yet)."""
+    if not str(target).strip():
+        raise InitError("give the new project's folder, e.g. projects/faq (or . for this one)")
     name = Path(os.path.abspath(target)).name  # `arena init .` names it after the folder
     if not NAME.match(name):
         raise InitError(
-            f"'{name}' cannot name a project: use letters, digits, '_' and '-',"
+            f"'{name}' cannot name a project: use ASCII letters, digits, '_' and '-',"
             " starting with a letter (e.g. my-project)"
         )
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise InitError(f"{target} exists and is not an empty folder; pick another name")
+    # a project may be run with others under the rootdir pytest finds from here or from it
+    here, there = Path.cwd(), Path(os.path.abspath(target)).parent
+    roots = [find_rootdir(here), find_rootdir(there)]
     written = []
-    for rel, text in files(name, shown(target)).items():
+    for rel, text in files(name, shown(target), test_modules(roots)).items():
         path = target / rel
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

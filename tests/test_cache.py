@@ -734,7 +734,7 @@ def test_arena_cache_uses_the_rootdir_cache_by_default(
 def test_arena_cache_on_an_unreadable_file(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path.parent.mkdir()
     path.write_bytes(b"\x00garbage" * 600)
-    assert main(["cache", "stats", "--path", str(path)]) == 1
+    assert main(["cache", "stats", "--path", str(path)]) == 4
     assert capsys.readouterr().err == (
         f"arena cache: the response cache {path} cannot be read (file is not a database);"
         f" delete the file or run `arena cache clear --path {path}` to start a new cache\n"
@@ -770,7 +770,7 @@ def test_arena_cache_clear_never_deletes_a_file_not_named_like_a_cache(
 ) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\n" * 200)
-    assert main(["cache", "clear", "--path", str(notes)]) == 1
+    assert main(["cache", "clear", "--path", str(notes)]) == 4
     said = capsys.readouterr().err
     assert "cannot be read (file is not a database)" in said
     # the fix it gives is not the command that has just refused
@@ -787,7 +787,7 @@ def test_arena_cache_clear_never_deletes_a_newer_versions_cache(
     tamper(path, "PRAGMA user_version = 2")
     before = path.read_bytes()
     for argv in (["clear", "--model", "gpt_small"], ["clear"]):
-        assert main(["cache", *argv, "--path", str(path)]) == 1
+        assert main(["cache", *argv, "--path", str(path)]) == 4
         said = capsys.readouterr()
         assert said.out == ""
         assert said.err.startswith(
@@ -802,7 +802,7 @@ def test_arena_cache_clear_of_one_model_never_deletes_the_whole_file(
 ) -> None:
     path.parent.mkdir()
     path.write_bytes(b"\x00garbage" * 600)
-    assert main(["cache", "clear", "--model", "gpt_small", "--path", str(path)]) == 1
+    assert main(["cache", "clear", "--model", "gpt_small", "--path", str(path)]) == 4
     assert capsys.readouterr().err == (
         f"arena cache: the response cache {path} cannot be read (file is not a database);"
         f" delete the file or run `arena cache clear --path {path}` to start a new cache;"
@@ -830,7 +830,7 @@ def test_arena_cache_clear_never_deletes_a_file_that_is_no_sqlite_database(
     it took."""
     notes = tmp_path / name
     notes.write_bytes(content)
-    assert main(["cache", "clear", "--path", str(notes)]) == 1
+    assert main(["cache", "clear", "--path", str(notes)]) == 4
     assert capsys.readouterr().err == (
         f"arena cache: the response cache {notes} cannot be read (file is not a database); it"
         f" is {what}, which arena never deletes: give the cache another path, or delete the"
@@ -863,7 +863,7 @@ def test_arena_cache_never_deletes_another_programs_database(
         conn.execute("INSERT INTO users VALUES ('ada')")
     conn.close()
     for argv in (["stats"], ["clear"], ["clear", "--model", "gpt_small"]):
-        assert main(["cache", *argv, "--path", str(app)]) == 1
+        assert main(["cache", *argv, "--path", str(app)]) == 4
         said = capsys.readouterr()
         assert said.out == ""
         assert said.err == (

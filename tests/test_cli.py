@@ -81,7 +81,7 @@ def test_arena_version_and_an_unknown_option_are_said(pytester: pytest.Pytester)
     version = pytester.run(*ARENA, "--version")
     assert (version.ret, version.stdout.str().strip()) == (0, f"arena {__version__}")
     odd = pytester.run(*ARENA, "--verbose")
-    assert odd.ret == 2 and odd.stdout.str() == ""
+    assert odd.ret == 4 and odd.stdout.str() == ""  # pytest's usage error
     odd.stderr.fnmatch_lines(["usage: arena*", "arena: error: unrecognized arguments: --verbose"])
 
 

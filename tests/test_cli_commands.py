@@ -65,11 +65,11 @@ def test_init_refuses_a_folder_with_files_and_a_bad_name(pytester: pytest.Pytest
     (pytester.path / "taken").mkdir()
     (pytester.path / "taken" / "notes.txt").write_text("mine")
     taken = pytester.run(*ARENA, "init", "taken")
-    assert taken.ret == 1
+    assert taken.ret == 4
     taken.stderr.fnmatch_lines(["arena init: taken exists and is not an empty folder*"])
     assert (pytester.path / "taken" / "notes.txt").read_text() == "mine"
     bad = pytester.run(*ARENA, "init", "my project")
-    assert bad.ret == 1
+    assert bad.ret == 4
     bad.stderr.fnmatch_lines(["arena init: 'my project' cannot name a project*"])
     hyphened = pytester.run(*ARENA, "init", "projects/faq-bot")  # a name pytest runs as well
     assert hyphened.ret == 0, hyphened.stderr.str()
@@ -78,7 +78,7 @@ def test_init_refuses_a_folder_with_files_and_a_bad_name(pytester: pytest.Pytest
     ran.assert_outcomes(passed=4)  # as a project named my_project: its cases and tests
     (pytester.path / "afile").write_text("")
     inside = pytester.run(*ARENA, "init", "afile/sub")  # a file where a folder should be
-    assert inside.ret == 1
+    assert inside.ret == 4
     inside.stderr.fnmatch_lines(
         ["arena init: cannot write afile/sub/arena.yaml: Not a directory;*"]
     )
@@ -277,7 +277,7 @@ def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
     assert alone.ret == 0
     assert "local" not in alone.stdout.str()
     nowhere = pytester.run(*ARENA, "models", "--project", "nowhere")
-    assert nowhere.ret == 1
+    assert nowhere.ret == 4
     nowhere.stderr.fnmatch_lines(["arena models: no project at nowhere*"])
 
 

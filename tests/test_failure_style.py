@@ -269,3 +269,68 @@ def test_compact_lines_name_the_case_from_where_pytest_runs(
     result.stdout.fnmatch_lines(["FAILED arena.yaml::a[[]sim_echo] - expected 'x', got 'x?'"])
     again = pytester.runpytest("arena.yaml::a[sim_echo]", "-p", "no:cacheprovider")
     again.assert_outcomes(failed=1)
+
+
+def test_a_contracts_reason_is_one_line_with_its_components_apart(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A contract's reason, one line per component, ran into one line with the next
+    component's name in mid-sentence."""
+    make_project(
+        "p",
+        """
+        models: [sim_echo]
+        tests:
+          - id: c
+            input: say q
+            reference: a
+            scoring:
+              - {name: exact, scorer: exact_match}
+              - {name: has_q, scorer: contains, params: {values: [q]}}
+        """,
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-failures=compact")
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED projects/p/arena.yaml::c[[]sim_echo] - 1 of 2 components passed;"
+            " exact 0.00 x1 failed: expected 'a', got 'say q';"
+            " has_q 1.00 x1 passed: *"
+        ]
+    )
+
+
+def test_the_compact_footer_names_the_page_asked_for(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """It told a user who had given --arena-html that --arena-html PATH writes a page."""
+    make_project("p", cases(1))
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--arena-failures=compact", "--arena-html", "out/run.html"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "(--arena-failures=full prints each case in full;",
+            " every case is in the page --arena-html writes, out/run.html)",
+        ]
+    )
+    assert "--arena-html PATH" not in result.stdout.str()
+
+
+def test_a_near_identical_answer_is_never_said_to_score_1_00(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """An edit similarity of 0.99537 was said as "edit similarity 1.00 ..., below 0.999":
+    identical, and failed."""
+    reference = "x" * 215 + "y"  # sim_echo answers with x * 216: one edit in 216
+    make_project(
+        "p",
+        f"""
+        models: [sim_echo]
+        scorers: {{default: edit_similarity, options: {{edit_similarity: {{threshold: 0.999}}}}}}
+        tests:
+          - {{id: c, input: {"x" * 216}, reference: {reference}}}
+        """,
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-failures=compact")
+    result.stdout.fnmatch_lines(["FAILED *::c[[]sim_echo] - edit similarity 0.995 to *"])
+    assert "edit similarity 1.00" not in result.stdout.str()

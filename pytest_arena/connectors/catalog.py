@@ -7,12 +7,16 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from pytest_arena.connectors import providers
 from pytest_arena.connectors.base import Connector
 from pytest_arena.connectors.registry import BUILTIN_MODELS, CONNECTORS
 from pytest_arena.engine import limits
+from pytest_arena.spec.errors import SpecError
+from pytest_arena.spec.files import PROJECT_FILE
 from pytest_arena.spec.schema import ModelDef, Price
+from pytest_arena.spec.validation import validate
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,14 @@ def describe(
         data, price = cls.settings_data(key, d.settings())
     except ValueError as exc:
         return ModelInfo(key, source, d.connector, problem=str(exc))
+    try:  # as the run does: a setting it refuses (a key pasted as api_key_env) is said here
+        validate(cls.settings_model, data, None, Path(PROJECT_FILE), beside=ModelDef.model_fields)
+    except SpecError as exc:  # its messages never quote a value that may be a key
+        said = "; ".join(
+            p.message if p.message.startswith(p.key) else f"{p.key}: {p.message}"
+            for p in exc.problems
+        )
+        return ModelInfo(key, source, d.connector, problem=said)
     model = data.get("model") or data.get("profile")
     return ModelInfo(
         key,

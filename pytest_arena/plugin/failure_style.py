@@ -116,7 +116,7 @@ class FailureStyle:
         first: dict[str, str] = {}  # a reason many cases share (a model down): said once
         for key, report in self.held:
             record = getattr(report, self.record_attr)
-            reason = message(" ".join(str(record.get("reason") or "").split()) or "failed")
+            reason = message(one_line(str(record.get("reason") or "")) or "failed")
             said = reason
             if reason in first and len(f"the same reason as {first[reason]}") < len(reason):
                 said = f"the same reason as {first[reason]}"
@@ -125,5 +125,21 @@ class FailureStyle:
             lines.append(f"{_WORD[key]} {shown} - {said}")
         why = f"more than {AUTO_LIMIT} failed, so compact: " if self.auto else ""
         lines.append(f"({why}--arena-failures=full prints each case in full;")
-        lines.append(" --arena-html PATH writes a page to read every case in)")
+        page = self.config.getoption("arena_html", None)
+        if page:  # the user asked for the page already: where to read it
+            lines.append(f" every case is in the page --arena-html writes, {page})")
+        else:
+            lines.append(" --arena-html PATH writes a page to read every case in)")
         return title, lines
+
+
+def one_line(reason: str) -> str:
+    """A reason of several lines (a contract's, one line per component) as one: each line's
+    spaces closed up, the lines joined by "; " (by a space after one ending in ':', ';' or
+    ',')."""
+    out = ""
+    for line in reason.splitlines():
+        words = " ".join(line.split())
+        if words:
+            out += ("" if not out else " " if out.endswith((":", ";", ",")) else "; ") + words
+    return out

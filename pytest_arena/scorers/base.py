@@ -158,3 +158,15 @@ class Scorer(ABC):
 def _snake(name: str) -> str:
     """`CitationCount` as `citation_count`, `HTTPStatus` as `http_status`, `F1` as `f1`."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def shown_score(value: float, digits: int = 2) -> str:
+    """A score in 0..1 as a reason shows it: `digits` decimals, and more when those would
+    show a score that is not 0 or 1 as one (0.99537 is 0.995, never 1.00)."""
+    text = f"{value:.{digits}f}"
+    while float(text) in (0.0, 1.0) and value not in (0.0, 1.0):
+        if digits == 6:  # 0.9999999: nearer than six decimals say
+            return ">0.999999" if value > 0.5 else "<0.000001"
+        digits += 1
+        text = f"{value:.{digits}f}"
+    return text

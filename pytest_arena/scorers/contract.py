@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_arena.numbers import at_least
-from pytest_arena.scorers.base import ScoreResult
+from pytest_arena.scorers.base import ScoreResult, shown_score
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def combine(parts: Sequence[Part], threshold: float | None) -> ScoreResult:
     else:
         reached = at_least(score, threshold)
         passed = reached and not failed_required
-        rule = f"score {score:.2f} {'reaches' if reached else 'is below'} {threshold:.2f}"
+        rule = f"score {shown_score(score)} {'reaches' if reached else 'is below'} {threshold:.2f}"
     if failed_required:
         rule += f"; required {', '.join(repr(n) for n in failed_required)} failed"
     verdict: bool | None = passed
@@ -63,7 +63,7 @@ def _reason(summary: str, parts: Sequence[Part]) -> str:
         verdict = {True: "passed", False: "failed", None: "unscored"}[p.result.passed]
         flag = " required" if p.required else ""
         lines.append(
-            f"  {p.name:<{width}}  {p.result.score:.2f} x{p.weight:g}  {verdict}{flag}:"
+            f"  {p.name:<{width}}  {shown_score(p.result.score)} x{p.weight:g}  {verdict}{flag}:"
             f" {p.result.reason or '(no reason)'}"
         )
     return "\n".join(lines)

@@ -11,7 +11,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_arena.numbers import at_least
-from pytest_arena.scorers.base import ScoreResult, ScoringContext
+from pytest_arena.scorers.base import ScoreResult, ScoringContext, shown_score
 from pytest_arena.scorers.text import canonical, excerpt
 from pytest_arena.scorers.typed import TypedScorer
 from pytest_arena.spec.case import as_text
@@ -78,7 +78,8 @@ class TokenF1(_Closeness[TokenF1Options]):
         (f1, precision, recall), best = max(scored, key=lambda item: item[0][0])
         passed = at_least(f1, opts.threshold)
         reason = (
-            f"token F1 {f1:.2f} (precision {precision:.2f}, recall {recall:.2f})"
+            f"token F1 {shown_score(f1)} (precision {shown_score(precision)},"
+            f" recall {shown_score(recall)})"
             f" against {excerpt(best)}"
         )
         if not passed:
@@ -147,7 +148,7 @@ class EditSimilarity(_Closeness[EditSimilarityOptions]):
         scored = [(similar(got, _prepare(t, opts)), t) for t in references]
         similarity, best = max(scored, key=lambda item: item[0])
         passed = at_least(similarity, opts.threshold)
-        reason = f"edit similarity {similarity:.2f} to {excerpt(best)}"
+        reason = f"edit similarity {shown_score(similarity)} to {excerpt(best)}"
         if not passed:
             reason += f", below {opts.threshold:g}: got {excerpt(output)}"
         return ScoreResult(similarity, passed, reason, {"reference": best})

@@ -1,4 +1,5 @@
-"""Is the reply polite? The scorer from the custom-scorers guide, as it shows it."""
+"""Is the reply polite? The scorer from the custom-scorers guide: it looks for "please"
+(its failure says so, where the guide says "no politeness marker")."""
 
 from pytest_arena.scorers import Scorer, ScoreResult
 
@@ -11,5 +12,5 @@ class ToneScorer(Scorer):
         return ScoreResult(
             score=1.0 if polite else 0.0,
             passed=polite,
-            reason="found 'please'" if polite else "no politeness marker",
+            reason="found 'please'" if polite else "no 'please' in the reply",
         )

@@ -39,9 +39,11 @@ def test_please_anywhere_in_any_case_is_polite(output):
         "",
     ],
 )
-def test_a_reply_without_please_has_no_politeness_marker(output):
+def test_a_reply_without_please_fails_saying_please_is_missing(output):
+    """It said "no politeness marker" of a reply with "sorry" and "I understand" in it:
+    the reason names the one word looked for."""
     result = ToneScorer().score(output, None, ctx)
-    assert (result.score, result.passed, result.reason) == (0.0, False, "no politeness marker")
+    assert (result.score, result.passed, result.reason) == (0.0, False, "no 'please' in the reply")
 
 
 def test_tone_ignores_the_reference():
