@@ -40,6 +40,20 @@ def test_lower_is_better_dimensions_are_scored_against_the_best_model() -> None:
     assert (rows["cheap"].rank, rows["dear"].rank) == (1, 2)
 
 
+def test_latencies_under_a_millisecond_count_as_one() -> None:
+    """A sim answering in 0 ms made another model at 0.003 ms score 0 on latency, though
+    the board showed "0 ms" for both."""
+    settings = {"weights": {"latency": 1.0}}
+    records = [
+        rec("instant", "a", PASSED, 1.0, latency_ms=0.0, board=settings),
+        rec("quick", "a", PASSED, 1.0, latency_ms=0.003, board=settings),
+        rec("slow", "a", PASSED, 1.0, latency_ms=4.0, board=settings),
+    ]
+    rows = {r.model: r for r in build_board("p", records).rows}
+    assert rows["instant"].composite == rows["quick"].composite == pytest.approx(1.0)
+    assert rows["slow"].composite == pytest.approx(0.25)
+
+
 def test_custom_metrics_in_0_1_count_as_they_are_and_others_against_the_top() -> None:
     settings = {
         "weights": {"recall": 1.0, "words": 1.0, "bad_refs": 1.0},

@@ -442,6 +442,9 @@ def _graded(row: Row) -> int:
     return row.passed + row.failed + row.flaky + row.errors
 
 
+LATENCY_FLOOR_MS = 1.0  # latencies below it count as it: 0 ms against 0.003 ms is no 1 to 0
+
+
 def normalised(
     dimension: str, value: float | None, rows: list[Row], lower: frozenset[str] | set[str]
 ) -> float:
@@ -453,6 +456,8 @@ def normalised(
         return value
     values = [v for r in rows if (v := r.value(dimension)) is not None and not math.isnan(v)]
     if dimension in lower:
+        if dimension == "latency":  # under a millisecond is no measurable difference
+            value, values = max(value, LATENCY_FLOOR_MS), [max(v, LATENCY_FLOOR_MS) for v in values]
         best = min(values)
         if value <= best:
             return 1.0
