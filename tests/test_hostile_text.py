@@ -288,7 +288,7 @@ TWO_PLUS_TWO = "tests:\n  - {id: a, input: '2+2', reference: '4'}\n"
         ),
         (  # any problem's text: what it quotes is escaped where it is said
             'repeat: {min: 1, max: 2, "\\e[2Jx": 1}\n',
-            r"arena.yaml:1: repeat: repeat as a range: unknown key '\x1b[2Jx'",
+            r"arena.yaml:1: repeat: as a range, unknown key '\x1b[2Jx'",
         ),
     ],
     ids=["name", "weights", "gate-all", "gate-models", "dataset", "unknown-key", "repeat-key"],

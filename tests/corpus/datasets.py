@@ -164,7 +164,7 @@ data(
     "data_yaml_not_a_list",
     with_data("q.yaml", "id: r1\ninput: x\nreference: x\n"),
     "projects/data_yaml_not_a_list/q.yaml:1: a YAML dataset must be a list of cases",
-    "  fix: write one '- id: ...' per case",
+    "  fix: write one '- id: ...' per case, or put the list under 'tests:'",
 )
 data(
     "data_yaml_rows_not_mappings",
@@ -253,6 +253,6 @@ data(
 data(
     "data_utf16_csv",
     with_data("q.csv", "id,input,reference\nr1,x,x\n".encode("utf-16")),
-    "projects/data_utf16_csv/q.csv:1: a binary file, not text (it holds a NUL byte)",
-    "  fix: save the file as UTF-8*",
+    "projects/data_utf16_csv/q.csv:1: UTF-16 text: save it as UTF-8",
+    "  fix: most editors offer UTF-8 under 'Save with encoding'; or run iconv*",
 )

@@ -94,7 +94,7 @@ weights(
         "{id: a, input: x, reference: x, weight: 0}\n{id: b, input: y, reference: y, weight: 0}"
     ),
     "*= arena leaderboard: weights_all_zero =*",
-    "*1  sim_perfect  0.000 ± 0.000           -  100.0% ± 32.9        2*",
+    "*1  sim_perfect        0.000           -  100.0% ± 32.9        2*",
     "warning: every graded case of every model has weight 0, so there is no accuracy (-) and the"
     " composite counts it as 0; the pass rate counts cases, whatever their weight. Give the cases"
     " that should count a weight above 0",

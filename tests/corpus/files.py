@@ -32,8 +32,8 @@ files(
 files(
     "file_arena_utf16",
     {"arena.yaml": case_yaml("{id: a, input: x, reference: x}").encode("utf-16")},
-    "projects/file_arena_utf16/arena.yaml:1: a binary file, not text (it holds a NUL byte)",
-    "  fix: save the file as UTF-8*",
+    "projects/file_arena_utf16/arena.yaml:1: UTF-16 text: save it as UTF-8",
+    "  fix: most editors offer UTF-8 under 'Save with encoding'; or run iconv*",
 )
 files(
     "file_arena_utf8_bom",

@@ -14,8 +14,8 @@ hooks(
     hooked(
         "def _helper(text):\n    return text\n\n\ndef post_proces(output, case, context):\n    return output\n"
     ),
-    "projects/hook_misspelt/hooks.py:5: 'post_proces' is not a hook, so it is never called; did"
-    " you mean 'post_process'?",
+    "projects/hook_misspelt/hooks.py:5: 'post_proces' is not a hook, so it is never called;"
+    " its parameters are post_process's; did you mean 'post_process'?",
     "  fix: rename it to 'post_process', or start its name with '_' if it is a helper",
 )
 hooks(

@@ -373,7 +373,8 @@ blocks(
 blocks(
     "prompt_as_text",
     "models: [sim_perfect]\nprompt: 'Q: {input}'\n" + OK_CASE,
-    "projects/prompt_as_text/arena.yaml:2: prompt: Input should be a valid dictionary*",
+    "projects/prompt_as_text/arena.yaml:2: prompt: a prompt is a mapping of 'template' and"
+    " 'system', not text: write prompt: {template: \"Q: {input}\"}",
 )
 blocks(
     "prompt_system_mapping",
@@ -410,13 +411,15 @@ blocks(
     "  - {id: lacking, input: {text: dog}, reference: chien}\n",
     "projects/prompt_missing_variable/arena.yaml:6: prompt.template uses {language}, which this"
     " case's input lacks",
-    "  fix: give the case an input mapping with that key, or change the template",
+    "  fix: give the case an input mapping with that key, or change the template (write {{ and"
+    " }} for a literal brace)",
 )
 blocks(
     "prompt_misspelt_variable",
     "models: [sim_perfect]\nprompt:\n  template: 'Q: {inptu}'\n" + OK_CASE,
     "projects/prompt_misspelt_variable/arena.yaml:5: prompt.template uses {inptu}, which this case's input lacks",
-    "  fix: give the case an input mapping with that key, or change the template",
+    "  fix: give the case an input mapping with that key, or change the template (write {{ and"
+    " }} for a literal brace)",
 )
 
 
