@@ -32,7 +32,6 @@ from typing import IO
 
 MAX_OUTPUT = 16 * 1024 * 1024  # bytes of stdout read back: a program that writes more is stopped
 STDERR_KEPT = 64 * 1024  # bytes of the end of stderr kept (its end says why a program failed)
-_STDERR_ROLL = 1024 * 1024  # bytes of stderr on disk before its end is kept and the rest dropped
 WATCH = 0.05  # seconds between looks at how much a running program has written
 _POSIX = os.name == "posix"
 
@@ -307,24 +306,12 @@ class _Outputs:
 
     def __init__(self, out: IO[bytes], err: IO[bytes]) -> None:
         self.out, self.err = out, err
-        self._earlier = b""  # the end of the stderr dropped from its file so far
-        if _POSIX:  # each write goes at the end, also once the file is emptied
-            import fcntl
-
-            flags = fcntl.fcntl(err.fileno(), fcntl.F_GETFL)
-            fcntl.fcntl(err.fileno(), fcntl.F_SETFL, flags | os.O_APPEND)
 
     def look(self) -> bool:
-        """Whether stdout has passed MAX_OUTPUT; stderr past _STDERR_ROLL has its end kept
-        and its file emptied (what is written meanwhile, a few bytes, is lost)."""
-        if os.fstat(self.out.fileno()).st_size > MAX_OUTPUT:
-            return True
-        err = self.err.fileno()
-        size = os.fstat(err).st_size
-        if _POSIX and size > _STDERR_ROLL:  # (read without moving the program's offset)
-            self._earlier = os.pread(err, STDERR_KEPT, size - STDERR_KEPT)
-            os.ftruncate(err, 0)
-        return False
+        """Whether stdout has passed MAX_OUTPUT. (stderr is left whole on disk while the
+        program runs: emptying a file another process writes to loses what it writes
+        meanwhile, and on Python 3.10 lost megabytes before the last line.)"""
+        return os.fstat(self.out.fileno()).st_size > MAX_OUTPUT
 
     def stdout(self) -> bytes:
         """The first MAX_OUTPUT bytes of stdout, and one more if it wrote more."""
@@ -335,7 +322,7 @@ class _Outputs:
         """The last STDERR_KEPT bytes of stderr."""
         size = self.err.seek(0, os.SEEK_END)
         self.err.seek(max(0, size - STDERR_KEPT))
-        return (self._earlier + self.err.read())[-STDERR_KEPT:]
+        return self.err.read()[-STDERR_KEPT:]
 
 
 @contextlib.contextmanager
