@@ -108,7 +108,7 @@ def held(path: Path, what: str = "writes") -> Iterator[None]:
 
 
 WAIT = 1.0  # seconds a statement waits for the lock, in these tests (BUSY_TIMEOUT_S)
-CASES = 8
+CASES = 16  # waiting once takes WAIT; waiting for each would take CASES * WAIT: far apart, also on a loaded machine
 
 
 def test_a_run_with_a_locked_cache_waits_once_and_says_its_answers_were_not_cached(
