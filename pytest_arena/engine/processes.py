@@ -6,7 +6,8 @@ that inherited them cannot hold the case. The whole group is killed when the pro
 (whatever it left running in the background), on a timeout, on Ctrl-C and when its call is
 cancelled; killing it at once, while the group still has the program's id, can never reach
 another program that reused the id later. A program that writes more than MAX_OUTPUT to
-stdout is stopped then (it would fill the disk), and of stderr only the end is kept.
+stdout, or more than MAX_STDERR to stderr, is stopped then (it would fill the disk); of
+stderr only the end is read back.
 
 A group of its own is out of reach of a signal sent to pytest's (a CI job cancelled with
 SIGTERM, which kills pytest before any code of its can run): a watchdog, a small process
@@ -28,12 +29,18 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Literal
 
 MAX_OUTPUT = 16 * 1024 * 1024  # bytes of stdout read back: a program that writes more is stopped
+# bytes of stderr held on disk while a program runs: one that writes more is stopped. A
+# chatty log (a million debug lines, 20 MB) fits three times over, and a program writing
+# in a loop holds this much of /tmp for each call running at once, not gigabytes.
+MAX_STDERR = 64 * 1024 * 1024
 STDERR_KEPT = 64 * 1024  # bytes of the end of stderr kept (its end says why a program failed)
 WATCH = 0.05  # seconds between looks at how much a running program has written
 _POSIX = os.name == "posix"
+
+Stream = Literal["stdout", "stderr"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +50,9 @@ class Finished:
     returncode: int
     stdout: bytes  # the first MAX_OUTPUT bytes, and one more if it wrote more
     stderr: bytes  # the last STDERR_KEPT bytes
-    stopped: bool = False  # killed by arena once it wrote more than MAX_OUTPUT to stdout
+    # the stream it wrote too much to (MAX_OUTPUT of stdout, MAX_STDERR of stderr), when
+    # arena killed it for that; "" when it was not stopped
+    stopped: Stream | Literal[""] = ""
 
     @property
     def stdout_cut(self) -> bool:
@@ -52,10 +61,16 @@ class Finished:
 
     def how(self) -> str:
         """How it ended, as a person says it."""
-        if self.stopped:
+        if self.stopped == "stdout":
             return (
                 f"was stopped once it had written more than {MAX_OUTPUT // 2**20} MiB to"
                 " stdout, more than arena reads"
+            )
+        if self.stopped == "stderr":
+            return (
+                f"was stopped once it had written more than {MAX_STDERR // 2**20} MiB to"
+                " stderr, more than arena holds on disk while it runs; log less there (or to"
+                " a file of your own)"
             )
         return ended(self.returncode)
 
@@ -113,15 +128,15 @@ def run(
         _watchdog.release(process.pid)
         if ended_by == "timeout":
             raise TimedOut(timeout or 0, outputs.stderr())
-        stopped = ended_by == "stopped"
+        stopped: Stream | Literal[""] = "" if ended_by == "exit" else ended_by
         return Finished(process.returncode, outputs.stdout(), outputs.stderr(), stopped)
 
 
 def _waited(
     process: subprocess.Popen[bytes], outputs: _Outputs, timeout: float | None, stdin: bytes
-) -> str:
-    """How the wait for `process` ended: "exit", "timeout", or "stopped" (it wrote more
-    than MAX_OUTPUT to stdout); it is left running but on "exit"."""
+) -> Stream | Literal["exit", "timeout"]:
+    """How the wait for `process` ended: "exit", "timeout", or the stream it wrote too
+    much to (see `_Outputs.look`); it is left running but on "exit"."""
     deadline = None if timeout is None else time.monotonic() + timeout
     if stdin and process.stdin is not None:
         # written as the program reads it, by a thread: one that never does still times out
@@ -134,8 +149,9 @@ def _waited(
             return "exit"
         except subprocess.TimeoutExpired:
             pass
-        if outputs.look():
-            return "stopped"
+        flooded = outputs.look()
+        if flooded:
+            return flooded
         if deadline is not None and time.monotonic() >= deadline:
             return "timeout"
 
@@ -176,7 +192,7 @@ async def arun(
             if pipe is not None:
                 pipe.started()
         _watchdog.guard(process.pid)
-        stopped = False
+        stopped: Stream | None = None
         try:
             if pipe is not None:
                 pipe.send(stdin)
@@ -197,20 +213,21 @@ async def arun(
         if not stopped:  # (a stopped one's group is killed already)
             _kill_group(process.pid, None)  # what it left running in the background
         _watchdog.release(process.pid)
-        return Finished(returncode, outputs.stdout(), outputs.stderr(), stopped)
+        return Finished(returncode, outputs.stdout(), outputs.stderr(), stopped or "")
 
 
-async def _awatched(process: asyncio.subprocess.Process, outputs: _Outputs) -> bool:
-    """Wait for `process` to exit; True, with it still running, once it has written more
-    than MAX_OUTPUT to stdout."""
+async def _awatched(process: asyncio.subprocess.Process, outputs: _Outputs) -> Stream | None:
+    """Wait for `process` to exit (None); the stream it wrote too much to (see
+    `_Outputs.look`), with it still running, if it does that first."""
     exited = asyncio.ensure_future(process.wait())
     try:
         while True:
             await asyncio.wait([exited], timeout=WATCH)
             if exited.done():
-                return False
-            if outputs.look():
-                return True
+                return None
+            flooded = outputs.look()
+            if flooded:
+                return flooded
     finally:
         if not exited.done():
             exited.cancel()
@@ -307,11 +324,16 @@ class _Outputs:
     def __init__(self, out: IO[bytes], err: IO[bytes]) -> None:
         self.out, self.err = out, err
 
-    def look(self) -> bool:
-        """Whether stdout has passed MAX_OUTPUT. (stderr is left whole on disk while the
-        program runs: emptying a file another process writes to loses what it writes
-        meanwhile, and on Python 3.10 lost megabytes before the last line.)"""
-        return os.fstat(self.out.fileno()).st_size > MAX_OUTPUT
+    def look(self) -> Stream | None:
+        """The stream that has passed its bound, MAX_OUTPUT of stdout or MAX_STDERR of
+        stderr, if one has. (stderr is left whole on disk while the program runs: emptying
+        a file another process writes to loses what it writes meanwhile, and on Python 3.10
+        lost megabytes before the last line; so its size is bounded instead.)"""
+        if os.fstat(self.out.fileno()).st_size > MAX_OUTPUT:
+            return "stdout"
+        if os.fstat(self.err.fileno()).st_size > MAX_STDERR:
+            return "stderr"
+        return None
 
     def stdout(self) -> bytes:
         """The first MAX_OUTPUT bytes of stdout, and one more if it wrote more."""
@@ -353,10 +375,12 @@ class _Watchdog:
     """A process that kills the groups of the programs still running once this one is gone.
 
     Started with the first program, in a session of its own (a signal to pytest's group
-    does not reach it), it reads "+pid" and "-pid" lines from a pipe whose write end only
-    this process holds (non-inheritable: no program gets it); when the pipe closes, as the
-    kernel closes it when this process ends, even by SIGKILL, it kills the groups it was
+    does not reach it; where posix_spawn cannot make one, in pytest's, ignoring the
+    signals a group is sent), it reads "+pid" and "-pid" lines from a pipe whose write end
+    only this process holds (non-inheritable: no program gets it); when the pipe closes, as
+    the kernel closes it when this process ends, even by SIGKILL, it kills the groups it was
     told of and not told were done, and exits. A run that ends as usual has none left.
+    Where it cannot start (no posix_spawn, no process to spare), programs run unguarded.
     """
 
     _CODE = (
