@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from pytest_arena.engine.money import dollars
 from pytest_arena.record import XFAILED, XPASSED, XPASSED_STRICT, json_safe
@@ -108,7 +108,7 @@ def _project(board: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dict
         "name": board.get("project", ""),
         "board": board,
         "rows": rows,
-        "intervals": {str(r.get("model")): plots.interval(r) for r in rows},
+        "intervals": {str(r.get("model")): _intervals(r) for r in rows},
         "metric_names": list(board.get("metric_names") or []),
         "weights": dict(board.get("weights") or {}),
         "warnings": list(board.get("warnings") or []),
@@ -124,6 +124,44 @@ def _project(board: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dict
             plots.distribution(rows, mine),
         ],
     }
+
+
+class Bounds(NamedTuple):
+    """A 95% interval as a board cell shows it: its bounds, as the accuracy's always were,
+    and for their title the terminal's `value ± half-width`."""
+
+    text: str
+    title: str
+
+
+def _intervals(row: Mapping[str, Any]) -> dict[str, Bounds | None]:
+    """The intervals a row shows on its composite, accuracy and pass rate: the accuracy's as
+    its error bar reads it, the others from `intervals`; None where the row has none (one
+    case, a model with no score, a report from before them): the terminal shows no `±`."""
+    given = row.get("intervals")
+    shown: dict[str, Bounds | None] = {}
+    for name in ("composite", "accuracy", "pass_rate"):
+        data = given.get(name) if isinstance(given, Mapping) else None
+        bounds = plots.interval(row if name == "accuracy" else {"interval": data})
+        said = _percent if name == "pass_rate" else _share
+        shown[name] = (
+            Bounds(
+                f"[{said(bounds[0])}, {said(bounds[1])}]",
+                f"95% interval: {_plus_minus(name, row.get(name), bounds)}",
+            )
+            if bounds
+            else None
+        )
+    return shown
+
+
+def _plus_minus(name: str, value: Any, bounds: tuple[float, float]) -> str:
+    """A value with its interval as the terminal's board says it: `0.667 ± 0.500`,
+    `66.7% ± 36.5`."""
+    half = (bounds[1] - bounds[0]) / 2
+    if name == "pass_rate":
+        return f"{_percent(value)} ± {half * 100:.1f}"
+    return f"{_share(value)} ± {half:.3f}"
 
 
 def _verdicts(board: Mapping[str, Any]) -> list[str]:
