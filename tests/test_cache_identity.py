@@ -46,6 +46,19 @@ tests:
 """
 
 
+def assert_each_project_replays_its_own(pytester: pytest.Pytester) -> None:
+    """Run alpha and beta twice: the second run replays each case's own answer."""
+    run(pytester)[0].assert_outcomes(passed=4)
+    again, replayed = run(pytester)
+    again.assert_outcomes(passed=4)
+    assert outputs(replayed) == {
+        "alpha::one": ("order-7", True),
+        "alpha::two": ("order-8", True),
+        "beta::one": ("BETA", True),
+        "beta::two": ("BETA", True),
+    }
+
+
 def test_python_agents_of_two_projects_and_two_cases_never_share_an_answer(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
@@ -64,15 +77,7 @@ def test_python_agents_of_two_projects_and_two_cases_never_share_an_answer(
         ORDERS.format(agent=agent, one="BETA", two="BETA"),
         files={"agent.py": "def run(prompt):\n    return 'BETA'\n"},
     )
-    run(pytester)[0].assert_outcomes(passed=4)
-    again, replayed = run(pytester)
-    again.assert_outcomes(passed=4)
-    assert outputs(replayed) == {
-        "alpha::one": ("order-7", True),
-        "alpha::two": ("order-8", True),
-        "beta::one": ("BETA", True),
-        "beta::two": ("BETA", True),
-    }
+    assert_each_project_replays_its_own(pytester)
 
 
 def test_command_agents_of_two_projects_never_share_an_answer(
@@ -92,15 +97,7 @@ def test_command_agents_of_two_projects_never_share_an_answer(
     make_project(
         "beta", ORDERS.format(agent=agent, one="BETA", two="BETA"), {"agent.py": "print('BETA')\n"}
     )
-    run(pytester)[0].assert_outcomes(passed=4)
-    again, replayed = run(pytester)
-    again.assert_outcomes(passed=4)
-    assert outputs(replayed) == {
-        "alpha::one": ("order-7", True),
-        "alpha::two": ("order-8", True),
-        "beta::one": ("BETA", True),
-        "beta::two": ("BETA", True),
-    }
+    assert_each_project_replays_its_own(pytester)
 
 
 SIM = """
