@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_arena.connectors.base import Request
 from pytest_arena.engine.calls import CallResult
 from pytest_arena.numbers import at_least
-from pytest_arena.scorers.text import excerpt, extract_json
+from pytest_arena.scorers.text import excerpt, strip_fence
 from pytest_arena.spec.case import Case, as_text
 from pytest_arena.spec.images import content_text
 
@@ -37,6 +37,13 @@ You are grading an answer to a task. Follow the rubric strictly.
 Reply with one JSON object and nothing else:
 {{"score": <a number from 0 to 1>, "passed": <true or false>, "reason": "<one sentence>"}}
 </arena-judge>"""
+
+
+_REPLY_FIX = (
+    "\n  fix: judge with a model that replies with its verdict as one JSON object, as its"
+    " prompt asks (judge.model in arena.yaml, or llm_judge's option model), or ask for that"
+    " in the rubric"
+)
 
 
 class JudgeRefused(BaseException):
@@ -114,6 +121,9 @@ class Judge:
         if reference is _UNSET:
             reference = self.case.reference
         prompt = render_prompt(rubric, self.case.input, reference, output)
+        # what the judge was shown and may quote: JSON from these is never its verdict
+        shown = [as_text(_without_images(self.case.input)), output]
+        shown += [as_text(reference)] if reference is not None else []
         votes = []
         for sample in range(samples):
             request = Request(model, [{"role": "user", "content": prompt}], self.case, sample)
@@ -133,7 +143,10 @@ class Judge:
                 self.usage.cost = None if result.cost is None else self.usage.cost + result.cost
             if result.cached:
                 self.usage.cached_cost += result.cost or 0.0
-            score, passed, reason = parse_verdict(response.text, threshold)
+            try:
+                score, passed, reason = parse_verdict(response.text, threshold, shown)
+            except JudgeReplyError as exc:
+                raise JudgeReplyError(f"{exc} (judge model '{model}'){_REPLY_FIX}") from None
             votes.append({"score": score, "passed": passed, "reason": reason})
         return _reduce(votes, reduce, threshold, model)
 
@@ -194,38 +207,69 @@ _SCORE = re.compile(
 _FRACTION = re.compile(r"\b(?P<num>\d+(?:\.\d+)?)\s*(?:/|out of)\s*(?P<den>10|100|5)\b")
 _WORD = re.compile(r"\b(PASS(?:ED)?|FAIL(?:ED)?|CORRECT|INCORRECT)\b")  # shouted: a verdict
 _SHORT_WORD = re.compile(r"^\W*(pass(?:ed)?|fail(?:ed)?|correct|incorrect)\W*$", re.I)
+_QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
+_SPACE = re.compile(r"\s+")
 
 
-def parse_verdict(text: str, threshold: float = 0.5) -> tuple[float, bool, str]:
+def parse_verdict(
+    text: str, threshold: float = 0.5, quoting: Sequence[str] = ()
+) -> tuple[float, bool, str]:
     """Read `{score, passed, reason}` from a judge's reply, repairing what models break; a
     reply that gives a score and no verdict passes at `threshold`.
 
-    Tries strict JSON, then JSON inside a fence or prose, then JSON with single quotes,
-    Python literals or trailing commas, then a plain grade ("Score: 8/10", "PASS"). A reply
-    holding several verdicts that disagree (a "corrected" one after the first) is an error.
+    A reply that is one object (alone, fenced, in backticks or quotes) is the verdict; else the
+    verdict is the JSON the judge writes as its own, repaired (single quotes, Python literals,
+    trailing commas); JSON it quotes is none: an object inside another, in quotes or inline
+    code, on a `>` line, or one that `quoting` (the task, reference and answer it was shown)
+    holds. When objects stand on lines of their own (a fence), those from the first of them
+    on count: JSON inline before it is the judge's reasoning. Failing all that, a plain grade
+    ("Score: 8/10", "PASS") is read from the text outside the JSON. Verdicts that disagree (a
+    "corrected" one after the first), or inline JSON that the reply's words grade the other
+    way, are an error.
     """
-    found = _agreeing_verdicts(text, threshold)
-    for candidate in _json_candidates(text):
-        try:
-            data = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict) and "score" in data:
-            return _from_mapping(data, text, threshold)
-    if found:  # several objects, each repaired: none of the whole reply's repairs parse
-        return found[0]
-    return _plain_grade(text, threshold)
+    whole = _whole_reply(text)
+    if whole is not None:
+        return _from_mapping(whole, text, threshold)
+    found = _scored_objects(text)
+    shown = [_SPACE.sub("", t) for t in quoting] if found else []
+    own = [f for f in found if not _quoted(text, f, shown)]
+    alone = [i for i, f in enumerate(own) if _alone(text, f)]
+    if alone:
+        own = own[alone[0] :]
+    prose = _outside(text, found)
+    verdicts = _agreeing_verdicts(own, text, threshold)
+    if verdicts:
+        if not alone:
+            _check_words(verdicts[0], prose, text, threshold)
+        return verdicts[0]
+    try:
+        return _plain_grade(prose, threshold, text)
+    except JudgeReplyError as exc:
+        if not found:
+            raise
+        quoted = excerpt(text[found[0].start : found[0].end + 1], 40)
+        raise JudgeReplyError(
+            f"{exc} (its JSON {quoted} is quoted: in quotes, inline code, a '>' line, or as"
+            " the task, reference or answer it was shown; its own verdict stands apart)"
+        ) from None
 
 
-def _json_candidates(text: str) -> list[str]:
+def _whole_reply(text: str) -> dict[str, Any] | None:
+    """The reply's object with a `score` when the reply is that and nothing else: alone,
+    fenced, or in backticks or quotes, repaired as need be."""
     stripped = text.strip()
-    found = [stripped]
-    inner = extract_json(stripped) or _braces(stripped)
-    if inner:
-        found.append(inner)
-    for item in list(found):
-        found.append(_repaired(item))
-    return found
+    inner = strip_fence(stripped)
+    if inner is None and len(stripped) > 2 and _QUOTES.get(stripped[0]) == stripped[-1]:
+        inner = stripped[1:-1].strip("`")
+    for candidate in (stripped, inner):
+        for form in (candidate, _repaired(candidate)) if candidate else ():
+            try:
+                data = json.loads(form)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(data, dict) and "score" in data:
+                return data
+    return None
 
 
 def _repaired(item: str) -> str:
@@ -236,16 +280,32 @@ def _repaired(item: str) -> str:
     return re.sub(r",\s*([}\]])", r"\1", fixed)
 
 
-def _agreeing_verdicts(text: str, threshold: float) -> list[tuple[float, bool, str]]:
-    """The verdicts in the reply (every object in it with a readable `score`); JudgeReplyError
-    if they disagree, as which one counts cannot be told. Verdicts that agree, reasons aside,
-    are one verdict."""
+@dataclass(frozen=True)
+class _Object:
+    """An object with a `score` in a reply: from `start` to the `}` at `end`."""
+
+    start: int
+    end: int
+    data: dict[str, Any]
+
+
+def _agreeing_verdicts(
+    objects: list[_Object], text: str, threshold: float
+) -> list[tuple[float, bool, str]]:
+    """The verdicts of `objects` (those with a readable `score`); JudgeReplyError if they
+    disagree, as which one counts cannot be told, or if none can be read. Verdicts that
+    agree, reasons aside, are one verdict."""
     verdicts: list[tuple[float, bool, str]] = []
-    for data in _verdict_objects(text):
+    unread: JudgeReplyError | None = None
+    for found in objects:
         try:
-            verdicts.append(_from_mapping(data, text, threshold))
-        except JudgeReplyError:  # no verdict (a score of "high"): nothing to disagree with
-            continue
+            verdicts.append(_from_mapping(found.data, text, threshold))
+        except JudgeReplyError as exc:  # no verdict (a score of "high"): nothing to disagree
+            unread = unread or exc
+    if not verdicts:
+        if unread is not None:
+            raise unread
+        return verdicts
     if len({passed for _, passed, _ in verdicts}) > 1:
         said = "both pass and fail"
     elif any(not math.isclose(score, verdicts[0][0]) for score, _, _ in verdicts):
@@ -257,9 +317,24 @@ def _agreeing_verdicts(text: str, threshold: float) -> list[tuple[float, bool, s
     )
 
 
-def _verdict_objects(text: str) -> list[dict[str, Any]]:
+def _check_words(verdict: tuple[float, bool, str], prose: str, text: str, threshold: float) -> None:
+    """JudgeReplyError when the reply's words, outside its JSON, grade the other way than
+    its inline JSON ('a reply like {"score": 1} would be wrong. FAIL'): which one is the
+    judge's cannot be told."""
+    try:
+        _, passed, _ = _plain_grade(prose, threshold, text)
+    except JudgeReplyError:  # no grade in its words (or both): the JSON says
+        return
+    if passed != verdict[1]:
+        raise JudgeReplyError(
+            "the judge's reply says both pass and fail, in its JSON and in its words:"
+            f" {excerpt(text, 120)}"
+        )
+
+
+def _scored_objects(text: str) -> list[_Object]:
     """Every object with a `score` in `text`, outermost first, repaired as a whole reply is."""
-    found: list[dict[str, Any]] = []
+    found: list[_Object] = []
     start = text.find("{")
     while start >= 0:
         end = _closing(text, start)
@@ -273,11 +348,45 @@ def _verdict_objects(text: str) -> list[dict[str, Any]]:
                 except json.JSONDecodeError:
                     continue
         if end is not None and isinstance(data, dict) and "score" in data:
-            found.append(data)
+            found.append(_Object(start, end, data))
             start = text.find("{", end + 1)  # what lies inside it is no other verdict
         else:
             start = text.find("{", start + 1)
     return found
+
+
+def _quoted(text: str, found: _Object, shown: list[str]) -> bool:
+    """Whether the judge quotes `found` rather than writes it: in quotes or inline code, on
+    a `>` line, or as one of the `shown` texts (whitespace taken out) holds it."""
+    opener, closer = text[found.start - 1 : found.start], text[found.end + 1 : found.end + 2]
+    fence = text[max(0, found.start - 2) : found.start] == "``"
+    if opener and _QUOTES.get(opener) == closer and not fence:
+        return True
+    line = text[text.rfind("\n", 0, found.start) + 1 : found.start]
+    if line.lstrip().startswith(">"):
+        return True
+    span = text[found.start : found.end + 1]
+    forms = {_SPACE.sub("", span), _SPACE.sub("", _repaired(span))}
+    return any(form in seen for form in forms for seen in shown)
+
+
+def _alone(text: str, found: _Object) -> bool:
+    """Whether `found` stands on lines of its own (as in a fence): nothing before it on its
+    first line, nothing after it on its last."""
+    start = text.rfind("\n", 0, found.start) + 1
+    end = text.find("\n", found.end + 1)
+    after = text[found.end + 1 :] if end < 0 else text[found.end + 1 : end]
+    return not text[start : found.start].strip() and not after.strip()
+
+
+def _outside(text: str, found: list[_Object]) -> str:
+    """`text` with each of the objects `found` blanked: the words around the JSON."""
+    parts, at = [], 0
+    for item in found:
+        parts += [text[at : item.start], " "]
+        at = item.end + 1
+    parts.append(text[at:])
+    return "".join(parts)
 
 
 def _closing(text: str, start: int) -> int | None:
@@ -301,11 +410,6 @@ def _closing(text: str, start: int) -> int | None:
             if depth == 0:
                 return index
     return None
-
-
-def _braces(text: str) -> str | None:
-    start, end = text.find("{"), text.rfind("}")
-    return text[start : end + 1] if 0 <= start < end else None
 
 
 def _from_mapping(data: dict[str, Any], text: str, threshold: float) -> tuple[float, bool, str]:
@@ -333,12 +437,13 @@ def _from_mapping(data: dict[str, Any], text: str, threshold: float) -> tuple[fl
     return score, passed, reason
 
 
-def _plain_grade(text: str, threshold: float) -> tuple[float, bool, str]:
+def _plain_grade(prose: str, threshold: float, text: str) -> tuple[float, bool, str]:
+    """The grade written in words in `prose` (the reply `text` outside its JSON)."""
     said = f"plain grade: {excerpt(text.strip(), 80)}"
-    words = {w.upper().startswith(("PASS", "CORRECT")) for w in _WORD.findall(text)}
-    if not words and (short := _SHORT_WORD.match(text.strip())):
+    words = {w.upper().startswith(("PASS", "CORRECT")) for w in _WORD.findall(prose)}
+    if not words and (short := _SHORT_WORD.match(prose.strip())):
         words = {short.group(1).upper().startswith(("PASS", "CORRECT"))}
-    match = _SCORE.search(text) or _FRACTION.search(text)
+    match = _SCORE.search(prose) or _FRACTION.search(prose)
     if match:
         value = float(match["num"])
         den = match["den"]

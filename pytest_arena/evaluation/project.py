@@ -16,7 +16,7 @@ from pytest_arena.engine.calls import Call, CallResult, Engine
 from pytest_arena.engine.limits import Limits
 from pytest_arena.engine.tool_loop import ToolSet
 from pytest_arena.evaluation import user_code
-from pytest_arena.evaluation.judge import Judge
+from pytest_arena.evaluation.judge import Judge, JudgeError
 from pytest_arena.evaluation.project_hooks import ProjectHooks, load_hooks
 from pytest_arena.evaluation.project_tools import load_tools
 from pytest_arena.evaluation.samples import Sampling, sampling_of
@@ -427,7 +427,35 @@ class Project:
     def judge(self, case: Case) -> Judge:
         """A judge bound to `case`, using the project's judge settings."""
         settings = self.file.spec.judge
-        return Judge(case, self.call, settings.model, settings.samples, settings.reduce)
+        return Judge(case, self._judge_call, settings.model, settings.samples, settings.reduce)
+
+    def _judge_call(self, key: str, request: Request) -> CallResult:
+        """A judge's call, as `call`; JudgeError, saying where the model is named, for a judge
+        model that cannot be made. llm_judge's plan checked its model already: this is for
+        `context.judge` in a scorer of the project's own, as the judge is made only when asked.
+        """
+        try:
+            self.connector(key, "the judge")
+        except SpecError as exc:
+            raise JudgeError(self._judge_problem(key, exc)) from None
+        return self.call(key, request)
+
+    def _judge_problem(self, key: str, exc: SpecError) -> str:
+        """Why judge model `key` cannot be made, at the line of its definition or of the
+        `judge.model` that names it."""
+        spec = self.file.spec
+        named = key == spec.judge.model and "model" in spec.judge.model_fields_set
+        if key in spec.models.define:  # its definition is wrong: said at its line
+            at = f": judge.model at line {self.file.lines.line(('judge', 'model'))}"
+            said = f" (model '{key}' is the judge{at if named else ''})"
+            return SpecError([replace(p, message=p.message + said) for p in exc.problems]).format()
+        problem = exc.problems[0]
+        if named:
+            said = problem.message.replace(" (from the judge)", "")
+            fix = f"\n  fix: {problem.hint}" if problem.hint else ""
+            return f"{self._at(('judge', 'model'))}: judge.model: {said}{fix}"
+        said = problem.message.replace("(from the judge)", "(given to context.judge)")
+        return SpecError([replace(problem, message=said)]).format()
 
     def board(self) -> dict[str, Any]:
         """The project's leaderboard settings, made once: every record of the project holds
@@ -491,10 +519,14 @@ def load(
 def _check_judge_models(project: Project) -> None:
     """A model defined in models.define and named as the judge (`judge.model`, llm_judge's
     `model` in scorers.options or scoring) that cannot be made is the project's problem, said
-    once at its definition, not an error of every case against the model under test."""
+    once at its definition, not an error of every case against the model under test; but
+    only when a case grades with it: a judge nobody asks for stops nothing."""
     spec, lines = project.file.spec, project.file.lines
     written = "model" in spec.judge.model_fields_set  # else the default, sim_judge
-    named: dict[str, tuple[str | int, ...]] = {spec.judge.model: ("judge", "model")}
+    used = _judges_used(project.file)
+    named: dict[str, tuple[str | int, ...]] = {}
+    if ("judge", "model") in used:
+        named[spec.judge.model] = ("judge", "model")
     places: list[tuple[dict[str, Any], tuple[str | int, ...]]] = [
         (spec.scorers.options.get("llm_judge", {}), ("scorers", "options", "llm_judge"))
     ]
@@ -504,7 +536,7 @@ def _check_judge_models(project: Project) -> None:
         if c.scorer == "llm_judge"
     ]
     for options, loc in places:
-        if isinstance(options.get("model"), str):
+        if isinstance(options.get("model"), str) and (*loc, "model") in used:
             named.setdefault(options["model"], (*loc, "model"))
     problems = []
     for key, loc in named.items():
@@ -518,6 +550,38 @@ def _check_judge_models(project: Project) -> None:
             problems += [replace(p, message=p.message + said) for p in exc.problems]
     if problems:
         raise SpecError(problems)
+
+
+def _judges_used(file: ProjectFile) -> set[tuple[str | int, ...]]:
+    """Where the judge models that the cases' llm_judge asks for are named, of `judge.model`,
+    `scorers.options.llm_judge.model` and `scoring[i].params.model`, as `Project.plan` would
+    choose their scorers and options. (A model a case names itself is checked with its plan.)
+    """
+    spec = file.spec
+    shared = spec.scorers.options.get("llm_judge", {})
+    default = spec.scorers.default or DEFAULT_SCORER
+    used: set[tuple[str | int, ...]] = set()
+    for case in file.cases:
+        judged: list[tuple[Mapping[str, Any], tuple[str | int, ...] | None]] = []
+        if case.scoring is not None:
+            judged = [(c.params, None) for c in case.scoring if c.scorer == "llm_judge"]
+        elif case.eval_type is None and spec.scoring is not None:
+            judged = [
+                (c.params, ("scoring", i, "params", "model"))
+                for i, c in enumerate(spec.scoring)
+                if c.scorer == "llm_judge"
+            ]
+        elif (case.eval_type or default) == "llm_judge":
+            judged = [(case.options, None)]
+        for own, loc in judged:
+            given = {**shared, **own}.get("model")
+            if not given:
+                used.add(("judge", "model"))
+            elif shared.get("model") is given:
+                used.add(("scorers", "options", "llm_judge", "model"))
+            elif loc is not None:
+                used.add(loc)
+    return used
 
 
 def _check_options_names(file: ProjectFile, scorers: ScorerSet) -> None:
