@@ -12,6 +12,10 @@ Nothing under `-q`, with `--arena-progress-every 0`, or under
 pytest-xdist (the calls are in the workers, whose output pytest does not show). The main
 thread draws it between tests and while it waits for a call started ahead; no thread of its
 own writes to the terminal.
+
+Shown or not, it counts the answers of models without a price (an xdist worker sends its
+count to the controller), so that the spend line also counts those no case graded (of cases
+`-x` stopped the run before), as it adds what priced ones cost.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import concurrent.futures
 import contextlib
 import os
 import shutil
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +42,7 @@ QUIET_START = 1.0  # a run shorter than this shows no line
 WAIT_TICK = 0.25  # seconds the main thread waits on a call before it redraws
 MIN_ROOM = 24  # characters the line needs at the end of the terminal's current line
 _KEY = pytest.StashKey["ProgressLine | None"]()
+UNPRICED = "arena_unpriced_answers"  # a worker's output: its answers of models without a price
 
 
 def add_options(group: pytest.OptionGroup) -> None:
@@ -52,7 +58,8 @@ def add_options(group: pytest.OptionGroup) -> None:
 
 
 def register(config: pytest.Config) -> None:
-    """Start the progress line for this run unless it has to stay silent."""
+    """Start the progress line for this run: shown unless it has to stay silent, counting
+    either way."""
     every = config.getoption("arena_progress_every", DEFAULT_EVERY)
     silent = (
         every is None
@@ -62,10 +69,7 @@ def register(config: pytest.Config) -> None:
         or getattr(config.option, "dist", "no") != "no"
         or getattr(config.option, "numprocesses", None)
     )
-    if silent:
-        config.stash[_KEY] = None
-        return
-    line = ProgressLine(config, float(every))
+    line = ProgressLine(config, DEFAULT_EVERY if silent else float(every), shows=not silent)
     config.stash[_KEY] = line
     config.pluginmanager.register(line, PLUGIN)
 
@@ -88,13 +92,21 @@ def redrawable(config: pytest.Config) -> bool:
 
 
 def of(config: pytest.Config) -> ProgressLine | None:
-    """The run's progress line, or None when it shows nothing."""
+    """The run's progress line (shown or not), or None before `register`."""
     return config.stash.get(_KEY, None)
 
 
+def unpriced_answers(config: pytest.Config) -> int:
+    """The answers of models without a price that this process's calls got, graded or not
+    (on the xdist controller, those its workers said)."""
+    line = of(config)
+    return 0 if line is None else line.unpriced_answers
+
+
 class ProgressLine:
-    def __init__(self, config: pytest.Config, every: float) -> None:
+    def __init__(self, config: pytest.Config, every: float, shows: bool = True) -> None:
         self.config = config
+        self.shows = shows  # drawn; else it only counts
         self.tw: Any = None  # pytest's terminal writer, once the run starts
         self.file: Any = None
         self.tty = False
@@ -103,6 +115,8 @@ class ProgressLine:
         self.shown = 0  # characters of the line on the terminal now
         self.last = time.monotonic()  # when a line was last drawn or printed
         self.begun = False  # `begin` has found the terminal
+        self.unpriced_answers = 0  # answers whose cost is unknown (no price), not cached
+        self._lock = threading.Lock()  # counted on the engine's thread and the main one
 
     # -- counting -----------------------------------------------------------------------
 
@@ -116,15 +130,26 @@ class ProgressLine:
     def _finished(self, future: Any) -> None:
         if future.cancelled():
             return
-        result = future.result()
-        self.counts.finished(result.cost, result.cached)
+        self.count(future.result())
 
     def count(self, result: CallResult) -> None:
-        """A call made inline, or a case that needed none, is done."""
+        """A call made inline, or a case that needed none, is done (or one started ahead)."""
         self.counts.finished(result.cost, result.cached)
+        # an answer as the spend line counts one: a response, or a tool loop's turns
+        answered = result.response is not None or bool(result.trajectory)
+        if answered and result.cost is None and not result.cached:
+            with self._lock:
+                self.unpriced_answers += 1
+
+    def add_unpriced(self, answers: int) -> None:
+        """Count `answers` of models without a price more (an xdist worker's)."""
+        with self._lock:
+            self.unpriced_answers += answers
 
     def wait(self, engine: Engine, call: Call) -> CallResult:
         """`engine.wait(call)`, keeping the line up to date while it takes."""
+        if not self.shows:
+            return engine.wait(call)
         future = call.future
         while not future.done() and engine.stalled(call) is None:
             try:
@@ -138,6 +163,9 @@ class ProgressLine:
 
     def wait_all(self, calls: list[Call], seconds: float) -> None:
         """Wait up to `seconds` for every one of `calls`, keeping the line up to date."""
+        if not self.shows:
+            concurrent.futures.wait([call.future for call in calls], timeout=seconds)
+            return
         self.begin()
         deadline = time.monotonic() + seconds
         futures = {call.future for call in calls}
@@ -194,7 +222,7 @@ class ProgressLine:
     def begin(self) -> None:
         """Find pytest's terminal and start the clock, once: before the first item, or
         when the calls started ahead get their head start (before pytest's own hook)."""
-        if self.begun:
+        if self.begun or not self.shows:
             return
         self.begun = True
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -221,8 +249,11 @@ class ProgressLine:
             self.tick()
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
         self.clear()
+        output = getattr(session.config, "workeroutput", None)
+        if output is not None:  # an xdist worker: the controller's spend line counts them
+            output[UNPRICED] = self.unpriced_answers
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_keyboard_interrupt(self) -> None:

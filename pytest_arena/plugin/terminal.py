@@ -158,19 +158,55 @@ class ArenaReporter:
         ):
             self.state.budget_skips += 1
 
+    def _gated(self, records: list[Record]) -> bool:
+        """Whether a gate decides the exit status for any of `records` (FLAKY ones that fail
+        the run): theirs, unless --no-arena-gate."""
+        config = self.session.config if self.session is not None else None
+        if config is None or not config.getoption("arena_gate", True):
+            return False
+        return any(r.board.get("gate") and r.sampling.get("flaky") != "pass" for r in records)
+
+    def _unpriced_left(self) -> int:
+        """The answers of models without a price that the run's calls got and no record
+        graded: those of cases the run stopped (-x), skipped, cut short or ran again."""
+        if self.session is None:
+            return 0
+        from pytest_arena.plugin.progress_line import unpriced_answers
+        from pytest_arena.reports.tables import spent
+
+        got = unpriced_answers(self.session.config)
+        return max(0, got - spent(self.state.records).unpriced_answers) if got else 0
+
+    def _spend_line(self) -> str:
+        """The spend line: what the records and the engine's calls cost, and what of it is
+        unknown (the answers of models without a price, graded or not)."""
+        from pytest_arena.reports.tables import spending
+
+        state = self.state
+        paid, unknown = state.spent_on_calls(), state.workers_unknown
+        said = spending(state.records, state.budget_skips, paid, unknown)
+        left = self._unpriced_left()
+        if not left:
+            return said
+        # said before what budgets stopped, which comes last
+        head = spending(state.records, 0, paid, unknown)
+        return (
+            f"{head}, and an unknown amount on {left} answer{'' if left == 1 else 's'} of"
+            " models without a price that no case was graded by (of cases the run stopped,"
+            f" skipped, cut short or ran again){said[len(head) :]}"
+        )
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         unknown = self.state.workers_unknown
         if not self.state.records:
             spent = self.state.spent_on_calls()
-            if self.state.budget_skips or spent or unknown:  # no case graded, money spent
-                from pytest_arena.reports.tables import spending
-
-                line = spending([], self.state.budget_skips, spent, unknown)
-                terminalreporter.write_line(f"arena: {line}")
+            left = self._unpriced_left()
+            if self.state.budget_skips or spent or unknown or left:  # no case graded, money spent
+                terminalreporter.write_line(f"arena: {self._spend_line()}")
             return
         # here, not at the top: a run without arena projects does not load them
         from pytest_arena.evaluation.samples import flaky_tally
-        from pytest_arena.reports.tables import render_board, spending, ties_legend
+        from pytest_arena.reports.tables import render_board, ties_legend
 
         title, lines = self.failure_style.section()
         if title:
@@ -184,9 +220,14 @@ class ArenaReporter:
                 terminalreporter.write_line(
                     f"FLAKY {r.project}::{r.case_id}[{r.model}] - {flaky_tally(r)}"
                 )
+            gated = (  # a gate decides for them as for failed cases
+                " or has a gate, which then decides ('flaky: {max: 0}' in it fails the run on any)"
+                if self._gated(flaky)
+                else ""
+            )
             terminalreporter.write_line(
                 "the 95% interval of their pass rate still holds min_pass_rate after the most"
-                " samples; they fail the run unless arena.yaml says 'flaky: pass'"
+                f" samples; they fail the run unless arena.yaml says 'flaky: pass'{gated}"
             )
         unscored = Counter(
             r.reason for r in self.state.records if r.status == UNSCORED and not r.xfail
@@ -222,9 +263,7 @@ class ArenaReporter:
         if self.session is not None:
             for said in self.state.partial(self.session):
                 terminalreporter.write_line(f"arena: {said}", yellow=True)
-        spent = self.state.spent_on_calls()
-        line = spending(self.state.records, self.state.budget_skips, spent, unknown)
-        terminalreporter.write_line(f"arena: {line}")
+        terminalreporter.write_line(f"arena: {self._spend_line()}")
         warned = Counter(
             str(r.detail["warning"]) for r in self.state.records if r.detail.get("warning")
         )

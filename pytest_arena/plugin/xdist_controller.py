@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from pytest_arena.engine.ledger import own_path, read_own
+from pytest_arena.plugin import progress_line
 from pytest_arena.plugin.state import COLLECTED, LEDGERS, NEAR_MISSES, SPENT, ArenaState
 from pytest_arena.record import ERROR, Record
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
@@ -154,6 +155,10 @@ class ArenaXdist:
         if isinstance(spent, int | float):  # for the spend line: answers no case was graded by
             state.workers_spent = (state.workers_spent or 0.0) + float(spent)
             self._said(node.gateway.id)
+        unpriced = output.get(progress_line.UNPRICED)
+        line = progress_line.of(self.config)
+        if isinstance(unpriced, int) and line is not None:  # answers no record may count
+            line.add_unpriced(unpriced)
         near = output.get(NEAR_MISSES)
         if isinstance(near, dict):
             for said, count in near.items():

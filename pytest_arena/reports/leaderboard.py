@@ -355,8 +355,9 @@ def _tries(record: Record) -> tuple[int, int] | None:
 
 
 def _k(records: list[Record], asked: int | None) -> int | None:
-    """The k of pass@k: the project's `metrics.pass_k`, else the fewest graded samples of a
-    repeated case (so every such case counts); None when no case was repeated."""
+    """The k of pass@k: the project's `metrics.pass_k`, else the fewest graded samples (not
+    drawn: unscored ones are left out, as of n) of a repeated case with two or more, so every
+    such case counts; None when no case was repeated."""
     tries = [t[0] for r in records if (t := _tries(r)) is not None and t[0] > 1]
     if not tries:
         return None

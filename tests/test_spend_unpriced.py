@@ -1,0 +1,94 @@
+"""The spend line counts the answers of a model without a price that no case graded: calls
+start ahead of pytest, and -x stops the run before their cases."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import XDIST, MakeProject
+
+# `bad` answers wrong once three others are answered (or after 10 s), so that -x stops the
+# run after their calls, ahead of their cases; every answer is logged (by every process)
+AGENT = """
+import time
+
+
+def answered():
+    with open("answers.log") as log:
+        return log.read().split()
+
+
+def run(prompt, request):
+    with open("answers.log", "a") as log:
+        log.write(request.case.id + "\\n")
+    if request.case.id != "bad":
+        return "yes"
+    waited = time.monotonic() + 10
+    while len(answered()) < 4 and time.monotonic() < waited:
+        time.sleep(0.01)
+    return "no"
+"""
+
+
+def project(cases: int) -> str:
+    tests = "".join(f"  - {{id: c{i}, input: 'c{i}?', reference: 'yes'}}\n" for i in range(cases))
+    return (
+        "models:\n  default: [agent]\n  define:\n    agent: {connector: python, callable:"
+        ' "agent:run", concurrency: 4}\n'
+        "tests:\n  - {id: bad, input: 'bad?', reference: 'yes'}\n" + tests
+    )
+
+
+def test_answers_of_a_model_without_a_price_that_no_case_graded_are_counted(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The line said 1 answer of a model without a price: the 3 answered ahead of the stop
+    were left out, where a priced model's were counted in dollars."""
+    make_project("p", project(3), {"agent.py": AGENT})
+    result = pytester.runpytest("-p", "no:cacheprovider", "-x")
+    result.assert_outcomes(failed=1)
+    assert sorted((pytester.path / "answers.log").read_text().split()) == [
+        "bad",
+        "c0",
+        "c1",
+        "c2",
+    ]
+    result.stdout.fnmatch_lines(
+        [
+            "arena: 1 answer graded; $0.00 spent on models and judges, and an unknown amount"
+            " on 1 answer of models without a price (set price: in models.define), and an"
+            " unknown amount on 3 answers of models without a price that no case was graded"
+            " by (of cases the run stopped, skipped, cut short or ran again)"
+        ]
+    )
+    # a whole run graded every answer: nothing more is said
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        [
+            "arena: 4 answers graded; $0.00 spent on models and judges, and an unknown amount"
+            " on 4 answers of models without a price (set price: in models.define)"
+        ]
+    )
+    result.stdout.no_fnmatch_line("*no case was graded by*")
+
+
+def test_xdist_workers_count_theirs_for_the_controller(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The controller has no calls of its own: the workers say how many such answers they
+    got, as they say what they paid."""
+    make_project("p", project(9), {"agent.py": AGENT})
+    result = pytester.runpytest_subprocess(*XDIST, "-p", "no:cacheprovider", "-n", "2", "-x")
+    answered = len((pytester.path / "answers.log").read_text().split())
+    outcomes = result.parseoutcomes()
+    graded = outcomes.get("passed", 0) + outcomes.get("failed", 0)
+    said = re.search(
+        r"an unknown amount on (\d+) answers? of models without a price that no"
+        r" case was graded by \(of cases the run",
+        result.stdout.str(),
+    )
+    assert said is not None, result.stdout.str()
+    # a call a worker's stop left running may end after it said its count
+    assert 1 <= int(said[1]) <= answered - graded
