@@ -40,6 +40,9 @@ EXAMPLES = {
 
 
 USAGE_ERROR = 4  # as pytest's: what was asked cannot be done (1 says tests failed)
+# given to the pytest that `arena evaluate` runs, so that the plugin's hints name this
+# command's options (plugin/outputs.py's FROM_CLI: this module does not import the plugin)
+FROM_CLI = "--arena-from-cli"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -195,11 +198,17 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command != "evaluate":
         parser.print_help()
         return 0
+    chosen = _arena_models(rest)
+    if args.models and chosen is not None:  # pytest would run the last, and say nothing
+        _given(parser, args).error(
+            f"--models {args.models} and --arena-models {chosen} both choose the models to"
+            " run: give one of them (--models KEYS is passed to pytest as --arena-models KEYS)"
+        )
     given = any(_names_cases(arg, before) for before, arg in itertools.pairwise(["", *rest]))
     # the examples' folder when there is one; else what pytest itself collects (a project
     # made by `arena init .`, or an arena.yaml at the top)
     default = ["projects"] if Path("projects").is_dir() and not given else []
-    pytest_args = [*(args.project or default)]
+    pytest_args = [FROM_CLI, *(args.project or default)]
     if args.models:
         pytest_args += ["--arena-models", args.models]
     pytest_args += rest
@@ -226,7 +235,22 @@ _PATH_VALUED |= {"--cov-config", "--doctest-glob", "--junit-prefix", "--numproce
 
 
 def _takes_a_value(option: str) -> bool:
-    return option in _PATH_VALUED or (option.startswith("--arena-") and option != "--arena-gate")
+    """Whether the next argument is `option`'s value (not when it holds one: `--arena-json=X`)."""
+    own = option.startswith("--arena-") and "=" not in option and option != "--arena-gate"
+    return option in _PATH_VALUED or own
+
+
+def _arena_models(rest: list[str]) -> str | None:
+    """The value of pytest's own `--arena-models` among the arguments passed to pytest;
+    None if it is not there."""
+    for at, arg in enumerate(rest):
+        if arg == "--":  # what follows is pytest's file or node ids
+            break
+        if arg == "--arena-models":
+            return rest[at + 1] if at + 1 < len(rest) else ""
+        if arg.startswith("--arena-models="):
+            return arg.partition("=")[2]
+    return None
 
 
 def _names_cases(arg: str, before: str) -> bool:

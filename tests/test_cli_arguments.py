@@ -96,3 +96,73 @@ def test_a_usage_error_exits_4_with_its_commands_usage(
     result.stderr.fnmatch_lines(said)
     assert "Traceback" not in result.stderr.str()
     assert not (pytester.path / "projects").exists()
+
+
+@pytest.mark.parametrize(
+    "theirs", [["--arena-models", "sim_echo"], ["--arena-models=sim_echo"]], ids=["apart", "="]
+)
+def test_evaluate_refuses_models_given_both_as_its_own_and_as_pytests_option(
+    pytester: pytest.Pytester, make_project: MakeProject, theirs: list[str]
+) -> None:
+    """`arena evaluate --models sim_perfect --arena-models sim_echo` ran sim_echo alone,
+    saying nothing of the --models it was given."""
+    make_project("mine", PROJECT)
+    both = pytester.run(*ARENA, "evaluate", "--models", "sim_perfect", *theirs)
+    assert both.ret == 4
+    both.stderr.fnmatch_lines(
+        [
+            "usage: arena evaluate *",
+            "arena evaluate: error: --models sim_perfect and --arena-models sim_echo both choose"
+            " the models to run: give one of them (--models KEYS is passed to pytest as"
+            " --arena-models KEYS)",
+        ]
+    )
+    assert both.stdout.str() == ""  # nothing ran
+    alone = pytester.run(*ARENA, "evaluate", *theirs, "-q", "--co")  # pytest's own, alone
+    alone.stdout.fnmatch_lines(["projects/mine/arena.yaml::a[[]sim_echo]", "*2 tests collected*"])
+
+
+def test_evaluate_that_finds_no_project_says_so_in_its_own_terms(pytester: pytest.Pytester) -> None:
+    """`arena evaluate` where there is no project said "give the projects' folder (`pytest
+    projects`)" of an --arena-models the user never typed (--models), or nothing at all."""
+    said = (
+        "arena: no arena.yaml was collected, so there was nothing to evaluate: give a project,"
+        " `arena evaluate --project PATH` (its folder or its arena.yaml), or write one with"
+        " `arena init projects/NAME`"
+    )
+    for options in (["--models", "sim_echo"], []):
+        result = pytester.run(*ARENA, "evaluate", *options)
+        assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+        result.stdout.fnmatch_lines([said])
+        assert "pytest projects" not in result.stdout.str()
+    pytester.makeini("[pytest]\ntestpaths = tests\n")
+    (pytester.path / "tests").mkdir()
+    (pytester.path / "tests" / "test_app.py").write_text("def test_app():\n    pass\n")
+    elsewhere = pytester.run(*ARENA, "evaluate", "--models", "sim_echo")
+    elsewhere.stdout.fnmatch_lines(
+        [
+            "arena: no arena.yaml was collected, so there was nothing to evaluate: pytest"
+            " collected from testpaths (tests); give the projects' folder, `arena evaluate"
+            " --project PATH`, or add it to testpaths"
+        ]
+    )
+    # pytest's users keep pytest's terms
+    plain = pytester.runpytest("-p", "no:cacheprovider", "--arena-models", "sim_echo", "tests")
+    plain.stdout.fnmatch_lines(
+        [
+            "arena: no arena.yaml was collected, so --arena-models had nothing to act on: give"
+            " the projects' folder (`pytest projects`)"
+        ]
+    )
+
+
+def test_evaluate_given_an_option_with_its_value_after_an_equals_sign_runs_what_follows(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`arena evaluate --arena-json=run.json projects/mine` ran every project: the folder
+    was taken for --arena-json's value, and projects/ was added beside it."""
+    make_project("mine", PROJECT)
+    make_project("other", PROJECT)
+    result = pytester.run(*ARENA, "evaluate", "--arena-json=run.json", "projects/mine", "--co")
+    result.stdout.fnmatch_lines(["*2 tests collected*"])
+    assert "other" not in result.stdout.str()

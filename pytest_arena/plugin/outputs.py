@@ -6,6 +6,7 @@ that a pytest run without arena projects does not load them."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -57,6 +58,8 @@ def xfail_outcome(report: Any) -> str | None:
 
 XDIST = "arena-xdist"
 JUNIT = "arena-junit"
+# given by `arena evaluate` (cli.py's FROM_CLI): the hints then name that command's options
+FROM_CLI = "--arena-from-cli"
 
 
 def add_options(group: pytest.OptionGroup) -> None:
@@ -106,6 +109,7 @@ def add_options(group: pytest.OptionGroup) -> None:
         dest="arena_gate",
         help="check gates and print them, but let failed cases fail the run as usual",
     )
+    group.addoption(FROM_CLI, action="store_true", default=False, help=argparse.SUPPRESS)
 
 
 def where_whole(config: pytest.Config) -> str:
@@ -245,10 +249,15 @@ class ArenaOutputs:
                 as_line=as_line and report.when != "call",
             )
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:  # (under pytest-xdist, each worker's error once)
+            self.state.collection_errors += 1
+
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         # Ctrl-C or pytest.exit; pytest's and pytest-xdist's stops raise subclasses of theirs
         real = excinfo.type is KeyboardInterrupt or isinstance(excinfo.value, pytest.exit.Exception)
         self.state.interrupted = self.state.interrupted or real
+        self.state.stop_said = str(excinfo.value)  # "1 error during collection", ...
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -294,7 +303,7 @@ class ArenaOutputs:
         self.failures_outside_gates += max(0, unseen)
         before = int(session.exitstatus)
         enabled = bool(self.config.getoption("arena_gate"))
-        stopped_early = self.state.stopped_early(session)
+        stopped_by = self.state.stopped_by(session)
         # pytest-rerunfailures' --fail-on-flaky status (7) is for a run that is green but
         # for the tests that passed only on a rerun: the gates decide as for a green run
         flaky = self.passed_on_rerun and self.config.getoption("fail_on_flaky", False)
@@ -304,7 +313,7 @@ class ArenaOutputs:
             self.results,
             self.failures_outside_gates,
             enabled=enabled,
-            stopped_early=stopped_early,
+            stopped_early=stopped_by is not None,
         )
         if after == pytest.ExitCode.OK != before and flaky:
             after = RERUN_PASSED
@@ -323,7 +332,7 @@ class ArenaOutputs:
                 self.results,
                 exit_status=int(session.exitstatus),  # after the gates and the boards' mistakes
                 gates_decide=enabled and bool(self.results),
-                stopped_early=stopped_early,
+                stopped_by=stopped_by,
                 generator=f"pytest-arena {__version__}",
                 baseline=baseline.as_data(self.compared) if self.baseline is not None else None,
                 spill=self.state.spill,
@@ -455,8 +464,9 @@ class ArenaOutputs:
         return None
 
     def _no_project(self) -> None:
-        """Arena's options given on the command line, and not one arena.yaml collected:
-        say why (most often `testpaths`, set for the repository's own tests)."""
+        """Arena's options given on the command line (or `arena evaluate` run), and not one
+        arena.yaml collected: say why (most often `testpaths`, set for the repository's own
+        tests)."""
         collected = self._collected()
         if collected is None or self.state.records or self.state.problems:
             return
@@ -583,10 +593,9 @@ class ArenaOutputs:
 def _partial_run(config: pytest.Config, session: pytest.Session, state: ArenaState) -> str:
     """Why the run did not run every case it selected, or "": it stopped early, or --lf or
     --sw chose what ran by the last run."""
-    if state.stopped_early(session):
-        return (
-            f"the run stopped early ({session.shouldfail or session.shouldstop or 'interrupted'})"
-        )
+    stopped = state.stop_reason(session)
+    if stopped:
+        return f"the run stopped early ({stopped})"
     for name, option in (("lf", "--lf"), ("stepwise", "--sw"), ("stepwise_skip", "--sw-skip")):
         if config.getoption(name, False):
             return f"{option} ran what the last run left, not every case"
@@ -657,17 +666,30 @@ def _flaky(records: Sequence[Record]) -> dict[str, list[tuple[str, str]]]:
 
 
 def _no_project(config: pytest.Config) -> str:
-    """What to say when the command line gave arena's options and pytest collected no
-    arena.yaml: most often `testpaths` (set for the repository's own tests) left the
-    projects out. Empty when no arena option was given."""
+    """What to say when the command line gave arena's options (or `arena evaluate` ran
+    pytest) and pytest collected no arena.yaml: most often `testpaths` (set for the
+    repository's own tests) left the projects out. Empty when no arena option was given
+    to pytest itself."""
+    testpaths = config.args_source == pytest.Config.ArgsSource.TESTPATHS
+    paths = " ".join(config.getini("testpaths"))
+    if config.getoption("arena_from_cli", False):  # said with the command's own options
+        said = "no arena.yaml was collected, so there was nothing to evaluate"
+        if testpaths:
+            return (
+                f"{said}: pytest collected from testpaths ({paths}); give the projects' folder,"
+                " `arena evaluate --project PATH`, or add it to testpaths"
+            )
+        return (
+            f"{said}: give a project, `arena evaluate --project PATH` (its folder or its"
+            " arena.yaml), or write one with `arena init projects/NAME`"
+        )
     given = sorted(
         {a.split("=")[0] for a in config.invocation_params.args if a.startswith("--arena-")}
     )
     if not given:
         return ""
     said = f"no arena.yaml was collected, so {', '.join(given)} had nothing to act on"
-    if config.args_source == pytest.Config.ArgsSource.TESTPATHS:
-        paths = " ".join(config.getini("testpaths"))
+    if testpaths:
         return (
             f"{said}: pytest collected from testpaths ({paths}); run `pytest projects`,"
             " or add the projects' folder to testpaths"

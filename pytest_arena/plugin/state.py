@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from pytest_arena.engine.ledger import OwnLedger
     from pytest_arena.plugin.collect import RunProject
     from pytest_arena.record import Record
-    from pytest_arena.reports.json_report import Spill
+    from pytest_arena.reports.json_report import Spill, StopCause
     from pytest_arena.reports.leaderboard import Board
     from pytest_arena.scorers.base import Scorer
 
@@ -67,6 +67,8 @@ class ArenaState:
     # Ctrl-C (or pytest.exit) ended the run: not pytest-xdist's stop after -x or --maxfail,
     # nor pytest's after collection errors, which raise their own KeyboardInterrupt
     interrupted: bool = False
+    collection_errors: int = 0  # files (or other collectors) that could not be collected
+    stop_said: str = ""  # the message of the KeyboardInterrupt that ended the run, if one did
 
     def defined_cases(self) -> dict[str, list[str]]:
         """The case ids each project collected in this process defines, by project name: what
@@ -92,12 +94,45 @@ class ArenaState:
             return False
         return not session.testscollected or len(self.finished) < session.testscollected
 
+    def stopped_by(self, session: pytest.Session) -> StopCause | None:
+        """Why the run stopped early (see `stopped_early`); None if it did not. Collection
+        errors stop pytest before it runs a test (unless --continue-on-collection-errors,
+        where they may count towards -x), whatever else was given with them."""
+        if not self.stopped_early(session):
+            return None
+        config = session.config
+        if self.interrupted or self.stop_said.endswith("received keyboard-interrupt"):
+            return "interrupt"  # (the latter: an xdist worker's Ctrl-C)
+        if self.collection_errors and (
+            not config.getoption("continue_on_collection_errors", False) or not self.finished
+        ):
+            return "collection_errors"
+        maxfail = config.getoption("maxfail", 0)
+        if session.shouldfail or (maxfail and session.testsfailed >= maxfail):
+            return "maxfail"  # (under pytest-xdist the controller's session is not told)
+        if config.getoption("stepwise", False) or config.getoption("stepwise_skip", False):
+            return "stepwise"
+        return "other"
+
+    def stop_reason(self, session: pytest.Session) -> str:
+        """What stopped the run early, in pytest's words: "stopping after 1 failures",
+        "1 error during collection", "interrupted"; "" if it did not stop early."""
+        cause = self.stopped_by(session)
+        if cause is None:
+            return ""
+        if cause == "collection_errors":
+            errors = self.collection_errors
+            return f"{errors} error{'' if errors == 1 else 's'} during collection"
+        # under pytest-xdist, the controller's session is not told of -x: its stop says it
+        said = cause != "interrupt" and self.stop_said
+        return str(session.shouldfail or session.shouldstop or said or "interrupted")
+
     def partial(self, session: pytest.Session, errors: str = "the errors above") -> list[str]:
         """Why the boards are not the whole benchmark, said under them wherever they are
         shown: the run stopped early, or input could not be loaded (`errors` say why)."""
         said = []
-        if self.stopped_early(session):
-            stopped = session.shouldfail or session.shouldstop or "interrupted"
+        stopped = self.stop_reason(session)
+        if stopped:
             got = len(self.records)
             said.append(
                 f"the run stopped early ({stopped}): the boards hold only the"

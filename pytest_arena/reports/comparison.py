@@ -482,15 +482,29 @@ def nothing_compared(items: list[ModelComparison]) -> str:
     return f"{NOTHING_COMPARED} ({why})"
 
 
+# what stopped a run early, by its report's `stopped_by`
+STOPPED_BY = {
+    "interrupt": "Ctrl-C or pytest.exit",
+    "collection_errors": "pytest stopped at errors during collection: its log names the"
+    " files; fix them, or run with --continue-on-collection-errors",
+    "maxfail": "-x or --maxfail",
+    "stepwise": "--sw or --sw-skip",
+    "other": "a plugin stopped it: its log says why",
+}
+STOPPED_UNSAID = "-x, --maxfail, --sw, Ctrl-C or errors during collection"  # older reports
+
+
 def run_notes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
-    """A line for each report of a run that stopped early (it holds only some cases) or could
-    not load some of its input (its `problems`: cases it lost, not cases that went away)."""
+    """A line for each report of a run that stopped early (it holds only some cases), saying
+    what stopped it, or that could not load some of its input (its `problems`: cases it
+    lost, not cases that went away)."""
     notes = []
     for name, report in (("A", a), ("B", b)):
         if report.get("stopped_early") is True:
+            why = STOPPED_BY.get(str(report.get("stopped_by")), STOPPED_UNSAID)
             notes.append(
-                f"run {name} stopped early (-x, --maxfail or Ctrl-C): the cases it did not run"
-                " are only in the other run, not compared"
+                f"run {name} stopped early ({why}): the cases it did not run are only in the"
+                " other run, not compared"
             )
         found = problems(report)
         if found:

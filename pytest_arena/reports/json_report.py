@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from pytest_arena.record import Record, as_json, json_safe
 from pytest_arena.reports.gates import Check, GateResult
@@ -21,6 +21,9 @@ VERSION = 2  # 2: a repeated case's samples and sampling, status 'flaky'; interv
 # told apart, paired comparisons, power, baselines
 SCHEMA_FILE = "arena-report.schema.json"
 Key = tuple[str, str, str, int]  # a record's (project, case, model, sample)
+# why a run stopped early (`stopped_by`): Ctrl-C or pytest.exit; pytest's stop at a file it
+# could not collect; -x or --maxfail; --sw or --sw-skip; another plugin's stop
+StopCause = Literal["interrupt", "collection_errors", "maxfail", "stepwise", "other"]
 # a lone surrogate (half of a UTF-16 pair, as a model's JSON may hold) is written as its
 # JSON escape, "\ud800": the file stays UTF-8, and reads back as the same string
 
@@ -122,7 +125,7 @@ def build_report(
     *,
     exit_status: int | None = None,
     gates_decide: bool = False,
-    stopped_early: bool = False,
+    stopped_by: StopCause | None = None,
     generator: str = "",
     created: datetime | None = None,
     baseline: list[dict[str, Any]] | None = None,
@@ -130,7 +133,8 @@ def build_report(
     problems: Iterable[Mapping[str, str]] = (),
     spend: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The report as plain JSON data (see docs/reports.md for every field). With `spill`,
+    """The report as plain JSON data (see docs/guides/reports.md for every field);
+    `stopped_by` is why the run stopped early, None if it ran all it selected. With `spill`,
     the records it holds stay there until `write_report` (or `html.write_html`) writes them:
     the report is then only for those two."""
     when = created or datetime.now(timezone.utc)
@@ -140,7 +144,8 @@ def build_report(
         "created": when.isoformat(timespec="seconds"),
         "exit_status": exit_status,
         "gates_decide": gates_decide,
-        "stopped_early": stopped_early,
+        "stopped_early": stopped_by is not None,
+        "stopped_by": stopped_by,
         "records": [_spilled_or_whole(r, spill) for r in unique(records)],
         "leaderboards": [_board(b) for b in boards],
         "gates": [_gate(g) for g in gates],
