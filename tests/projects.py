@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+
 # A scorer that reads each model's verdict from the case's metadata, and a project whose
 # numbers test_leaderboard_run computes by hand: per case and model, the score, whether it
 # passed and a citation_rate metric.
@@ -95,3 +99,21 @@ models:
 repeat: {min: 3, max: 10}
 min_pass_rate: 0.8
 """
+
+
+def slow_agent(pids: Path) -> tuple[str, dict[str, str]]:
+    """A project whose one case's command agent touches `pids`/<its pid> and sleeps two
+    minutes: what a test that stops pytest mid-call waits to see ended."""
+    project = f"""
+        models:
+          default: [slow]
+          define:
+            slow: {{connector: command, command: [{json.dumps(sys.executable)}, slow.py]}}
+        tests:
+          - {{id: q, input: x, reference: x}}
+        """
+    agent = (
+        "import os, time\nfrom pathlib import Path\n"
+        f"Path({str(pids)!r}, str(os.getpid())).touch()\ntime.sleep(120)\n"
+    )
+    return project, {"slow.py": agent}

@@ -18,6 +18,7 @@ import pytest
 
 from pytest_arena.engine import processes
 from tests.conftest import MakeProject, alive, running
+from tests.projects import slow_agent
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
 
@@ -471,21 +472,7 @@ def test_a_command_agent_does_not_outlive_pytest_killed_by_sigterm(
     an agent runs in a group of its own, which the signal missed: it ran on, orphaned."""
     pids = tmp_path / "pids"
     pids.mkdir()
-    make_project(
-        "p",
-        f"""
-        models:
-          default: [slow]
-          define:
-            slow: {{connector: command, command: [{json.dumps(sys.executable)}, slow.py]}}
-        tests:
-          - {{id: q, input: x, reference: x}}
-        """,
-        {
-            "slow.py": "import os, time\nfrom pathlib import Path\n"
-            f"Path({str(pids)!r}, str(os.getpid())).touch()\ntime.sleep(120)\n"
-        },
-    )
+    make_project("p", *slow_agent(pids))
     run = subprocess.Popen(
         [sys.executable, "-c", CANCELLED_RUN],
         cwd=pytester.path,

@@ -22,6 +22,7 @@ import pytest
 
 from pytest_arena.engine import processes
 from tests.conftest import MakeProject, alive, running
+from tests.projects import slow_agent
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="reads /proc; the watchdog is POSIX's"
@@ -108,21 +109,7 @@ def test_without_setsid_the_watchdog_still_ends_the_agent_of_a_pytest_killed_by_
     pids = tmp_path / "pids"
     pids.mkdir()
     told = tmp_path / "watchdog"
-    make_project(
-        "p",
-        f"""
-        models:
-          default: [slow]
-          define:
-            slow: {{connector: command, command: [{json.dumps(sys.executable)}, slow.py]}}
-        tests:
-          - {{id: q, input: x, reference: x}}
-        """,
-        {
-            "slow.py": "import os, time\nfrom pathlib import Path\n"
-            f"Path({str(pids)!r}, str(os.getpid())).touch()\ntime.sleep(120)\n"
-        },
-    )
+    make_project("p", *slow_agent(pids))
     pytester.makeconftest(
         f"""
         import os
