@@ -238,7 +238,8 @@ def test_extract_json_finds_the_record_not_a_citation_before_it() -> None:
         (  # it stood beside the board's accuracy, and its interval replaced accuracy's
             {"score": 1, "metrics": {"accuracy": 0.1}},
             "metric 'accuracy' is named like a leaderboard column of arena's own; give it another"
-            " name (taken: accuracy, pass_rate, cost, latency, tokens, composite, score)",
+            " name (taken: accuracy, pass_rate, cost, latency, tokens, composite, score, rank,"
+            " model, cases, passed, failed, errors, unscored, flaky, judge_cost, pass@k, pass^k)",
         ),
     ],
 )

@@ -92,7 +92,8 @@ def _order(record: Record) -> str:
 def build_board(project: str, records: list[Record]) -> Board:
     board_settings = next((r.board for r in records if r.board), {})
     weights: dict[str, float] = dict(board_settings.get("weights") or {"accuracy": 1.0})
-    lower = LOWER_IS_BETTER | set(board_settings.get("lower_is_better") or ())
+    listed = list(board_settings.get("lower_is_better") or ())
+    lower = LOWER_IS_BETTER | set(listed)
     by_model: dict[str, list[Record]] = {}
     for record in records:
         by_model.setdefault(record.model, []).append(record)
@@ -127,6 +128,7 @@ def build_board(project: str, records: list[Record]) -> Board:
                 " the run fails"
             )
             del weights[name]
+    mistakes += _unknown_lower(listed, metric_names, board_settings.get("lower_is_better_at"))
     warnings += mistakes
     for name in [d for d, w in weights.items() if w > 0 and d != "accuracy"]:
         unknown = [row.model for row in rows if row.value(name) is None]
@@ -162,6 +164,27 @@ def build_board(project: str, records: list[Record]) -> Board:
     )
     _judge(board, by_model, lower)
     return board
+
+
+def _unknown_lower(
+    listed: list[str], metric_names: list[str], written: Mapping[str, str] | None
+) -> list[str]:
+    """What is wrong with `metrics.lower_is_better`, as with `metrics.weights`: a name no
+    record has (a typo) would leave the metric it meant higher-is-better, ranking the worse
+    model first, and nothing said so. `written`: where each name is written, if known."""
+    known = [*sorted(LOWER_IS_BETTER), *metric_names]
+    mistakes = []
+    for name in dict.fromkeys(listed):
+        if name in known:
+            continue
+        hint = did_you_mean(name, known)
+        at = f"{written[name]}: " if written and name in written else ""
+        mistakes.append(
+            f"{at}metrics.lower_is_better names '{name}', which no record has"
+            f"{' (' + hint + ')' if hint else ''}; it turns no metric lower-is-better, and"
+            " the run fails"
+        )
+    return mistakes
 
 
 def _judge(

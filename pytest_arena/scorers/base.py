@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
@@ -12,6 +14,7 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel
 
+from pytest_arena.numbers import at_least
 from pytest_arena.spec.case import Case
 
 
@@ -19,22 +22,57 @@ class ScoreResultError(ValueError):
     """A ScoreResult was built with a value it cannot hold."""
 
 
-# the leaderboard's own columns and a record's own numbers: a metric of one of these names
-# would stand beside (and be taken for) arena's
-TAKEN_METRIC_NAMES = ("accuracy", "pass_rate", "cost", "latency", "tokens", "composite", "score")
+# the leaderboard's own columns (as its table heads them too: `pass rate`, `judge cost`, and
+# `pass@k`, `pass^k` below) and a record's own numbers: a metric of one of these names would
+# stand beside (and be taken for) arena's, in the table, the composite's formula and a gate
+TAKEN_METRIC_NAMES = (
+    "accuracy",
+    "pass_rate",
+    "cost",
+    "latency",
+    "tokens",
+    "composite",
+    "score",
+    "rank",
+    "model",
+    "cases",
+    "passed",
+    "failed",
+    "errors",
+    "unscored",
+    "flaky",
+    "judge_cost",
+)
+_PASS_K_COLUMN = re.compile(r"pass[@^]\d+")  # the board's pass@k and pass^k of repeated cases
+
+# what `passed` left out passes at: a script scorer's bare number (its pass_threshold's default)
+PASS_AT = 1.0
+
+
+class _FromScore:
+    """`passed` left out: the verdict is the score's, a pass at PASS_AT."""
+
+    def __repr__(self) -> str:
+        return "<from score>"
+
+
+FROM_SCORE: Any = _FromScore()
 
 
 @dataclass
 class ScoreResult:
     """A scorer's verdict on one output.
 
-    `score` is 0-1 and drives accuracy; `passed` is the verdict (None: unscored);
-    `reason` is shown when the case fails; `detail` is structured data for the
-    drill-down; `metrics` are extra numbers that become leaderboard columns.
+    `score` is 0-1 and drives accuracy; `passed` is the verdict: True, False, or None
+    (unscored); left out, it is the score's (a score of 1 passes, less fails, as a script
+    scorer's bare number); `reason` is shown when the case fails; `detail` is structured
+    data for the drill-down; `metrics` are extra numbers that become leaderboard columns.
+    Numbers may be any real number (numpy's too) and `passed` numpy's bool: they become
+    float and bool.
     """
 
     score: float
-    passed: bool | None = None
+    passed: bool | None = FROM_SCORE
     reason: str = ""
     detail: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, float] = field(default_factory=dict)
@@ -44,15 +82,21 @@ class ScoreResult:
 
     def check(self) -> None:
         """ScoreResultError if a field holds what it cannot (as set when built, or after:
-        the run checks a result again when a scorer returns it); numbers become floats."""
-        if isinstance(self.score, bool) or not isinstance(self.score, int | float):
+        the run checks a result again when a scorer returns it); numbers become floats, and
+        a `passed` left out the score's verdict."""
+        score = _real(self.score)
+        if score is None:
             raise ScoreResultError(
                 f"ScoreResult.score must be a number from 0 to 1, got {self.score!r}"
             )
-        if math.isnan(self.score) or not 0.0 <= self.score <= 1.0:
+        if math.isnan(score) or not 0.0 <= score <= 1.0:
             raise ScoreResultError(f"ScoreResult.score must be between 0 and 1, got {self.score}")
-        self.score = float(self.score)
-        if self.passed is not None and not isinstance(self.passed, bool):
+        self.score = score
+        if self.passed is FROM_SCORE:
+            self.passed = at_least(score, PASS_AT)
+        elif _bool_like(self.passed):
+            self.passed = bool(self.passed)
+        elif self.passed is not None:
             raise ScoreResultError(
                 f"ScoreResult.passed must be True, False or None, got {self.passed!r}"
             )
@@ -65,20 +109,45 @@ class ScoreResult:
         for name, value in self.metrics.items():
             if not isinstance(name, str) or not name:
                 raise ScoreResultError(f"metric names must be non-empty strings, got {name!r}")
-            if name in TAKEN_METRIC_NAMES:
+            if name.replace(" ", "_") in TAKEN_METRIC_NAMES or _PASS_K_COLUMN.fullmatch(name):
                 raise ScoreResultError(
                     f"metric '{name}' is named like a leaderboard column of arena's own; give"
-                    f" it another name (taken: {', '.join(TAKEN_METRIC_NAMES)})"
+                    f" it another name (taken: {', '.join(TAKEN_METRIC_NAMES)}, pass@k, pass^k)"
                 )
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not math.isfinite(value)
-            ):
+            number = _real(value)
+            if number is None or not math.isfinite(number):
                 raise ScoreResultError(
                     f"metric '{name}' must be a finite number, got {type(value).__name__} {value!r}"
                 )
-            self.metrics[name] = float(value)
+            self.metrics[name] = number
+
+
+def _bool_like(value: object) -> bool:
+    """Whether `value` is a bool: Python's, or numpy's (`np.True_`, `np.bool_`), known by its
+    type's name so that arena needs no numpy."""
+    return isinstance(value, bool) or (
+        type(value).__name__ in ("bool", "bool_") and not isinstance(value, numbers.Number)
+    )
+
+
+def _real(value: object) -> float | None:
+    """`value` as a float if it is a real number: an int or float, a `numbers.Real` (numpy's
+    float32, int64, np.mean's float64, Fraction), an integer (`__index__`) or a scalar with
+    `__float__` (Decimal); None for a bool (no score), anything else, and an array."""
+    if _bool_like(value) or isinstance(value, str | bytes | complex):
+        return None
+    try:
+        if isinstance(value, numbers.Real):
+            return float(value)
+        if hasattr(value, "__index__"):
+            return float(operator.index(value))
+        if hasattr(value, "__float__") and not hasattr(type(value), "__len__"):
+            return float(value)
+    except OverflowError:  # an int past a float's range: far outside 0-1, and not finite
+        return math.inf
+    except (TypeError, ValueError):
+        return None
+    return None
 
 
 JudgeCall = Callable[..., Any]  # `context.judge(...)`: an `evaluation.judge.Judge` in a run

@@ -139,6 +139,9 @@ def _some_weight(scoring: list[ComponentSpec] | None) -> list[ComponentSpec] | N
     return scoring
 
 
+HIGHER_IS_BETTER = ("accuracy", "pass_rate")  # shares of the cases: never lower-is-better
+
+
 class MetricsSpec(Strict):
     weights: dict[str, Finite] = Field(default_factory=dict)
     lower_is_better: list[str] = Field(default_factory=list)
@@ -149,6 +152,18 @@ class MetricsSpec(Strict):
     def _plain_names(cls, value: Any) -> Any:
         for name in value:
             plain_name(name, "metric name")
+        return value
+
+    @field_validator("lower_is_better")
+    @classmethod
+    def _not_shares(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if name in HIGHER_IS_BETTER:
+                raise ValueError(
+                    f"'{name}' is higher-is-better by definition (a share of what was right):"
+                    " take it out of lower_is_better, which is for custom metrics such as"
+                    " hallucinated_refs (cost, latency and tokens already are)"
+                )
         return value
 
     @field_validator("weights")
