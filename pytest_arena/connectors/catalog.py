@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pytest_arena.connectors import providers
 from pytest_arena.connectors.base import Connector
-from pytest_arena.connectors.registry import BUILTIN_MODELS, CONNECTORS
+from pytest_arena.connectors.registry import BUILTIN_MODELS, CONNECTORS, mock_connector
 from pytest_arena.engine import limits
 from pytest_arena.spec.errors import SpecError
 from pytest_arena.spec.files import PROJECT_FILE
@@ -51,7 +51,9 @@ def describe(
     d = definition or providers.definition(key) or ModelDef()
     cls = connectors.get(d.connector)
     if cls is None:
-        return ModelInfo(key, source, d.connector, problem=f"unknown connector '{d.connector}'")
+        mock = mock_connector(d.connector).removesuffix(";")
+        problem = f"unknown connector '{d.connector}'" + (f"; {mock}" if mock else "")
+        return ModelInfo(key, source, d.connector, problem=problem)
     try:
         data, price = cls.settings_data(key, d.settings())
     except ValueError as exc:

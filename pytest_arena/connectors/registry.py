@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
@@ -71,7 +72,13 @@ def build_connector(
     definition = providers.resolve(key, defined)
     if definition is None:
         if key not in PROFILES:
-            hint = did_you_mean(key, [*known_models(defined), *providers.priced_keys()])
+            close = did_you_mean(key, [*known_models(defined), *providers.priced_keys()])
+            hint = (close + " " if close else "") + (
+                f"define it under 'models: define: {key}:', pick a known model, or name a"
+                f" provider's model as {_provider_keys()}"
+            )
+            if _MOCK.search(key) and not close:  # the seed's "mock" models: the sims here
+                hint = _mock_models(key, asked_by)
             raise SpecError(
                 [
                     Problem(
@@ -80,9 +87,7 @@ def build_connector(
                         f"model '{key}'{' (from ' + asked_by + ')' if asked_by else ''}"
                         " is neither defined in models.define nor a builtin"
                         f" ({', '.join(BUILTIN_MODELS)})",
-                        hint=(hint + " " if hint else "")
-                        + f"define it under 'models: define: {key}:', pick a known model, or"
-                        f" name a provider's model as {_provider_keys()}",
+                        hint=hint,
                     )
                 ]
             )
@@ -90,7 +95,9 @@ def build_connector(
     loc = ("models", "define", key)
     cls = connectors.get(definition.connector)
     if cls is None:
-        hint = did_you_mean(definition.connector, connectors)
+        name = definition.connector
+        said = [did_you_mean(name, connectors), mock_connector(name)]
+        hint = " ".join([*filter(None, said), f"connectors: {', '.join(connectors)}"])
         raise SpecError(
             [
                 Problem(
@@ -98,7 +105,7 @@ def build_connector(
                     lines.line((*loc, "connector")) if lines else None,
                     f"unknown connector '{definition.connector}'",
                     key=f"models.define.{key}.connector",
-                    hint=(hint + " " if hint else "") + f"connectors: {', '.join(connectors)}",
+                    hint=hint,
                 )
             ]
         )
@@ -114,6 +121,30 @@ def build_connector(
     except ValueError as exc:
         raise _problem(exc, path, lines, loc, key in defined) from None
     return connector
+
+
+# what other tools call the models or connector that answer offline, as the sims do here
+_MOCK = re.compile(r"mock|fake|dummy|stub", re.IGNORECASE)
+
+
+def _mock_models(key: str, asked_by: str = "") -> str:
+    """The fix for a model key such as `mock`: the simulated models are those."""
+    example = f"{asked_by} sim_small" if asked_by.startswith("--") else "sim_small"
+    return (
+        "the builtins are simulated models, what other tools call mock models: offline, free"
+        f" and deterministic; write {example} (or another builtin) in place of {key}"
+    )
+
+
+def mock_connector(name: str) -> str:
+    """The fix for a connector such as `mock` (the sim connector is that), '' for another."""
+    if not _MOCK.search(name):
+        return ""
+    return (
+        "the sim connector is what other tools call a mock connector (offline, free and"
+        " deterministic): write 'connector: sim', with 'profile: sim_small' or an"
+        " 'accuracy: 0.8' of its own;"
+    )
 
 
 def _provider_keys() -> str:

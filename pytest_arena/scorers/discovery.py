@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import math
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -15,7 +17,7 @@ from pydantic import BaseModel
 
 from pytest_arena.scorers.base import Scorer, ScoresOutputs
 from pytest_arena.scorers.builtins import BUILTINS, builtin
-from pytest_arena.scorers.script import ScriptScorer
+from pytest_arena.scorers.script import CONTEXT_VARS, ScriptScorer
 from pytest_arena.spec.errors import Problem, did_you_mean
 from pytest_arena.spec.python_files import import_file, import_problem
 from pytest_arena.spec.text_files import file_mode
@@ -46,6 +48,9 @@ class ScorerSet:
     builtins: frozenset[str] = frozenset()  # builtins' names: each made on first use
     # scorer classes a file imports (not found there): name -> "file imports Class from module"
     imported: dict[str, str] = field(default_factory=dict)
+    # the `.py` files that hold no Scorer class (helpers, or scripts saved as modules): by stem
+    classless: dict[str, str] = field(default_factory=dict)
+    folder: Path | None = None  # the project's scorers/ folder, when it has one
 
     def get(self, name: str) -> ScorerEntry | None:
         entry = self.entries.get(name)
@@ -58,12 +63,34 @@ class ScorerSet:
         return sorted({*self.entries, *self.builtins})
 
     def unknown(self, name: str) -> str:
-        """Why `name` names no scorer, with the known names and any broken files."""
+        """Why `name` names no scorer, with the known names and any broken files, and what
+        it may have meant: a scorer whose class it names, a `.py` file of that name that
+        holds no Scorer class (a script saved as a module), a file of that name in a
+        subfolder of scorers/ (where none is looked for)."""
         text = f"no scorer is named '{name}'"
-        hint = did_you_mean(name, self.names())
-        if hint:
-            text += f" ({hint})"
+        meant, cls = self._meant(name)
+        if cls:
+            text += (
+                f" (did you mean '{meant}'? {cls} is the class of scorer '{meant}', and a"
+                " scorer is named by its `name`)"
+            )
+        else:
+            hint = f"did you mean '{meant}'?" if meant else did_you_mean(name, self.names())
+            text += f" ({hint})" if hint else ""
         text += f"; known scorers: {', '.join(self.names())}"
+        if name in self.classless:
+            shown = self.classless[name]
+            text += (
+                f"; {shown} holds no Scorer class, and a file ending in .py is a Python module,"
+                f" imported, never run: a script scorer that prints its score goes without the"
+                f" suffix ({SCORERS_DIR}/{name}), executable and starting with a '#!' line"
+            )
+        for below in self._in_subfolders(name):
+            text += (
+                f"; {below} is in a subfolder, and scorers are looked for in {SCORERS_DIR}/"
+                f" itself only: move it to {SCORERS_DIR}/ (a subfolder may hold helpers that"
+                " scorers import)"
+            )
         broken = [p.path.name for p in self.problems]
         if broken:
             text += f"; these scorer files failed to load and may define it: {', '.join(broken)}"
@@ -73,6 +100,52 @@ class ScorerSet:
                 " subclass it there (class Mine(TheirScorer): pass)"
             )
         return text
+
+    def _meant(self, name: str) -> tuple[str, str]:
+        """(scorer, its class) when `name` is a scorer's class name; (scorer, '') when it is
+        a scorer's name, or its class's, in other letters or with `Scorer` on its end
+        (`Tone`, `tone_scorer`, `ExactMatchScorer`); else ('', '')."""
+        classes = {known: self._class_name(known) for known in self.names()}
+        for known, cls in classes.items():
+            if cls and name == cls and name != known:
+                return known, cls
+        folded = _folded(name)
+        for known, cls in classes.items():
+            if folded in (_folded(known), _folded(cls)):
+                return known, ""
+        return "", ""
+
+    def _class_name(self, name: str) -> str:
+        """The name of the class of scorer `name` ('' for a script), no builtin imported."""
+        entry = self.entries.get(name)
+        if entry is not None:
+            return type(entry.scorer).__name__ if isinstance(entry.scorer, Scorer) else ""
+        return BUILTINS.get(name, "").partition(":")[2]
+
+    def _in_subfolders(self, name: str, most: int = 5000) -> list[str]:
+        """The files named `name` (any suffix) in the subfolders of scorers/, as paths from
+        the project folder; at most `most` files are looked at."""
+        if self.folder is None:
+            return []
+        found: list[str] = []
+        seen = 0
+        for top, folders, files in os.walk(self.folder):
+            folders[:] = sorted(f for f in folders if not f.startswith((".", "_")))
+            if Path(top) == self.folder:
+                continue
+            for file in sorted(files):
+                seen += 1
+                if Path(file).stem == name and not file.startswith((".", "_")):
+                    found.append(Path(top, file).relative_to(self.folder.parent).as_posix())
+            if seen > most:
+                break
+        return found
+
+
+def _folded(name: str) -> str:
+    """`name` as `_meant` compares it: lower case, letters and digits, `scorer` off its end."""
+    plain = re.sub(r"[\W_]", "", name).lower()
+    return plain.removesuffix("scorer") or plain
 
 
 def discover(
@@ -93,6 +166,7 @@ def discover(
     folder = project_root / SCORERS_DIR
     if not folder.is_dir():
         return found
+    found.folder = folder
     try:  # unreadable, or its files cannot be looked at: the project's problem
         paths = [p for p in sorted(folder.iterdir()) if _is_file(p)]
     except OSError as exc:
@@ -137,16 +211,23 @@ def _load_module(
         raise
     except BaseException as exc:  # sys.exit(), or pytest.importorskip: this file's mistake
         problem = import_problem(path, exc, f"scorer file {SCORERS_DIR}/{path.name}")
+        script = f"{SCORERS_DIR}/{path.name}"
         if os.access(path, os.X_OK) and _has_shebang(path):  # meant as a script scorer
-            script = f"{SCORERS_DIR}/{path.name}"
             hint = (
                 "it starts with '#!' as a script does, but a file ending in .py is a Python"
                 " scorer module, imported, not run; a script scorer must not end in .py:"
                 f" drop the suffix (mv {script} {SCORERS_DIR}/{path.stem})"
             )
             problem = replace(problem, hint=hint)
+        elif sign := _script_sign(path):  # a script that prints its score, as Runloop's do
+            problem = replace(problem, hint=_script_fix(path, sign))
         found.problems.append(problem)
         return
+    if not any(
+        inspect.isclass(v) and issubclass(v, Scorer) and v is not Scorer
+        for v in module.__dict__.values()
+    ):  # a helper, or a script saved as a module: said if its name is asked for
+        found.classless[path.stem] = f"{SCORERS_DIR}/{path.name}"
     for value in module.__dict__.values():  # said when a name is missing: not registered
         if inspect.isclass(value) and issubclass(value, Scorer) and not _ours(value, package):
             found.imported.setdefault(
@@ -170,6 +251,42 @@ def _load_module(
                 " ScoreResult",
             )
         )
+
+
+def _script_sign(path: Path) -> str:
+    """What shows the Python file `path` to be a script that prints its score, not a module
+    of Scorer classes: '' when it defines a class, or shows no such sign."""
+    try:
+        source = path.read_text(encoding="utf-8", errors="replace")
+        tree = ast.parse(source)
+    except (OSError, SyntaxError, ValueError):
+        return ""
+    if any(isinstance(node, ast.ClassDef) for node in ast.walk(tree)):
+        return ""
+    read = [name for name in CONTEXT_VARS if name in source]
+    if read:
+        return f"it reads {read[-1]}"
+    for node in tree.body:
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+            return "it runs under 'if __name__ == \"__main__\"'"
+        call = node.value if isinstance(node, ast.Expr) else None
+        if isinstance(call, ast.Call) and ast.unparse(call.func) == "print":
+            return "it prints"
+    return ""
+
+
+def _script_fix(path: Path, sign: str) -> str:
+    """The fix for a script scorer saved as `path`, a `.py` file, which is imported."""
+    script = f"{SCORERS_DIR}/{path.stem}"
+    steps = [f"mv {SCORERS_DIR}/{path.name} {script}"]
+    first = "" if _has_shebang(path) else ", its first line '#!/usr/bin/env python3'"
+    if not os.access(path, os.X_OK):
+        steps.append(f"chmod +x {script}")
+    return (
+        f"{sign} and defines no class, as a script scorer does, but a file ending in .py is a"
+        f" Python scorer module, imported, never run: save the script without the suffix"
+        f"{first} ({' && '.join(steps)})"
+    )
 
 
 def _add_script(found: ScorerSet, path: Path) -> None:

@@ -62,8 +62,9 @@ def _problems(
         if kind == "extra_forbidden":
             name = str(loc[-1])
             known = sorted({*_fields_at(model, loc[:-1]), *(beside if len(loc) == 1 else ())})
-            hint = did_you_mean(name, known)
-            hint = f"{hint + ' ' if hint else ''}known keys here: {', '.join(known)}"
+            runloop = _runloop_key(name, known)
+            hint = f"{runloop}; " if runloop else did_you_mean(name, known) + " "
+            hint = f"{hint.lstrip()}known keys here: {', '.join(known)}"
             problems.append(Problem(path, at, f"unknown key '{name}'", key=key, hint=hint))
         elif kind == "missing":
             name = str(loc[-1])
@@ -75,10 +76,107 @@ def _problems(
             got = error.get("input")
             if kind.endswith("_type") or kind in {"union_tag_invalid", "literal_error"}:
                 message += f" (got {_describe(got)})"
-            problems.append(
-                Problem(path, at, message, key=key, hint=_hint_for(kind, error.get("ctx") or {}))
-            )
+            hint = _scorer_name_hint(full, got) if kind == "string_type" else ""
+            hint = hint or _hint_for(kind, error.get("ctx") or {})
+            problems.append(Problem(path, at, message, key=key, hint=hint))
     return problems
+
+
+# Runloop's names in its scoring contract (a scenario's scoring_contract, 001_*), each with
+# the key of ours it is, where that key is known, and the fix: said in place of a key that is
+# merely spelt alike (`scorer_params` is not `scorer`)
+_RUNLOOP_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
+    "scorer_params": (
+        ("params", "rename it to 'params': Runloop's scorer_params are a component's params here"),
+        ("options", "rename it to 'options': Runloop's scorer_params are a case's options here"),
+    ),
+    "scoring_function_parameters": (
+        (
+            "scoring",
+            "rename it to 'scoring': Runloop's scoring_function_parameters are the components"
+            " listed under scoring: here, each {name, scorer, weight, params}",
+        ),
+    ),
+    "scoring_contract": (
+        (
+            "scoring",
+            "write the list under its scoring_function_parameters as 'scoring:' itself:"
+            " Runloop's scoring_contract is scoring: [...] here",
+        ),
+    ),
+    "custom_scorer_type": (
+        (
+            "scorer",
+            "write it as 'scorer: NAME': Runloop's custom_scorer_type is the scorer's name, and"
+            " every scorer, builtin or your own, is named by 'scorer:' here",
+        ),
+    ),
+    "type": (
+        (
+            "scorer",
+            "take it out: Runloop's 'type: custom_scorer' is not needed here, where every"
+            " scorer, builtin or your own, is named by 'scorer:' alone",
+        ),
+    ),
+}
+
+
+def _runloop_key(name: str, known: Collection[str]) -> str:
+    """The fix for Runloop's key `name` where its own key is one of `known`, else ''."""
+    return next((fix for ours, fix in _RUNLOOP_KEYS.get(name, ()) if ours in known), "")
+
+
+def _scorer_name_hint(loc: Loc, got: Any) -> str:
+    """The fix for a list or a mapping written at `loc` where one scorer's name goes (a
+    component's `scorer`, an `eval_type`, `scorers.default`), else ''. Several scorers are a
+    contract under `scoring:`; a mapping is Runloop's scorer block, or a scorer with params."""
+    if len(loc) >= 3 and loc[-3] == "scoring" and isinstance(loc[-2], int) and loc[-1] == "scorer":
+        field = "scorer"
+    elif loc[-1:] == ("eval_type",) and loc[-2:-1] != ("fields",):
+        field = "eval_type"
+    elif loc == ("scorers", "default"):
+        field = "default"
+    else:
+        field = ""
+    if not field or not isinstance(got, list | dict):
+        return ""
+    if isinstance(got, dict):
+        return _scorer_block_hint(field, got)
+    names = [n for n in got if isinstance(n, str) and n]
+    if len(got) == 1:
+        return f"write a string, the scorer's name: {field}: {names[0] if names else 'NAME'}"
+    listed = ", ".join(f"{{scorer: {n}}}" for n in (names or ["a", "b"])[:4])
+    contract = f"scoring: [{listed}]"
+    if field == "scorer":
+        return f"write a string: a component names one scorer; give each its own: {contract}"
+    shown, owner = ("scorers.default", "the project's") if field == "default" else (field, "")
+    owner = owner or ("the dataset's" if loc[0] == "datasets" else "the case's")
+    return (
+        f"write a string: {shown} names one scorer; to grade with several, list them under"
+        f" {owner} 'scoring:' in its place: {contract}"
+    )
+
+
+def _scorer_block_hint(field: str, block: dict[Any, Any]) -> str:
+    """The fix for a mapping written as `field`, a scorer's name: Runloop's nested scorer
+    block (`{type: custom_scorer, custom_scorer_type: NAME, scorer_params: {...}}`) or not."""
+    written = block.get("custom_scorer_type")
+    name = written if isinstance(written, str) and written else "NAME"
+    params = ", params: {...}" if "scorer_params" in block else ""
+    runloop = any(k in block for k in ("type", "custom_scorer_type", "scorer_params"))
+    if field == "scorer" and runloop:
+        return (
+            f"write a string, the scorer's name: {{scorer: {name}{params}}}. Runloop's nested"
+            " scorer block is flat here: its custom_scorer_type is the scorer's name, its"
+            " scorer_params are the component's params, and 'type: custom_scorer' is not needed"
+        )
+    if field == "scorer":
+        return "write a string, the scorer's name: scorer: NAME; its options go under params:"
+    contract = f"scoring: [{{scorer: {name}, params: {{...}}}}]"
+    return (
+        f"write a string, the scorer's name: {field}: {name}; a scorer with params of its own"
+        f" is a component of 'scoring:' in its place: {contract}"
+    )
 
 
 def _clean_loc(loc: tuple[int | str, ...], keep_last: bool) -> Loc:
