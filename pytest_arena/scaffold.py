@@ -60,7 +60,7 @@ class KeywordsScorer(Scorer):
     def score(self, output, reference, context):
         wanted = words(reference)
         if not wanted:
-            return ScoreResult(score=None, passed=None, reason="the reference has no words")
+            return ScoreResult(0.0, passed=None, reason="the reference has no words: unscored")
         found = wanted & words(output)
         share = len(found) / len(wanted)
         missing = ", ".join(sorted(wanted - found)) or "none"
@@ -101,6 +101,12 @@ def test_an_answer_without_them_fails_and_says_what_is_missing():
     result = load_scorer().score("I do not know.", ctx.test_case.reference, ctx)
     assert not result.passed
     assert "paris" in result.reason
+
+
+def test_a_reference_without_words_is_unscored():
+    ctx = scoring_context("?!", options={{"min_share": 0.5}})
+    result = load_scorer().score("Paris.", ctx.test_case.reference, ctx)
+    assert result.passed is None and "no words" in result.reason
 '''
 
 

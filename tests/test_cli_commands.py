@@ -51,8 +51,9 @@ def test_init_writes_a_project_that_runs_green_at_once(pytester: pytest.Pytester
             "*arena.yaml::boiling_point[[]sim_perfect] PASSED*",
             "*test_faq_keywords.py::test_an_answer_with_the_key_words_passes PASSED*",
             "*test_faq_keywords.py::test_an_answer_without_them_fails_and_says_what_is_missing*",
+            "*test_faq_keywords.py::test_a_reference_without_words_is_unscored PASSED*",
             "*arena leaderboard: faq*",
-            "*4 passed*",
+            "*5 passed*",
         ]
     )
     # the custom scorer grades: a model that gets cases wrong fails them with its reason
@@ -75,7 +76,7 @@ def test_init_refuses_a_folder_with_files_and_a_bad_name(pytester: pytest.Pytest
     assert hyphened.ret == 0, hyphened.stderr.str()
     assert (pytester.path / "projects/faq-bot/tests/test_faq_bot_keywords.py").exists()
     ran = pytester.runpytest_subprocess("projects/faq-bot")
-    ran.assert_outcomes(passed=4)  # as a project named my_project: its cases and tests
+    ran.assert_outcomes(passed=5)  # as a project named my_project: its cases and tests
     (pytester.path / "afile").write_text("")
     inside = pytester.run(*ARENA, "init", "afile/sub")  # a file where a folder should be
     assert inside.ret == 4

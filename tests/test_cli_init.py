@@ -16,9 +16,9 @@ def test_two_projects_of_one_name_made_by_init_run_together(pytester: pytest.Pyt
     assert second.is_file()
     assert (pytester.path / "projects/faq_x/tests/test_faq_x_keywords_2.py").is_file()
     run = pytester.runpytest_subprocess("projects", "-q", "-p", "no:cacheprovider")
-    run.assert_outcomes(passed=12)  # three projects: two cases and two scorer tests each
+    run.assert_outcomes(passed=15)  # three projects: two cases and three scorer tests each
     both = pytester.runpytest_subprocess(
         "projects/faq/tests", "teamB/faq/tests", "-q", "-p", "no:cacheprovider"
     )
-    both.assert_outcomes(passed=4)
+    both.assert_outcomes(passed=6)
     assert "import file mismatch" not in both.stdout.str()
