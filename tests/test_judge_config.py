@@ -73,8 +73,11 @@ def test_a_bad_judge_that_is_also_under_test_is_said_once(
 def test_loading_checks_the_models_named_as_judge(
     tmp_path: Path, judge: str, options: str, named: str
 ) -> None:
+    # beside the project's scoring, scorers.default would never be used: an error of its own
+    default = "" if judge.startswith("scoring") else "\n  default: llm_judge"
+    scorers = "scorers:" + default + options if default or options else "scorers: {}"
     text = BAD_JUDGE.replace("judge: {model: fj}\n", judge).replace(
-        "scorers: {default: llm_judge}", "scorers:\n  default: llm_judge" + options
+        "scorers: {default: llm_judge}", scorers
     )
     (tmp_path / "arena.yaml").write_text(text.lstrip("\n"))
     if not named:

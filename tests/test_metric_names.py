@@ -74,9 +74,9 @@ def test_a_misspelt_lower_is_better_fails_the_run_with_did_you_mean(
     )
     result.stdout.fnmatch_lines(
         [
-            f"warning: *{said}",
+            f"warning: projects/refs/arena.yaml:*: {said}",
             "arena: the run fails: a leaderboard's settings name what no record has",
-            f"  *{said}",
+            f"  projects/refs/arena.yaml:*: {said}",
             "*2 passed*",
         ]
     )

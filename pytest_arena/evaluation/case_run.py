@@ -19,8 +19,9 @@ from pytest_arena.evaluation.judge import Judge, JudgeRefused
 from pytest_arena.evaluation.project import Component, Plan, Project
 from pytest_arena.evaluation.project_hooks import ProjectHooks
 from pytest_arena.evaluation.response_data import capped, response_data
+from pytest_arena.numbers import at_least
 from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
-from pytest_arena.scorers.base import ScoreResult, ScoreResultError, ScoringContext
+from pytest_arena.scorers.base import ScoreResult, ScoreResultError, ScoringContext, shown_score
 from pytest_arena.scorers.contract import Part, combine
 from pytest_arena.scorers.script import ScriptFailed
 from pytest_arena.spec import Case
@@ -68,26 +69,26 @@ class Prepared:
 
 def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 0) -> Prepared:
     """The record to fill and the request to send, after hooks.py pre_request."""
-    case = _own(case)
     record = Record(
         project=project.name,
         case_id=case.id,
         model=model,
         status=ERROR,
         scorer=plan.scorer,
-        reference=case.reference,
+        reference=case.reference,  # as written: the hooks and scorers get their own copy
         weight=case.weight,
         tags=list(case.tags),
         group=case.group,
         sample=sample,
         board=project.board(),
     )
+    case = _own(case)
     judge = project.judge(case)
     first = plan.components[0]
     context = ScoringContext(
         test_case=case,
         model_key=model,
-        options=first.options if not plan.contract else {},
+        options=_own_options(first.options) if not plan.contract else {},
         judge=judge,
         project_root=project.root,
     )
@@ -141,6 +142,14 @@ def _own(case: Case) -> Case:
         metadata=copy.deepcopy(dict(case.metadata)),
         options=copy.deepcopy(dict(case.options)),
     )
+
+
+def _own_options(options: dict[str, Any]) -> dict[str, Any]:
+    """A scorer's options as one call gets them in `context.options`: its own dict (and its
+    own copy of any list or mapping they hold), so that what one call changes no other sees."""
+    if any(isinstance(value, (list, dict, set)) for value in options.values()):
+        return copy.deepcopy(options)
+    return dict(options)
 
 
 def _check_messages(messages: Any) -> None:
@@ -335,18 +344,35 @@ def _count_turns(record: Record, result: CallResult) -> None:
 
 def _grade(plan: Plan, output: str, case: Case, context: ScoringContext) -> ScoreResult:
     if not plan.contract:
-        return _score(plan.components[0], output, case, context)
+        result = _score(plan.components[0], output, case, context)
+        return result if plan.threshold is None else _held_to(result, plan)
     parts = [
         Part(
             c.name,
             c.scorer,
             c.weight,
             c.required,
-            _score(c, output, case, replace(context, options=c.options)),
+            _score(c, output, case, replace(context, options=_own_options(c.options))),
         )
         for c in plan.components
     ]
     return combine(parts, plan.threshold)
+
+
+def _held_to(result: ScoreResult, plan: Plan) -> ScoreResult:
+    """The verdict of a case graded by one scorer and its own `threshold`: passed when the
+    score reaches it, whatever the scorer said, as for a contract of that one scorer."""
+    threshold = plan.threshold
+    if result.passed is None or threshold is None:
+        return result
+    reached = at_least(result.score, threshold)
+    rule = f"score {shown_score(result.score)} {'reaches' if reached else 'is below'}"
+    reason = (
+        f"{rule} the case's threshold {threshold:.2f}; {plan.scorer} said:"
+        f" {result.reason or '(no reason)'}"
+    )
+    detail = {**result.detail, "threshold": threshold}
+    return ScoreResult(result.score, reached, reason, detail, dict(result.metrics))
 
 
 def _score(component: Component, output: str, case: Case, context: ScoringContext) -> ScoreResult:

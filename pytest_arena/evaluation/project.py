@@ -74,7 +74,7 @@ class Plan:
 
     components: tuple[Component, ...]
     contract: bool = False
-    threshold: float | None = None
+    threshold: float | None = None  # the score the case needs, with one scorer or several
 
     @property
     def scorer(self) -> str:
@@ -178,7 +178,9 @@ class Project:
         """How `case` is graded; PlanError, naming file and line, if that cannot work.
 
         A case's own `scoring` contract comes first, then its `eval_type`, then the
-        project's `scoring`, then `scorers.default`, then exact_match.
+        project's `scoring`, then `scorers.default`, then exact_match. The case's `options`
+        are laid over each scorer's (over `scorers.options`, then a component's `params`);
+        its `threshold` decides a case graded by one scorer too.
         """
         key = self._plan_key(case)
         plan = self._plans.get(key) if key is not None else None
@@ -197,7 +199,7 @@ class Project:
             if not isinstance(component.bound, TypedScorer):
                 continue
 
-            def where(index: int = index) -> str:
+            def where(option: str, index: int = index) -> str:
                 if plan.contract:
                     return self._at(("scoring", index))
                 return location(case.source, case.line_of("options"))
@@ -215,22 +217,19 @@ class Project:
             return None
         if case.eval_type is None and self.file.spec.scoring is not None:
             return ("scoring", case.threshold)
-        return ("scorer", case.eval_type)
+        return ("scorer", case.eval_type, case.threshold)
 
     def _plan(self, case: Case) -> Plan:
         spec = self.file.spec
         if case.scoring is not None:
-            parts = [
-                self._component(c, location(case.source, case.line_of(f"scoring.{i}")), case)
-                for i, c in enumerate(case.scoring)
-            ]
-            return Plan(tuple(parts), True, _first(case.threshold, spec.threshold))
+            self._check_eval_type(case)
+            return self._contract(
+                case.scoring,
+                lambda i: location(case.source, case.line_of(f"scoring.{i}")),
+                case,
+            )
         if case.eval_type is None and spec.scoring is not None:
-            parts = [
-                self._component(c, self._at(("scoring", i)), case)
-                for i, c in enumerate(spec.scoring)
-            ]
-            return Plan(tuple(parts), True, _first(case.threshold, spec.threshold))
+            return self._contract(spec.scoring, lambda i: self._at(("scoring", i)), case)
         name = case.eval_type or spec.scorers.default or DEFAULT_SCORER
         entry = self.scorers.get(name)
         if entry is None:
@@ -239,19 +238,64 @@ class Project:
             if not case.eval_type:
                 where = self._at(("scorers", "default"))
             raise PlanError(f"{where}: {source}: {self.scorers.unknown(name)}")
-        shared = spec.scorers.options.get(name, {})
+        shared = _unless(spec.scorers.options.get(name, {}), case.options)
         options = {**shared, **case.options}
         bound = self._bind(
             name,
             entry,
             options,
             shared,
-            lambda: location(case.source, case.line_of("options")),
+            lambda option: location(case.source, case.line_of("options")),
             case,
         )
-        return Plan((Component(name, name, entry, options, bound=bound),))
+        component = Component(name, name, entry, options, bound=bound)
+        return Plan((component,), threshold=case.threshold)
+
+    def _check_eval_type(self, case: Case) -> None:
+        """PlanError for an `eval_type` beside the case's own `scoring`, which wins: the
+        eval_type would never grade. (A row's scoring beside its dataset's eval_type is
+        the row's own choice: that eval_type grades the dataset's other rows.)"""
+        if case.eval_type is None:
+            return
+        if case.dataset is not None:
+            datasets = self.file.spec.datasets
+            given = next((d.eval_type for d in datasets if d.path == case.dataset), None)
+            if case.eval_type == given:
+                return
+        where = location(case.source, case.line_of("eval_type"))
+        fix = f"remove eval_type: {case.eval_type}"
+        if all(c.scorer != case.eval_type for c in case.scoring or ()):
+            fix += f", or, for it to grade too, add {{scorer: {case.eval_type}}} to the scoring"
+        raise PlanError(
+            f"{where}: eval_type: the case's own scoring grades it, so its eval_type would"
+            f" never be used\n  fix: {fix}"
+        )
+
+    def _contract(
+        self, scoring: Sequence[ComponentSpec], at: Callable[[int], str], case: Case
+    ) -> Plan:
+        """The plan of a contract: each component's options with the case's own that its
+        scorer takes laid over them; PlanError, at the case's `options`, for one none takes."""
+        spec = self.file.spec
+        parts = [self._component(c, at(i), case) for i, c in enumerate(scoring)]
+        stray = [k for k in case.options if not any(_takes(p.entry, k) for p in parts)]
+        if stray:
+            where = location(case.source, case.line_of("options"))
+            takes = "; ".join(
+                f"{p.scorer} takes {_option_names(p.entry) or 'none'}"
+                for p in dict((p.scorer, p) for p in parts).values()
+            )
+            raise PlanError(
+                f"{where}: options: no scorer of the case's contract takes the option"
+                f" {', '.join(repr(k) for k in stray)} ({takes})\n  fix: correct or remove"
+                " it; a case's options reach each component of its scoring whose scorer takes"
+                " them"
+            )
+        return Plan(tuple(parts), True, _first(case.threshold, spec.threshold))
 
     def _component(self, spec: ComponentSpec, where: str, case: Case) -> Component:
+        """One component of a contract: `scorers.options` of its scorer, then its `params`,
+        then the case's own `options` that its scorer takes."""
         if spec.command is not None:
             scorer = ScriptScorer.from_command(spec.label, spec.command)
             why = scorer.unstartable(self.root)
@@ -263,7 +307,8 @@ class Project:
             options = dict(spec.params)
             if spec.timeout is not None:
                 options["timeout"] = spec.timeout
-            self._check_script(spec.label, options, {}, lambda: where)
+            options.update(case.options)  # a script takes any option
+            self._check_script(spec.label, options, {}, self._where(where, case.options, case))
             script = ScorerEntry(scorer, None, None, None, scorer.shown)
             return Component(spec.label, scorer.shown, script, options, spec.weight, spec.required)
         assert spec.scorer is not None
@@ -271,16 +316,31 @@ class Project:
         if found is None:
             raise PlanError(f"{where}: scoring: {self.scorers.unknown(spec.scorer)}")
         entry = found
-        shared = self.file.spec.scorers.options.get(spec.scorer, {})
-        options = {**shared, **spec.params}
+        own = {k: v for k, v in case.options.items() if _takes(entry, k)}
+        options = {**spec.params}
         is_script = isinstance(entry.scorer, ScriptScorer)
         if spec.timeout is not None and is_script:  # a script's time limit is its option
             options["timeout"] = spec.timeout
-        bound = self._bind(spec.scorer, entry, options, shared, lambda: where, case)
+        options.update(own)
+        shared = _unless(self.file.spec.scorers.options.get(spec.scorer, {}), options)
+        options = {**shared, **options}
+        bound = self._bind(spec.scorer, entry, options, shared, self._where(where, own, case), case)
         timeout = None if is_script or spec.timeout is None else float(spec.timeout)
         return Component(
             spec.label, spec.scorer, entry, options, spec.weight, spec.required, bound, timeout
         )
+
+    @staticmethod
+    def _where(component: str, own: Mapping[str, Any], case: Case) -> Callable[[str], str]:
+        """Where a component's option is written: the case's `options` for one of the case's
+        own, else the component's line."""
+
+        def where(option: str) -> str:
+            if option in own:
+                return location(case.source, case.line_of("options"))
+            return component
+
+        return where
 
     def _bind(
         self,
@@ -288,7 +348,7 @@ class Project:
         entry: ScorerEntry,
         options: dict[str, Any],
         shared: dict[str, Any],
-        where: Callable[[], str],  # made only for a problem's message
+        where: Callable[[str], str],  # for the option at fault; made only for a message
         case: Case,
     ) -> ScoresOutputs | None:
         """Check `options` against the scorer's options_model; a builtin (a TypedScorer) gets
@@ -318,7 +378,7 @@ class Project:
                 # options that do not go together, all written in scorers.options
                 at = f"{self._at(('scorers', 'options', name))}: scorers.options.{name}"
             else:
-                at = where()
+                at = where(first)
             raise PlanError(f"{at}: {_options_problem(name, model, exc)}") from None
 
     def _check_case(
@@ -327,7 +387,7 @@ class Project:
         bound: TypedScorer[Any],
         options: dict[str, Any],
         shared: dict[str, Any],
-        where: Callable[[], str],
+        where: Callable[[str], str],
         case: Case,
     ) -> None:
         """PlanError for what the bound scorer finds wrong with this case (`problem_in`),
@@ -342,7 +402,7 @@ class Project:
         elif option in shared and shared[option] is options.get(option):
             at = f"{self._at(('scorers', 'options', name, option))}: scorers.options.{name}"
         else:
-            at = where()
+            at = where(option)
         raise PlanError(f"{at}: {name}: {said}")
 
     def _check_script(
@@ -350,7 +410,7 @@ class Project:
         name: str,
         options: dict[str, Any],
         shared: dict[str, Any],
-        where: Callable[[], str],
+        where: Callable[[str], str],
     ) -> None:
         """PlanError, at the option's line, for a script's `timeout` or `pass_threshold` that
         it could not be run or graded with."""
@@ -361,11 +421,11 @@ class Project:
         if option in shared and shared[option] is options.get(option):
             at = f"{self._at(('scorers', 'options', name, option))}: scorers.options.{name}"
         else:
-            at = where()
+            at = where(option)
         raise PlanError(f"{at}: scorer '{name}': {said}")
 
     def _check_judge(
-        self, options: dict[str, Any], shared: dict[str, Any], where: Callable[[], str]
+        self, options: dict[str, Any], shared: dict[str, Any], where: Callable[[str], str]
     ) -> None:
         """llm_judge's model (its option `model`, else `judge.model`) can be reached; PlanError
         at the line where that model is named, if not."""
@@ -375,7 +435,9 @@ class Project:
             self.connector(key, "the judge")
         except SpecError as exc:
             if key in self.file.spec.models.define:  # its definition is wrong: said at its line
-                raise PlanError(f"{where()}: the judge of llm_judge: {exc.format()}") from None
+                raise PlanError(
+                    f"{where('model')}: the judge of llm_judge: {exc.format()}"
+                ) from None
             problem = exc.problems[0]
             said = problem.message.replace(" (from the judge)", "")
             fix = f"\n  fix: {problem.hint}" if problem.hint else ""
@@ -386,11 +448,15 @@ class Project:
                 at = f"{self._at(('scorers', 'options', 'llm_judge', 'model'))}"
                 at += ": scorers.options.llm_judge"
             else:
-                at = where()
+                at = where("model")
             raise PlanError(f"{at}: the judge of llm_judge: {said}{fix}") from None
 
     def _check_files(
-        self, name: str, bound: TypedScorer[Any], shared: dict[str, Any], where: Callable[[], str]
+        self,
+        name: str,
+        bound: TypedScorer[Any],
+        shared: dict[str, Any],
+        where: Callable[[str], str],
     ) -> None:
         """The files an option names (`rubric_file`, `schema_file`: `*_file`) exist in the
         project, are UTF-8 text and suit the scorer (`check_file`), so a bad one is said
@@ -401,7 +467,7 @@ class Project:
             if shared.get(key) == value:
                 at = f"{self._at(('scorers', 'options', name, key))}: scorers.options.{name}"
             else:
-                at = where()
+                at = where(key)
             path = self.file.root / value
             try:
                 if not is_file(path) and path.is_dir():
@@ -474,6 +540,11 @@ class Project:
             board["weights_at"] = {
                 name: self._at(("metrics", "weights", name)) for name in spec.metrics.weights
             }
+        if spec.metrics.lower_is_better:
+            board["lower_is_better_at"] = {
+                name: self._at(("metrics", "lower_is_better", i))
+                for i, name in enumerate(spec.metrics.lower_is_better)
+            }
         if spec.metrics.pass_k is not None:
             board["pass_k"] = spec.metrics.pass_k
         if spec.gate is not None:
@@ -509,6 +580,7 @@ def load(
         lambda cls: user_code.call(cls, (), user_code.DEFAULT_TIMEOUT),  # its __init__
     )
     _check_options_names(file, scorers)
+    _check_unused_settings(file)
     check_dataset_scorers(file, scorers)
     tools = load_tools(file.root, package, file.spec.tools)
     project = Project(file, scorers, hooks, connectors, tools=tools)
@@ -572,12 +644,14 @@ def _judges_used(file: ProjectFile) -> set[tuple[str | int, ...]]:
                 if c.scorer == "llm_judge"
             ]
         elif (case.eval_type or default) == "llm_judge":
-            judged = [(case.options, None)]
+            judged = [({}, None)]
         for own, loc in judged:
-            given = {**shared, **own}.get("model")
+            given = {**shared, **own, **case.options}.get("model")
             if not given:
                 used.add(("judge", "model"))
-            elif shared.get("model") is given:
+            elif "model" in case.options:  # the case's own: checked with its plan
+                continue
+            elif shared.get("model") is given and "model" not in own:
                 used.add(("scorers", "options", "llm_judge", "model"))
             elif loc is not None:
                 used.add(loc)
@@ -603,6 +677,57 @@ def _check_options_names(file: ProjectFile, scorers: ScorerSet) -> None:
     ]
     if problems:
         raise SpecError(problems)
+
+
+def _check_unused_settings(file: ProjectFile) -> None:
+    """A setting that another always wins over would be ignored without a word: the
+    project's `scorers.default` beside its `scoring`, a `threshold` with no contract to
+    apply to (SpecError), a dataset's `eval_type` beside its `scoring` (that dataset's
+    problem). A case's `eval_type` beside its own `scoring` is said with its plan."""
+    spec, lines = file.spec, file.lines
+    problems = []
+    if spec.scoring is not None and spec.scorers.default is not None:
+        default = spec.scorers.default
+        problems.append(
+            Problem(
+                file.path,
+                lines.line(("scorers", "default")),
+                "cases that name no scorer are graded by the project's scoring, so"
+                " scorers.default would never be used",
+                key="scorers.default",
+                hint=f"remove it, or give the cases it is for eval_type: {default} (or add"
+                f" {{scorer: {default}}} to scoring for it to grade every case too)",
+            )
+        )
+    contracts = spec.scoring is not None or any(c.scoring is not None for c in file.cases)
+    if spec.threshold is not None and not contracts:
+        problems.append(
+            Problem(
+                file.path,
+                lines.line(("threshold",)),
+                "the project's threshold is the pass mark of cases graded by a scoring"
+                " contract, and no case is, so it would never be used",
+                key="threshold",
+                hint="move it onto the cases (or the datasets) it is for, where it decides"
+                " whatever grades them, or grade them by a scoring contract",
+            )
+        )
+    if problems:
+        raise SpecError(problems)
+    for index, dataset in enumerate(spec.datasets):
+        if dataset.eval_type is None or dataset.scoring is None:
+            continue
+        loc = ("datasets", index, "eval_type")
+        found = Problem(
+            file.path,
+            lines.line(loc),
+            "rows that name no scorer are graded by the dataset's scoring, so its eval_type"
+            " would never be used",
+            key=dotted(loc),
+            hint=f"remove eval_type: {dataset.eval_type} (a row's own eval_type still grades"
+            f" that row), or add {{scorer: {dataset.eval_type}}} to the dataset's scoring",
+        )
+        drop_dataset(file, index, [found])
 
 
 def _check_gate_models(file: ProjectFile) -> None:
@@ -666,6 +791,28 @@ def _check_case_models(file: ProjectFile) -> None:
 
 def _first(*values: float | None) -> float | None:
     return next((v for v in values if v is not None), None)
+
+
+def _unless(shared: dict[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of `scorers.options` that `given` (a case's, a component's) leaves: those
+    that reach the scorer, as said of an option at fault."""
+    return {k: v for k, v in shared.items() if k not in given} if given else shared
+
+
+def _takes(entry: ScorerEntry, option: str) -> bool:
+    """Whether the scorer takes `option`: a field of its options model, or any option for
+    a scorer that reads context.options unchecked (or whose model lets other keys in)."""
+    model = entry.options_model
+    if model is None or model.model_config.get("extra") != "forbid":
+        return True
+    return any((f.alias or name) == option for name, f in model.model_fields.items())
+
+
+def _option_names(entry: ScorerEntry) -> str:
+    model = entry.options_model
+    if model is None:
+        return ""
+    return ", ".join(f.alias or n for n, f in model.model_fields.items())
 
 
 def _options_problem(name: str, model: type[Any], exc: ValidationError) -> str:
