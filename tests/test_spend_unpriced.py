@@ -3,7 +3,9 @@ start ahead of pytest, and -x stops the run before their cases."""
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 
 import pytest
 
@@ -74,12 +76,35 @@ def test_answers_of_a_model_without_a_price_that_no_case_graded_are_counted(
     result.stdout.no_fnmatch_line("*no case was graded by*")
 
 
+# the same agent as a command (a python agent's calls are not started ahead under xdist)
+COMMAND_AGENT = """
+import json, os, sys, time
+
+log = sys.argv[1]
+case = json.loads(os.environ["ARENA_CASE"])["id"]
+with open(log, "a") as out:
+    out.write(case + "\\n")
+if case == "bad":
+    waited = time.monotonic() + 10
+    while len(open(log).read().split()) < 4 and time.monotonic() < waited:
+        time.sleep(0.01)
+print("no" if case == "bad" else "yes")
+"""
+
+
 def test_xdist_workers_count_theirs_for_the_controller(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
     """The controller has no calls of its own: the workers say how many such answers they
     got, as they say what they paid."""
-    make_project("p", project(9), {"agent.py": AGENT})
+    log = pytester.path / "answers.log"
+    command = json.dumps([sys.executable, "agent.py", str(log)])
+    text = project(9).replace(
+        '{connector: python, callable: "agent:run", concurrency: 4}',
+        f"{{connector: command, command: {command}, concurrency: 4}}",
+    )
+    assert "connector: command" in text
+    make_project("p", text, {"agent.py": COMMAND_AGENT})
     result = pytester.runpytest_subprocess(*XDIST, "-p", "no:cacheprovider", "-n", "2", "-x")
     answered = len((pytester.path / "answers.log").read_text().split())
     outcomes = result.parseoutcomes()

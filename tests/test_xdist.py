@@ -473,7 +473,8 @@ def test_ctrl_c_under_xdist_counts_what_the_workers_paid_for(
     result.stdout.fnmatch_lines(
         [
             "arena: 4 answers graded; $80.00 spent on models and judges, and $80.00 on answers"
-            " no case was graded by (of cases the run stopped, skipped, cut short or ran again)"
+            " no case was graded by (of cases the run stopped, skipped, cut short, ran again"
+            " or gave to another xdist worker)"
         ]
     )
     spend = json.loads((pytester.path / "run.json").read_text())["spend"]

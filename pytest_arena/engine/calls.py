@@ -53,7 +53,7 @@ from pytest_arena.cache import (
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
 from pytest_arena.engine.budget import Budget, cut_short, refusal_of, uncounted
 from pytest_arena.engine.ledger import Ledger
-from pytest_arena.engine.limits import Lane, Limits
+from pytest_arena.engine.limits import Lane, Limits, Slots
 from pytest_arena.engine.tool_loop import ToolSet, Turn, run_loop
 from pytest_arena.engine.user_threads import Work, left_running, not_user_code
 from pytest_arena.engine.workspaces import SAFE, new_run_folder
@@ -78,6 +78,7 @@ STALLED = (
     " that function a plain def (it then runs on a thread of its own), or await"
     " asyncio.sleep and async clients in it"
 )
+CALLED_OFF = "not started: called off before its turn came (its case went elsewhere)"
 BLOCKING = 0.1  # seconds a call's stretch on the loop runs before it counts as blocking it
 BLOCKED = (
     "the call blocked the engine's event loop for {:.1f} s, past the model's timeout of {:g} s,"
@@ -110,6 +111,29 @@ class CallResult:
 _Started = tuple[Coroutine[Any, Any, "CallResult"], concurrent.futures.Future["CallResult"]]
 
 
+class Start:
+    """Whether a call submitted ahead has begun (taken its place among its model's calls in
+    flight) or was called off before it did: pytest's thread calls off, the loop's begins,
+    and the lock lets only one of them win."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.begun = False
+        self.off = False
+
+    def begin(self) -> bool:
+        """Begin the call, unless it was called off; whether it has begun."""
+        with self._lock:
+            self.begun = self.begun or not self.off
+            return self.begun
+
+    def call_off(self) -> bool:
+        """Call the call off, unless it has begun; whether it is off."""
+        with self._lock:
+            self.off = self.off or not self.begun
+            return self.off
+
+
 @dataclass
 class Call:
     """A call submitted ahead: its future, and the budgets it is charged to."""
@@ -117,6 +141,7 @@ class Call:
     future: concurrent.futures.Future[CallResult]
     budgets: tuple[Budget, ...] = ()
     timeout: float | None = None  # of one try: a loop stuck longer would have timed it out
+    start: Start | None = None  # None: it cannot be called off
 
 
 @dataclass
@@ -127,7 +152,8 @@ class Engine:
     budget: Budget = field(default_factory=lambda: Budget(None, "--arena-max-cost"))
     workspace_root: Path | None = None  # agents' workspaces; made on first need by:
     make_workspace_root: Callable[[], Path] = field(default=lambda: new_run_folder())
-    ledgers: Path | None = None  # a folder of ledgers shared with the run's other processes
+    # a folder of ledgers shared with the run's other processes, and of models' places
+    ledgers: Path | None = None
     processes: int = 1  # the run's processes (xdist workers); each takes a share of limits
     # what an agent raises that ends the run (pytest.exit()'s, given by the plugin): its call
     # is not tried again, and its result carries it to be raised on pytest's thread
@@ -185,14 +211,24 @@ class Engine:
                     " --basetemp a folder this user may write"
                 )
                 return Call(self._run(_settled(CallResult(error=said))), budgets, limits.timeout)
-        every = (self.budget, *budgets)
+        every, start = (self.budget, *budgets), Start()
         if looping:
             assert tools is not None
-            work = functools.partial(self._turns, connector, request, limits, every, tools, fresh)
+            work = functools.partial(
+                self._turns, connector, request, limits, every, tools, fresh, start
+            )
         else:
-            work = functools.partial(self._attempts, connector, request, limits, every, fresh)
+            work = functools.partial(
+                self._attempts, connector, request, limits, every, fresh, start
+            )
         future = self._run(self._guarded(work))
-        return Call(future, budgets, limits.timeout)
+        return Call(future, budgets, limits.timeout, start)
+
+    def call_off(self, call: Call) -> bool:
+        """Call off `call` if it has not begun (it waits for its place among the model's
+        calls in flight, or for the loop's thread): it then asks nothing, and ends skipped
+        once its turn comes; whether it is off. One that has begun runs on."""
+        return call.start is not None and call.start.call_off()
 
     def call(
         self,
@@ -306,6 +342,8 @@ class Engine:
         self._while_beating(functools.partial(_joined, thread), 30)
         if not thread.is_alive():  # else stuck in code that never returns: left to the exit
             loop.close()
+            for lane in self._lanes.values():
+                lane.close()
         self._loop = self._thread = None
         for pool in (self._cache_reads, self._cache_writes):
             if pool is not None:  # a write under way finishes: its answer was paid for
@@ -420,7 +458,9 @@ class Engine:
         provider = connector.provider()
         lane = self._lanes.get(provider)
         if lane is None:
-            lane = self._lanes[provider] = Lane.of(limits, self.processes)
+            folder = self.ledgers
+            slots = None if folder is None else functools.partial(Slots.in_folder, folder, provider)
+            lane = self._lanes[provider] = Lane.of(limits, self.processes, slots)
             lane.breaker.reason = connector.preflight()  # before its first call
         else:
             lane.tighten(limits, self.processes)
@@ -444,16 +484,19 @@ class Engine:
         budgets: tuple[Budget, ...],
         tools: ToolSet,
         fresh: bool = False,
+        start: Start | None = None,
     ) -> CallResult:
         """The tool loop: each turn a call as `_attempts` makes it; the tools offered in the
-        request run in the case's workspace."""
+        request run in the case's workspace. `start`: the first turn's."""
         if request.workspace is None:
             request.workspace = self._workspace(request)
 
         ends_run: list[BaseException] = []
+        first = [start]  # a later turn is never called off: the loop has begun
 
         async def ask(turn_request: Request) -> Turn:
-            r = await self._attempts(connector, turn_request, limits, budgets, fresh)
+            own = first.pop() if first else None
+            r = await self._attempts(connector, turn_request, limits, budgets, fresh, own)
             if r.ends_run is not None:
                 ends_run.append(r.ends_run)
             return Turn(r.response, r.error, r.skipped, r.retries, r.cached, r.latency_ms, r.cost)
@@ -492,7 +535,10 @@ class Engine:
         limits: Limits,
         budgets: tuple[Budget, ...],
         fresh: bool = False,
+        start: Start | None = None,
     ) -> CallResult:
+        """One call, tried again as the model's limits allow; `start`, if given, is begun
+        once the call has its place (unless it was called off: then it asks nothing)."""
         if not limits.cache and connector.cacheable and self._replaying():
             # strict and offline: a model cached by default but kept out of the cache would
             # be called (and paid) live, its answers unlike those of the run replayed
@@ -533,6 +579,8 @@ class Engine:
             async with self._place(lane, limits) as left:
                 if breaker.reason is not None:  # opened while this call waited its turn
                     return failed(breaker.reason)
+                if start is not None and not start.begin():  # its case went elsewhere
+                    return CallResult(skipped=CALLED_OFF)
                 blind = _uncounted(connector, budgets)
                 if blind is not None:
                     return failed(blind)

@@ -199,7 +199,9 @@ def _node_id_unfit(project: Project, index: int) -> str:
 def mark_collected(config: pytest.Config, run: RunProject) -> None:
     """The first time a file of `run` is collected, warn of its files that hold no case
     (with their file and line, in pytest's warnings summary). Under xdist every worker
-    collects; the first alone warns, so the summary says it once."""
+    collects; the first alone has its warning shown, so the summary says it once. A filter
+    that makes it an error (-W error) fails the file's collection on every worker alike,
+    with one text, which xdist says once."""
     if run.collected:
         return
     run.collected = True
@@ -207,10 +209,13 @@ def mark_collected(config: pytest.Config, run: RunProject) -> None:
     worker = str(getattr(config, "workerinput", {}).get("workerid", "gw0"))
     warns = worker == "gw0" or not worker.startswith("gw")  # (`--tx id=`: no first is known)
     for path, line, message in _without_cases(run):
-        shown = shown_path(config, path)
-        state.empty.append(f"{shown}:{line}: {message}")
-        if warns:
-            warnings.warn_explicit(ArenaWarning(message), ArenaWarning, str(path), line)
+        where = f"{shown_path(config, path)}:{line}"
+        try:
+            with warnings.catch_warnings(record=not warns):  # (recorded: dropped, not shown)
+                warnings.warn_explicit(ArenaWarning(message), ArenaWarning, str(path), line)
+        except ArenaWarning:  # as the warnings summary says it
+            raise pytest.Collector.CollectError(f"{where}: ArenaWarning: {message}") from None
+        state.empty.append(f"{where}: {message}")  # (not once an error: no case ran for it)
 
 
 def _without_cases(run: RunProject) -> list[tuple[Path, int, str]]:
@@ -421,6 +426,29 @@ def start_ahead(items: list[pytest.Item]) -> list[Call]:
         for item in arena:
             item.start()
     return [call for item in arena for _, call in item.pending or () if call is not None]
+
+
+def call_off(items: list[pytest.Item]) -> None:
+    """Call off the calls started ahead for `items` that have not begun (the items went to
+    another pytest-xdist worker); an item with a call called off starts afresh should it
+    run here after all."""
+    for item in items:
+        if isinstance(item, ArenaItem) and item.pending:
+            engine = item.project.engine
+            off = [engine.call_off(call) for _, call in item.pending if call is not None]
+            if any(off):
+                item.pending = None
+
+
+def in_process(item: pytest.Item) -> bool:
+    """Whether `item`'s model is a `python` agent, whose code runs in this process: should
+    it crash the process (os._exit, a segfault), the item running then takes the blame."""
+    if not isinstance(item, ArenaItem) or isinstance(item.plan, str):
+        return False
+    try:
+        return item.project.connector(item.model).name == "python"
+    except SpecError:  # a model arena cannot reach: its item says so when it runs
+        return False
 
 
 def _may_skip(item: pytest.Item) -> bool:

@@ -85,7 +85,8 @@ def add_options(group: pytest.OptionGroup) -> None:
         metavar="PATH",
         help="write each case's result to PATH, sorted, one case a line and no timestamp:"
         " a baseline to commit and compare later runs with (--arena-baseline); a run that"
-        " stops early (-x, Ctrl-C) or runs under --lf or --sw leaves it as it was",
+        " stops early (-x, Ctrl-C, a crashed xdist worker) or runs under --lf or --sw leaves"
+        " it as it was",
     )
     group.addoption(
         "--arena-baseline",
@@ -267,8 +268,10 @@ class ArenaOutputs:
     def _finish(self, session: pytest.Session) -> None:
         records = self.state.records
         if self.xdist is not None:
+            self.state.keep_first()  # --dist each: every worker's record of each case
             self.lost = self.xdist.lost_records()
             records.extend(self.lost)
+            self.state.lost = len(self.lost)  # a partial run: it stopped early
             self.xdist.spent_unsaid()
         self._no_case(session)
         self._no_project()
@@ -591,8 +594,9 @@ class ArenaOutputs:
 
 
 def _partial_run(config: pytest.Config, session: pytest.Session, state: ArenaState) -> str:
-    """Why the run did not run every case it selected, or "": it stopped early, or --lf or
-    --sw chose what ran by the last run."""
+    """Why the run did not run every case it selected, or "": it stopped early (crashed
+    xdist workers took cases down with them, too), or --lf or --sw chose what ran by the
+    last run."""
     stopped = state.stop_reason(session)
     if stopped:
         return f"the run stopped early ({stopped})"

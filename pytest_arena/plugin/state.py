@@ -69,6 +69,7 @@ class ArenaState:
     interrupted: bool = False
     collection_errors: int = 0  # files (or other collectors) that could not be collected
     stop_said: str = ""  # the message of the KeyboardInterrupt that ended the run, if one did
+    lost: int = 0  # on the xdist controller, at the end: cases crashed workers took down unrun
 
     def defined_cases(self) -> dict[str, list[str]]:
         """The case ids each project collected in this process defines, by project name: what
@@ -87,8 +88,9 @@ class ArenaState:
     def stopped_early(self, session: pytest.Session) -> bool:
         """Whether -x, --maxfail, --sw or Ctrl-C ended the run before every selected item
         ran (one that stops at the last item's failure ran them all, under pytest-xdist too,
-        where -x ends the run as interrupted); Ctrl-C always does."""
-        if self.interrupted:
+        where -x ends the run as interrupted); Ctrl-C always does, and so do crashed xdist
+        workers that took cases down with them (`lost`)."""
+        if self.interrupted or self.lost:
             return True
         if not (session.shouldfail or session.shouldstop or _interrupted(session)):
             return False
@@ -107,6 +109,8 @@ class ArenaState:
             not config.getoption("continue_on_collection_errors", False) or not self.finished
         ):
             return "collection_errors"
+        if self.lost:  # (xdist stops the run once a worker may not be restarted)
+            return "worker_crash"
         maxfail = config.getoption("maxfail", 0)
         if session.shouldfail or (maxfail and session.testsfailed >= maxfail):
             return "maxfail"  # (under pytest-xdist the controller's session is not told)
@@ -123,6 +127,9 @@ class ArenaState:
         if cause == "collection_errors":
             errors = self.collection_errors
             return f"{errors} error{'' if errors == 1 else 's'} during collection"
+        if cause == "worker_crash":
+            lost = self.lost
+            return f"{lost} case{'' if lost == 1 else 's'} lost with crashed workers"
         # under pytest-xdist, the controller's session is not told of -x: its stop says it
         said = cause != "interrupt" and self.stop_said
         return str(session.shouldfail or session.shouldstop or said or "interrupted")
@@ -133,10 +140,12 @@ class ArenaState:
         said = []
         stopped = self.stop_reason(session)
         if stopped:
-            got = len(self.records)
+            got = len(self.records) - self.lost  # the lost are on the boards, as errors
             said.append(
                 f"the run stopped early ({stopped}): the boards hold only the"
-                f" {got} result{'' if got == 1 else 's'} it got, not the whole benchmark"
+                f" {got} result{'' if got == 1 else 's'} it got"
+                f"{', and the cases lost as errors' if self.lost else ''}, not the whole"
+                " benchmark"
             )
         lost = len(self.problems)
         if lost:  # their cases are on no board: its accuracy is of the cases that loaded
@@ -146,6 +155,18 @@ class ArenaState:
                 " say why)"
             )
         return said
+
+    def keep_first(self) -> None:
+        """Keep the first record of each (project, case, model, sample), as the reports do:
+        `--dist each` runs every item on every worker, and the leaderboards and the spend
+        line count each case once (what its runs on other workers cost is spent on answers
+        no case was graded by). Once, at the end of the run, on the xdist controller."""
+        first: dict[tuple[str, str, str, int], Record] = {}
+        for record in self.records:
+            first.setdefault(record.key, record)
+        if len(first) < len(self.records):
+            self.records[:] = first.values()
+            self._boards = None
 
     def boards(self) -> list[Board]:
         """The leaderboards of `records`, built once for the reports and the terminal (again

@@ -180,20 +180,21 @@ class ArenaReporter:
     def _spend_line(self) -> str:
         """The spend line: what the records and the engine's calls cost, and what of it is
         unknown (the answers of models without a price, graded or not)."""
-        from pytest_arena.reports.tables import spending
+        from pytest_arena.reports.tables import UNGRADED, UNGRADED_XDIST, spending
 
         state = self.state
         paid, unknown = state.spent_on_calls(), state.workers_unknown
-        said = spending(state.records, state.budget_skips, paid, unknown)
+        xdist = state.workers_spent is not None  # the controller: its workers said theirs
+        said = spending(state.records, state.budget_skips, paid, unknown, xdist=xdist)
         left = self._unpriced_left()
         if not left:
             return said
         # said before what budgets stopped, which comes last
-        head = spending(state.records, 0, paid, unknown)
+        head = spending(state.records, 0, paid, unknown, xdist=xdist)
         return (
             f"{head}, and an unknown amount on {left} answer{'' if left == 1 else 's'} of"
-            " models without a price that no case was graded by (of cases the run stopped,"
-            f" skipped, cut short or ran again){said[len(head) :]}"
+            " models without a price that no case was graded by (of cases the run"
+            f" {UNGRADED_XDIST if xdist else UNGRADED}){said[len(head) :]}"
         )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -77,7 +77,11 @@ def without_group(nodeid: str) -> str:
     return nodeid[:at] if at > nodeid.rfind("]") and at > nodeid.rfind("::") else nodeid
 
 
-def error_record(key: ItemKey, message: str) -> Record:
+def error_record(key: ItemKey, message: str, lost: bool = False) -> Record:
+    """The error record of an item a worker crashed on, or of one it took down unrun
+    (`lost`: its detail says so, and comparisons count it as not run)."""
+    from pytest_arena.reports.baseline import LOST
+
     return Record(
         project=key.project,
         case_id=key.case_id,
@@ -85,8 +89,25 @@ def error_record(key: ItemKey, message: str) -> Record:
         status=ERROR,
         reason=message,
         error=message,
-        detail={"crash": message},
+        detail={"crash": message, LOST: True} if lost else {"crash": message},
     )
+
+
+def project_name(arena: Path) -> str | None:
+    """The name the project of `arena` (its arena.yaml) is loaded under, if its `name:`
+    gives one: read by the controller for a project none of whose items it saw start.
+    None without one, or if the file cannot be read (its folder's name is the project's)."""
+    from pytest_arena.scorers.text import printable
+    from pytest_arena.spec.errors import SpecError
+    from pytest_arena.spec.schema import plain_name
+    from pytest_arena.spec.yamlfile import load_yaml
+
+    try:
+        data, _ = load_yaml(arena)
+        name = data.get("name") if isinstance(data, dict) else None
+        return printable(plain_name(name, "project name")) if isinstance(name, str) else None
+    except (OSError, ValueError, SpecError):
+        return None
 
 
 class ArenaXdist:
@@ -129,7 +150,7 @@ class ArenaXdist:
         self.domains[nodeid] = location[2]
         project_file, named = self._project_file(nodeid), _DOMAIN.match(location[2])
         if project_file is not None and named is not None:
-            self.projects.setdefault(project_file, named["project"])
+            self.projects[project_file] = named["project"]  # as it was loaded
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -192,17 +213,21 @@ class ArenaXdist:
         for nodeid in self.expected:
             key = self._key(nodeid)
             if nodeid not in self.reported and key is not None:
-                lost.append(error_record(key, why))
+                lost.append(error_record(key, why, lost=True))
         return lost
 
     def _key(self, nodeid: str) -> ItemKey | None:
+        """The item's (project, case, model): the project named as its items that started
+        name it, or as its arena.yaml does when none did (not its folder's, unless it has
+        no `name:`)."""
         nodeid = without_group(nodeid)
         key = key_of(nodeid, self.domains.get(nodeid), self.config.rootpath)
         project_file = self._project_file(nodeid)
         if key is not None and nodeid not in self.domains and project_file is not None:
-            project = self.projects.get(project_file)
-            if project is not None:
-                return ItemKey(project, key.case_id, key.model)
+            if project_file not in self.projects:
+                named = project_name(self.config.rootpath / project_file)
+                self.projects[project_file] = named or key.project
+            return ItemKey(self.projects[project_file], key.case_id, key.model)
         return key
 
     def _project_file(self, nodeid: str) -> str | None:

@@ -22,6 +22,9 @@ FORMATS = (1, FORMAT)
 LISTED = verdicts.GRADED | {UNSCORED}  # the statuses a baseline lists: a case that ran
 DIGITS = 6  # a score's decimals in the file; a run is compared with it at the same
 CRITICAL = "critical"  # the tag of cases whose regression a gate may fail the run on
+# a record's detail key: a case a crashed pytest-xdist worker took down, which never ran (an
+# error on the boards, and not run here: neither regressed nor, next time, fixed)
+LOST = "lost"
 _KEYS = ("project", "model", "case", "status", "score", "reason", "tags", "weight")
 
 
@@ -223,9 +226,9 @@ def compare_with(
 ) -> list[BaselineComparison]:
     """Each project and model of the run against the same in the baseline; `defined`, the
     case ids each project holds, tells a case gone from one the run left out (-k, --lf,
-    -x): a project it does not name counts every case it did not run as gone. `whole`: the
-    run collected the whole suite (no paths given), so a baseline project it did not
-    collect is gone, not left out."""
+    -x, a crashed worker: its lost records are not run): a project it does not name counts
+    every case it did not run as gone. `whole`: the run collected the whole suite (no paths
+    given), so a baseline project it did not collect is gone, not left out."""
     now = _by_key(records)
     then = _by_key(baseline)
     # the baseline's projects that graded nothing now, and were not even collected (a project
@@ -274,8 +277,9 @@ def _changes(result: BaselineComparison, then: str, now: str) -> list[Change] | 
 
 def uncompared(records: Sequence[Record], baseline: Sequence[Record]) -> list[str]:
     """The baseline's projects and models ("project model") of which no case ran in this run
-    (a project that did not load, a model not asked for): nothing compared them."""
-    now = {(r.project, r.model) for r in records if r.status in LISTED}
+    (a project that did not load, a model not asked for, a crashed worker took them all
+    down): nothing compared them."""
+    now = {(r.project, r.model) for r in records if r.status in LISTED and not lost(r)}
     then = {(r.project, r.model) for r in baseline if r.status in LISTED}
     return [f"{project} {model}" for project, model in sorted(then - now)]
 
@@ -283,13 +287,18 @@ def uncompared(records: Sequence[Record], baseline: Sequence[Record]) -> list[st
 def _by_key(records: Iterable[Record]) -> dict[tuple[str, str], dict[str, Record]]:
     """Graded and unscored records by project and model, then case, their scores as the
     file keeps them (2/3 is 0.666667 there: compared unrounded, every such case would have
-    dropped a bit)."""
+    dropped a bit); not those of cases lost with a crashed worker, which did not run."""
     found: dict[tuple[str, str], dict[str, Record]] = {}
     for r in records:
-        if r.status in LISTED:
+        if r.status in LISTED and not lost(r):
             kept = r if r.score is None else replace(r, score=_rounded(r.score))
             found.setdefault((r.project, r.model), {}).setdefault(r.case_id, kept)
     return found
+
+
+def lost(record: Record) -> bool:
+    """Whether `record` is of a case a crashed pytest-xdist worker took down unrun."""
+    return record.detail.get(LOST) is True
 
 
 def _rounded(score: float | None) -> float | None:

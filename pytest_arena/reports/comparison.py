@@ -14,6 +14,7 @@ from typing import Any
 from pytest_arena.engine.money import dollars
 from pytest_arena.record import NESTING_LIMIT, Record
 from pytest_arena.reports import verdicts
+from pytest_arena.reports.baseline import LOST
 from pytest_arena.reports.statistics import Difference, mcnemar_exact
 from pytest_arena.scorers.text import printable
 
@@ -268,8 +269,13 @@ def _rows(report: Mapping[str, Any]) -> dict[tuple[str, str], Mapping[str, Any]]
 
 
 def _records(report: Mapping[str, Any]) -> dict[tuple[str, str], dict[tuple[str, int], Any]]:
+    """The report's records by project and model, then case and sample; not those of cases
+    lost with a crashed pytest-xdist worker, which did not run: only in the other run."""
     out: dict[tuple[str, str], dict[tuple[str, int], Any]] = {}
     for r in report.get("records") or []:
+        detail = r.get("detail")
+        if isinstance(detail, Mapping) and detail.get(LOST) is True:
+            continue
         key = (str(r.get("project")), str(r.get("model")))
         out.setdefault(key, {})[(str(r.get("case")), int(r.get("sample") or 0))] = r
     return out
@@ -487,6 +493,7 @@ STOPPED_BY = {
     "interrupt": "Ctrl-C or pytest.exit",
     "collection_errors": "pytest stopped at errors during collection: its log names the"
     " files; fix them, or run with --continue-on-collection-errors",
+    "worker_crash": "pytest-xdist workers crashed, and the cases they took down never ran",
     "maxfail": "-x or --maxfail",
     "stepwise": "--sw or --sw-skip",
     "other": "a plugin stopped it: its log says why",

@@ -22,8 +22,11 @@ VERSION = 2  # 2: a repeated case's samples and sampling, status 'flaky'; interv
 SCHEMA_FILE = "arena-report.schema.json"
 Key = tuple[str, str, str, int]  # a record's (project, case, model, sample)
 # why a run stopped early (`stopped_by`): Ctrl-C or pytest.exit; pytest's stop at a file it
-# could not collect; -x or --maxfail; --sw or --sw-skip; another plugin's stop
-StopCause = Literal["interrupt", "collection_errors", "maxfail", "stepwise", "other"]
+# could not collect; crashed pytest-xdist workers whose cases never ran; -x or --maxfail;
+# --sw or --sw-skip; another plugin's stop
+StopCause = Literal[
+    "interrupt", "collection_errors", "worker_crash", "maxfail", "stepwise", "other"
+]
 # a lone surrogate (half of a UTF-16 pair, as a model's JSON may hold) is written as its
 # JSON escape, "\ud800": the file stays UTF-8, and reads back as the same string
 

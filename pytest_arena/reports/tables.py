@@ -126,15 +126,23 @@ def spent(records: Sequence[Record], spent_on_calls: float | None = None) -> Spe
     )
 
 
+UNGRADED = "stopped, skipped, cut short or ran again"  # what befell cases no answer graded
+UNGRADED_XDIST = "stopped, skipped, cut short, ran again or gave to another xdist worker"
+
+
 def spending(
     records: Sequence[Record],
     budget_skips: int = 0,
     spent_on_calls: float | None = None,
     unknown_workers: int = 0,
+    *,
+    xdist: bool = False,
 ) -> str:
     """One line on what the run spent, what the cache saved and what budgets stopped;
     `spent_on_calls` (the engine's total) also counts answers whose cases never ran,
-    unless `unknown_workers` (pytest-xdist's) spent what could not be known."""
+    unless `unknown_workers` (pytest-xdist's) spent what could not be known. `xdist`: the
+    run had workers, which pay for answers of cases another worker then runs (one took
+    them over, or a worker crashed), and the line says so."""
     answers = [a for r in records for a in _answers(r)]
     cached = [cost or 0.0 for was_cached, cost, _ in answers if was_cached]
     partly = sum(part for was_cached, _, part in answers if not was_cached)
@@ -171,7 +179,7 @@ def spending(
         line += f" what {'it' if one else 'they'} spent)"
     elif money.ungraded:
         line += f", and {dollars(money.ungraded)} on answers no case was graded by (of cases"
-        line += " the run stopped, skipped, cut short or ran again)"
+        line += f" the run {UNGRADED_XDIST if xdist else UNGRADED})"
     if budget_skips:
         line += f"; {budget_skips} not run: budget spent"
     return line

@@ -1,0 +1,160 @@
+"""What a pytest-xdist run reports when it lost cases to a crashed worker, collected unlike
+on its workers, or ran every case on every worker (`--dist each`)."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from pytest_arena.reports import comparison
+from pytest_arena.reports.json_report import schema
+from tests.conftest import XDIST, MakeProject
+
+# a python agent that kills its worker on the case "crash", like a segfault in a native
+# library; CRASH_AGENT unset, it answers every case right
+AGENT = """
+import os
+
+
+def agent(prompt):
+    if prompt == "crash" and os.environ.get("CRASH_AGENT"):
+        os._exit(3)
+    return {"text": "yes"}
+"""
+CRASHING = """
+models:
+  default: [mine]
+  define:
+    mine: {connector: python, callable: "agent:agent"}
+tests:
+  - {id: c0, input: crash, reference: "yes"}
+  - {id: c1, input: one, reference: "yes"}
+  - {id: c2, input: two, reference: "yes"}
+"""
+# collected after `a`: under -n 1 with no restart, none of its cases runs
+NAMED = """
+name: bee
+models:
+  default: [mine]
+  define:
+    mine: {connector: python, callable: "agent:agent"}
+tests:
+  - {id: b0, input: zero, reference: "yes"}
+  - {id: b1, input: one, reference: "yes"}
+"""
+
+
+def test_cases_lost_to_a_crash_keep_the_baseline_and_are_not_run_in_comparisons(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project("a", CRASHING, files={"agent.py": AGENT})
+    make_project("b", NAMED, files={"agent.py": AGENT})
+    healthy = pytester.runpytest(
+        "-p", "no:xdist", "--arena-save-baseline", "base.json", "--arena-json", "good.json"
+    )
+    healthy.assert_outcomes(passed=5)
+    saved = (pytester.path / "base.json").read_text()
+    monkeypatch.setenv("CRASH_AGENT", "1")
+    crashed = pytester.runpytest(
+        *XDIST,
+        "-n",
+        "1",
+        "--max-worker-restart",
+        "0",
+        "--arena-baseline",
+        "base.json",
+        "--arena-save-baseline",
+        "base.json",
+        "--arena-json",
+        "crashed.json",
+    )
+    assert crashed.ret == 1
+    crashed.stdout.fnmatch_lines(
+        [
+            "*arena: the run stopped early (4 cases lost with crashed workers): the boards hold"
+            " only the 1 result it got, and the cases lost as errors, not the whole benchmark",
+            "arena: --arena-save-baseline: the run stopped early (4 cases lost with crashed"
+            " workers), so the baseline file was left as it was*",
+        ],
+        consecutive=False,
+    )
+    assert (pytester.path / "base.json").read_text() == saved
+    # the crashed case itself regressed; those never run are neither regressed nor fixed
+    crashed.stdout.fnmatch_lines(
+        [
+            "a mine: *; 1 regressed, 0 fixed, 0 new, 0 gone, 2 not run*",
+            "  regressed c0: was 'exact match', now 'worker 'gw0' crashed while running*",
+            "not compared, as no case of theirs ran in this run (*): bee mine",
+        ]
+    )
+    # the lost cases of `b` are its own, on the board of its name
+    crashed.stdout.fnmatch_lines(["*= arena leaderboard: bee =*"])
+    crashed.stdout.no_fnmatch_line("*arena leaderboard: b =*")
+    report = json.loads((pytester.path / "crashed.json").read_text())
+    jsonschema.validate(report, schema())
+    assert (report["stopped_early"], report["stopped_by"]) == (True, "worker_crash")
+    assert [b["project"] for b in report["leaderboards"]] == ["a", "bee"]
+    lost = [(r["project"], r["case"]) for r in report["records"] if r["detail"].get("lost")]
+    assert lost == [("a", "c1"), ("a", "c2"), ("bee", "b0"), ("bee", "b1")]
+
+    good = json.loads((pytester.path / "good.json").read_text())
+    for before, after in ((good, report), (report, good)):
+        compared = {item.project: item for item in comparison.compare(before, after)}
+        assert {p: (i.regressions, i.fixes) for p, i in compared.items()} == (
+            {"a": (1, 0), "bee": (0, 0)} if before is good else {"a": (0, 1), "bee": (0, 0)}
+        )
+        lost_side = compared["bee"].only_before if before is good else compared["bee"].only_after
+        assert lost_side == 2
+    (note,) = comparison.run_notes(good, report)
+    assert note.startswith("run B stopped early (pytest-xdist workers crashed, and the cases")
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_an_empty_dataset_warning_made_an_error_fails_collection_once(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: str
+) -> None:
+    make_project(
+        "e",
+        "models: [sim_small]\ndatasets: [data/empty.jsonl]\n"
+        'tests:\n  - {id: one, input: "What is 1 + 1?", reference: "2"}\n',
+        files={"data/empty.jsonl": ""},
+    )
+    result = pytester.runpytest(
+        *XDIST, "-n", workers, "-W", "error::pytest_arena.plugin.collect.ArenaWarning"
+    )
+    result.stdout.no_fnmatch_line("*Different tests were collected*")
+    result.stdout.no_fnmatch_line("*no case ran*")  # it holds one: the error is why none ran
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/e/data/empty.jsonl:1: ArenaWarning: dataset file data/empty.jsonl holds"
+            " no cases (arena.yaml line 2 names it): *",
+        ]
+    )
+    if workers == "2":  # a warning that is no error is said once, not by each worker
+        warned = pytester.runpytest(*XDIST, "-n", workers)
+        warned.assert_outcomes(failed=1, warnings=1)
+
+
+def test_dist_each_counts_the_spend_of_each_case_once(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project(
+        "sums",
+        "models: [sim_small]\ntests:\n"
+        + "".join(
+            f'  - {{id: q{i}, input: "What is {i} + {i}?", reference: "{2 * i}"}}\n'
+            for i in range(3)
+        ),
+    )
+    pytester.runpytest("-p", "no:xdist", "--arena-json", "alone.json")
+    each = pytester.runpytest(*XDIST, "-n", "2", "--dist", "each", "--arena-json", "each.json")
+    outcomes = each.parseoutcomes()
+    assert outcomes.get("failed", 0) + outcomes.get("passed", 0) == 6  # each case twice
+    spend = json.loads((pytester.path / "each.json").read_text())["spend"]
+    once = json.loads((pytester.path / "alone.json").read_text())["spend"]
+    assert spend["on_graded"] == pytest.approx(once["on_graded"])  # the records' answers
+    assert spend["on_ungraded"] == pytest.approx(once["on_graded"])  # the second worker's
+    each.stdout.fnmatch_lines(["arena: 3 answers graded; * on answers no case was graded by*"])
