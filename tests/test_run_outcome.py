@@ -47,7 +47,9 @@ def test_a_run_stopped_by_a_collection_error_says_so_and_compare_names_it(
     make_project("p", PROJECT)
     run_report(pytester, "a.json", "-p", "no:cacheprovider")
     (pytester.path / "test_broken.py").write_text("def test_x(:\n")
-    result, report = run_report(pytester, "b.json", "-p", "no:cacheprovider")
+    result, report = run_report(
+        pytester, "b.json", "-p", "no:cacheprovider", "--arena-html", "b.html"
+    )
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*Interrupted: 1 error during collection*"])
     assert (report["stopped_early"], report["stopped_by"]) == (True, "collection_errors")
@@ -60,6 +62,8 @@ def test_a_run_stopped_by_a_collection_error_says_so_and_compare_names_it(
     compared.stdout.fnmatch_lines([said + AFTER])
     assert "-x" not in compared.stdout.str()
     assert "--continue-on-collection-errors" in (pytester.path / "cmp.html").read_text()
+    page = (pytester.path / "b.html").read_text()  # the run's own page says it too
+    assert f"the run stopped early ({said[len('run B stopped early (') : -1]})" in page
 
 
 @pytest.mark.parametrize(

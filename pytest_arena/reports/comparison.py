@@ -15,6 +15,7 @@ from pytest_arena.engine.money import dollars
 from pytest_arena.record import NESTING_LIMIT, Record
 from pytest_arena.reports import verdicts
 from pytest_arena.reports.baseline import LOST
+from pytest_arena.reports.json_report import stopped_said
 from pytest_arena.reports.statistics import Difference, mcnemar_exact
 from pytest_arena.scorers.text import printable
 
@@ -488,27 +489,14 @@ def nothing_compared(items: list[ModelComparison]) -> str:
     return f"{NOTHING_COMPARED} ({why})"
 
 
-# what stopped a run early, by its report's `stopped_by`
-STOPPED_BY = {
-    "interrupt": "Ctrl-C or pytest.exit",
-    "collection_errors": "pytest stopped at errors during collection: its log names the"
-    " files; fix them, or run with --continue-on-collection-errors",
-    "worker_crash": "pytest-xdist workers crashed, and the cases they took down never ran",
-    "maxfail": "-x or --maxfail",
-    "stepwise": "--sw or --sw-skip",
-    "other": "a plugin stopped it: its log says why",
-}
-STOPPED_UNSAID = "-x, --maxfail, --sw, Ctrl-C or errors during collection"  # older reports
-
-
 def run_notes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
     """A line for each report of a run that stopped early (it holds only some cases), saying
     what stopped it, or that could not load some of its input (its `problems`: cases it
     lost, not cases that went away)."""
     notes = []
     for name, report in (("A", a), ("B", b)):
-        if report.get("stopped_early") is True:
-            why = STOPPED_BY.get(str(report.get("stopped_by")), STOPPED_UNSAID)
+        why = stopped_said(report)
+        if why is not None:
             notes.append(
                 f"run {name} stopped early ({why}): the cases it did not run are only in the"
                 " other run, not compared"

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple, TextIO
 from pytest_arena.engine.money import dollars
 from pytest_arena.record import XFAILED, XPASSED, XPASSED_STRICT, json_safe
 from pytest_arena.reports import plots
-from pytest_arena.reports.json_report import Spilled
+from pytest_arena.reports.json_report import Spilled, stopped_said
 from pytest_arena.reports.report_files import written_whole
 from pytest_arena.reports.statistics import Difference
 from pytest_arena.reports.tables import metric_said, verdicts_said, weights_said
@@ -252,6 +252,7 @@ def _write_page(out: TextIO, report: Mapping[str, Any], title: str) -> None:
             counts=counts,
             xfails=xfails,
             spend=_spend_said(report.get("spend")),
+            stopped=stopped_said(report),
             formula=weights_said,
             data_json=_DATA,
             script=script,

@@ -27,6 +27,27 @@ Key = tuple[str, str, str, int]  # a record's (project, case, model, sample)
 StopCause = Literal[
     "interrupt", "collection_errors", "worker_crash", "maxfail", "stepwise", "other"
 ]
+# what stopped a run early, by its report's `stopped_by`, as compare and the HTML page say it
+STOPPED_BY: dict[str, str] = {
+    "interrupt": "Ctrl-C or pytest.exit",
+    "collection_errors": "pytest stopped at errors during collection: its log names the"
+    " files; fix them, or run with --continue-on-collection-errors",
+    "worker_crash": "pytest-xdist workers crashed, and the cases they took down never ran",
+    "maxfail": "-x or --maxfail",
+    "stepwise": "--sw or --sw-skip",
+    "other": "a plugin stopped it: its log says why",
+}
+STOPPED_UNSAID = "-x, --maxfail, --sw, Ctrl-C or errors during collection"  # older reports
+
+
+def stopped_said(report: Mapping[str, Any]) -> str | None:
+    """What stopped the run of `report` early, said for a reader; None when it ran all it
+    selected."""
+    if report.get("stopped_early") is not True:
+        return None
+    return STOPPED_BY.get(str(report.get("stopped_by")), STOPPED_UNSAID)
+
+
 # a lone surrogate (half of a UTF-16 pair, as a model's JSON may hold) is written as its
 # JSON escape, "\ud800": the file stays UTF-8, and reads back as the same string
 
