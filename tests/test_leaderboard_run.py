@@ -107,7 +107,7 @@ def test_a_run_stopped_by_x_says_its_boards_hold_only_what_ran(
     report = json.loads((pytester.path / "run.json").read_text())
     assert (report["stopped_early"], len(report["records"])) == (True, 2)
     html = (pytester.path / "run.html").read_text()
-    assert "the run stopped early: only the cases it ran are here" in html
+    assert "the run stopped early (-x or --maxfail): only the cases it ran are here" in html
 
     whole = pytester.runpytest("-p", "no:cacheprovider", *reports)
     assert "stopped early" not in whole.stdout.str()
