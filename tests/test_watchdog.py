@@ -171,7 +171,8 @@ def test_without_a_watchdog_programs_run_as_before(
     answer(tmp_path)
     answer(tmp_path, "again")
     assert len(calls) == 1  # tried once, not again for each program
-    assert len(os.listdir("/proc/self/fd")) == fds  # its pipe closed
+    # its pipe closed: no more open than before (files of earlier tests may close meanwhile)
+    assert len(os.listdir("/proc/self/fd")) <= fds
 
 
 def test_a_command_agent_answers_when_the_watchdog_cannot_start(
