@@ -160,12 +160,24 @@ def test_cases_lost_when_workers_may_not_restart_are_error_rows(
         MANY.replace("tests:", "scorers: {default: boom}\ntests:"),
         files={"scorers/boom.py": BOOM},
     )
-    result = pytester.runpytest(*XDIST, "-n", "2", "--max-worker-restart", "0")
+    result = pytester.runpytest(
+        *XDIST,
+        "-n",
+        "2",
+        "--max-worker-restart",
+        "0",
+        "--junitxml",
+        "out.xml",
+        "--arena-json",
+        "r.json",
+    )
     assert result.ret == 1
     outcomes = result.parseoutcomes()
     ran = outcomes.get("passed", 0) + outcomes.get("failed", 0)
     assert ran < 72  # xdist stopped after the crash
     lost = 72 - ran
+    assert outcomes["errors"] == lost  # pytest's count holds every case, as the boards do
+    result.stdout.fnmatch_lines(["ERROR projects/many/arena.yaml::q*[[]sim_*] - *"])
     result.stdout.fnmatch_lines(
         [
             "*arena cases lost with crashed workers*",
@@ -175,6 +187,21 @@ def test_cases_lost_when_workers_may_not_restart_are_error_rows(
     rows = [cells(line) for line in board(result.stdout.lines)[3:-1]]
     assert sum(int(row[5]) for row in rows) == 72  # every case has its row
     assert sum(int(row[7]) for row in rows) == lost + 1  # the crash and the lost
+    records = json.loads((pytester.path / "r.json").read_text())["records"]
+    assert len(records) == 72 and sum(bool(r["detail"].get("lost")) for r in records) == lost
+    suite = ElementTree.parse(pytester.path / "out.xml").getroot().find("testsuite")
+    assert suite is not None  # a JUnit reader counts the lost cases too
+    assert (suite.get("tests"), suite.get("errors")) == ("72", str(lost + 1))
+    first = next(r for r in records if r["detail"].get("lost"))
+    name = f"{first['case']}[{first['model']}]"
+    (case,) = [c for c in suite.iter("testcase") if c.get("name") == name]
+    found = record_of(case, "xunit2")  # its record, as any case's
+    assert (found["case"], found["model"], found["status"]) == (
+        first["case"],
+        first["model"],
+        "error",
+    )
+    assert_valid(pytester.path / "out.xml")
 
 
 def test_dataset_cases_lost_with_a_worker_are_error_rows_of_their_project(

@@ -269,8 +269,7 @@ class ArenaOutputs:
         records = self.state.records
         if self.xdist is not None:
             self.state.keep_first()  # --dist each: every worker's record of each case
-            self.lost = self.xdist.lost_records()
-            records.extend(self.lost)
+            self.lost = self.xdist.lost  # reported, so among the records already
             self.state.lost = len(self.lost)  # a partial run: it stopped early
             self.xdist.spent_unsaid()
         self._no_case(session)
@@ -526,11 +525,9 @@ class ArenaOutputs:
                 terminalreporter.write_line(f"  {mistake}")
         if self.lost:
             terminalreporter.write_sep("-", "arena cases lost with crashed workers")
-            terminalreporter.write_line(
+            terminalreporter.write_line(  # each listed above, as an error of pytest's
                 f"{len(self.lost)} case(s) never ran and count as errors: {self.lost[0].reason}"
             )
-            for record in self.lost:
-                terminalreporter.write_line(f"  {record.project}::{record.case_id}[{record.model}]")
         if self.baseline is not None:
             terminalreporter.write_sep("-", f"arena baseline: {self.baseline_path}")
             for compared in self.compared:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -125,6 +126,7 @@ class ArenaXdist:
         self.ledgers: Path | None = None
         self.collected: dict[str, Any] = {}  # what a worker collected (each collects it all)
         self.unsaid: list[str] = []  # workers, by id, that have not said what they spent
+        self.lost: list[Record] = []  # items crashed workers took down unrun, reported at the end
 
     @pytest.hookimpl
     def pytest_configure_node(self, node: Any) -> None:
@@ -204,8 +206,36 @@ class ArenaXdist:
         if worker in self.unsaid:
             self.unsaid.remove(worker)
 
-    def lost_records(self) -> list[Record]:
-        """Error records for arena items that never reported because a worker crashed."""
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, object, object]:
+        """Report each arena item a crashed worker took down unrun as an item whose setup
+        failed (its error record on the setup report, under `xunit1` its properties on the
+        teardown's), before any other plugin ends the session: the terminal's counts, the
+        JUnit file and the JSON report then all hold it."""
+        from pytest_arena.plugin.junit_xml import properties_per_case
+        from pytest_arena.reports.junit import set_properties
+
+        per_case = properties_per_case(self.config)
+        for nodeid, record in self._lost():
+            domain = f"{record.project}::{record.case_id}[{record.model}]"
+            location = (nodeid.split("::", 1)[0], None, domain)
+            said: list[tuple[str, object]] = []
+            if per_case:
+                set_properties(said, record)
+            setup = pytest.TestReport(nodeid, location, {}, "failed", record.reason, "setup")
+            setattr(setup, self.record_attr, record.to_dict())
+            teardown = pytest.TestReport(
+                nodeid, location, {}, "passed", None, "teardown", user_properties=said
+            )
+            self.lost.append(record)
+            for report in (setup, teardown):
+                self.config.hook.pytest_runtest_logreport(report=report)
+            self.config.hook.pytest_runtest_logfinish(nodeid=nodeid, location=location)
+        return (yield)
+
+    def _lost(self) -> list[tuple[str, Record]]:
+        """The arena items that never reported because a worker crashed, each with its error
+        record."""
         if not self.crashes:
             return []
         why = f"not run: {'; '.join(self.crashes)}"
@@ -213,7 +243,7 @@ class ArenaXdist:
         for nodeid in self.expected:
             key = self._key(nodeid)
             if nodeid not in self.reported and key is not None:
-                lost.append(error_record(key, why, lost=True))
+                lost.append((nodeid, error_record(key, why, lost=True)))
         return lost
 
     def _key(self, nodeid: str) -> ItemKey | None:
