@@ -49,8 +49,10 @@ def test_answers_of_a_model_without_a_price_that_no_case_graded_are_counted(
     """The line said 1 answer of a model without a price: the 3 answered ahead of the stop
     were left out, where a priced model's were counted in dollars."""
     make_project("p", project(3), {"agent.py": AGENT})
-    result = pytester.runpytest("-p", "no:cacheprovider", "-x")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-x", "--arena-json=r.json")
     result.assert_outcomes(failed=1)
+    spend = json.loads((pytester.path / "r.json").read_text())["spend"]
+    assert (spend["unpriced_answers"], spend["unpriced_ungraded_answers"]) == (1, 3)  # as said
     assert sorted((pytester.path / "answers.log").read_text().split()) == [
         "bad",
         "c0",

@@ -576,15 +576,17 @@ class ArenaOutputs:
 
     def _spend(self, records: list[Record]) -> dict[str, Any]:
         """The run's spend line as data: dollars and counts (`Spent`)."""
+        from pytest_arena.plugin.progress_line import unpriced_answers
         from pytest_arena.reports.tables import spent
 
-        money = spent(records, self.state.spent_on_calls())
+        money = spent(records, self.state.spent_on_calls(), unpriced_answers(self.config))
         return {
             "total": money.total,
             "on_graded": money.graded,
             "on_ungraded": money.ungraded,
             "unpriced_answers": money.unpriced_answers,
             "unpriced_verdicts": money.unpriced_verdicts,
+            "unpriced_ungraded_answers": money.unpriced_ungraded,
             "budget_skips": self.state.budget_skips,
             "unknown_workers": self.state.workers_unknown,
         }

@@ -166,42 +166,36 @@ class ArenaReporter:
             return False
         return any(r.board.get("gate") and r.sampling.get("flaky") != "pass" for r in records)
 
-    def _unpriced_left(self) -> int:
-        """The answers of models without a price that the run's calls got and no record
-        graded: those of cases the run stopped (-x), skipped, cut short or ran again."""
+    def _unpriced_on_calls(self) -> int:
+        """The answers of models without a price that the run's calls got, graded or not."""
         if self.session is None:
             return 0
         from pytest_arena.plugin.progress_line import unpriced_answers
-        from pytest_arena.reports.tables import spent
 
-        got = unpriced_answers(self.session.config)
-        return max(0, got - spent(self.state.records).unpriced_answers) if got else 0
+        return unpriced_answers(self.session.config)
 
     def _spend_line(self) -> str:
         """The spend line: what the records and the engine's calls cost, and what of it is
         unknown (the answers of models without a price, graded or not)."""
-        from pytest_arena.reports.tables import UNGRADED, UNGRADED_XDIST, spending
+        from pytest_arena.reports.tables import spending
 
         state = self.state
         paid, unknown = state.spent_on_calls(), state.workers_unknown
         xdist = state.workers_spent is not None  # the controller: its workers said theirs
-        said = spending(state.records, state.budget_skips, paid, unknown, xdist=xdist)
-        left = self._unpriced_left()
-        if not left:
-            return said
-        # said before what budgets stopped, which comes last
-        head = spending(state.records, 0, paid, unknown, xdist=xdist)
-        return (
-            f"{head}, and an unknown amount on {left} answer{'' if left == 1 else 's'} of"
-            " models without a price that no case was graded by (of cases the run"
-            f" {UNGRADED_XDIST if xdist else UNGRADED}){said[len(head) :]}"
+        return spending(
+            state.records,
+            state.budget_skips,
+            paid,
+            unknown,
+            xdist=xdist,
+            unpriced_on_calls=self._unpriced_on_calls(),
         )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         unknown = self.state.workers_unknown
         if not self.state.records:
             spent = self.state.spent_on_calls()
-            left = self._unpriced_left()
+            left = self._unpriced_on_calls()  # (no record: every one is ungraded)
             if self.state.budget_skips or spent or unknown or left:  # no case graded, money spent
                 terminalreporter.write_line(f"arena: {self._spend_line()}")
             return

@@ -326,7 +326,11 @@ def _spend_said(spend: Any) -> str:
         said += f" ({dollars(ungraded)} on answers no case was graded by)"
     unpriced = sum(
         n
-        for n in (spend.get("unpriced_answers"), spend.get("unpriced_verdicts"))
+        for n in (
+            spend.get("unpriced_answers"),
+            spend.get("unpriced_verdicts"),
+            spend.get("unpriced_ungraded_answers"),
+        )
         if isinstance(n, int)
     )
     if unpriced:

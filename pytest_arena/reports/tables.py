@@ -98,31 +98,38 @@ class Spent:
     """Dollars a run spent on models and judges: on the answers and verdicts its records
     hold, and on answers no case was graded by (the engine's total less those: cases the
     run stopped, skipped, cut short or ran again). Answers of a model without a price and
-    verdicts of a judge without one are counted, not priced."""
+    verdicts of a judge without one are counted, not priced: `unpriced_answers` those the
+    records hold, `unpriced_ungraded` those no case was graded by."""
 
     graded: float
     ungraded: float
     unpriced_answers: int
     unpriced_verdicts: int
+    unpriced_ungraded: int = 0
 
     @property
     def total(self) -> float:
         return self.graded + self.ungraded
 
 
-def spent(records: Sequence[Record], spent_on_calls: float | None = None) -> Spent:
-    """What `records` cost, beside `spent_on_calls` (the engine's total, when known)."""
+def spent(
+    records: Sequence[Record], spent_on_calls: float | None = None, unpriced_on_calls: int = 0
+) -> Spent:
+    """What `records` cost, beside `spent_on_calls` (the engine's total, when known) and
+    `unpriced_on_calls` (the answers of models without a price its calls got)."""
     answers = [a for r in records for a in _answers(r)]
     # an answer not wholly from the cache: what its live turns cost (a tool loop replayed
     # up to its last turn paid for that turn alone)
     paid = sum((cost or 0.0) - part for was_cached, cost, part in answers if not was_cached)
     paid += sum(r.judge_cost or 0.0 for r in records) - sum(r.judge_cached_cost for r in records)
     ungraded = (spent_on_calls or 0.0) - paid
+    unpriced = sum(cost is None for was_cached, cost, _ in answers if not was_cached)
     return Spent(
         graded=paid,
         ungraded=ungraded if ungraded > 1e-9 else 0.0,
-        unpriced_answers=sum(cost is None for was_cached, cost, _ in answers if not was_cached),
+        unpriced_answers=unpriced,
         unpriced_verdicts=sum(r.judge_cost is None for r in records),
+        unpriced_ungraded=max(0, unpriced_on_calls - unpriced),
     )
 
 
@@ -137,17 +144,19 @@ def spending(
     unknown_workers: int = 0,
     *,
     xdist: bool = False,
+    unpriced_on_calls: int = 0,
 ) -> str:
     """One line on what the run spent, what the cache saved and what budgets stopped;
     `spent_on_calls` (the engine's total) also counts answers whose cases never ran,
-    unless `unknown_workers` (pytest-xdist's) spent what could not be known. `xdist`: the
-    run had workers, which pay for answers of cases another worker then runs (one took
+    unless `unknown_workers` (pytest-xdist's) spent what could not be known, and so does
+    `unpriced_on_calls` (the answers of models without a price the calls got). `xdist`:
+    the run had workers, which pay for answers of cases another worker then runs (one took
     them over, or a worker crashed), and the line says so."""
     answers = [a for r in records for a in _answers(r)]
     cached = [cost or 0.0 for was_cached, cost, _ in answers if was_cached]
     partly = sum(part for was_cached, _, part in answers if not was_cached)
     judged_from_cache = sum(r.judge_cached_cost for r in records)  # verdicts not paid again
-    money = spent(records, spent_on_calls)
+    money = spent(records, spent_on_calls, unpriced_on_calls)
     unpriced, unjudged = money.unpriced_answers, money.unpriced_verdicts
     graded = sum(_graded(r) for r in records)
     parts = [f"{graded} answer{'' if graded == 1 else 's'} graded"]
@@ -180,6 +189,11 @@ def spending(
     elif money.ungraded:
         line += f", and {dollars(money.ungraded)} on answers no case was graded by (of cases"
         line += f" the run {UNGRADED_XDIST if xdist else UNGRADED})"
+    left = money.unpriced_ungraded
+    if left:
+        line += f", and an unknown amount on {left} answer{'' if left == 1 else 's'} of models"
+        line += " without a price that no case was graded by (of cases the run"
+        line += f" {UNGRADED_XDIST if xdist else UNGRADED})"
     if budget_skips:
         line += f"; {budget_skips} not run: budget spent"
     return line
