@@ -71,21 +71,26 @@ import pytest
 
 def agent(prompt):
     if prompt == "STOP":
-        pytest.exit("agent says stop")
+        pytest.exit("agent says stop", returncode=RETURNCODE)
     time.sleep(0.05)
     return prompt
 """
 
 
+@pytest.mark.parametrize("returncode", [None, 3])
 def test_pytest_exit_in_an_agent_stops_the_run_under_xdist_as_without(
-    pytester: pytest.Pytester, make_project: MakeProject
+    pytester: pytest.Pytester, make_project: MakeProject, returncode: int | None
 ) -> None:
-    """It ended its worker, which xdist took for a crash of the case, and the run went on."""
+    """It ended its worker, which xdist took for a crash of the case, and the run went on;
+    then the run stopped, but with exit status 2 whatever returncode it gave, and the JSON
+    report said another plugin had stopped it."""
     inputs = [f"q{i}" for i in range(30)]
     inputs[4] = "STOP"
-    make_project("p", agent_project(inputs), files={"agent.py": STOPPING_AGENT})
-    result = pytester.runpytest(*XDIST, "-n", "2")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
+    agent = STOPPING_AGENT.replace("RETURNCODE", repr(returncode))
+    make_project("p", agent_project(inputs), files={"agent.py": agent})
+    result = pytester.runpytest(*XDIST, "-n", "2", "--arena-json", "r.json")
+    assert result.ret == (pytest.ExitCode.INTERRUPTED if returncode is None else returncode)
+    assert json.loads((pytester.path / "r.json").read_text())["stopped_by"] == "interrupt"
     result.stdout.fnmatch_lines(
         [
             "arena: the run stopped early (Exit: agent says stop): the boards hold only the *",

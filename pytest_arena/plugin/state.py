@@ -36,6 +36,7 @@ LEDGERS = "arena_ledgers"
 COLLECTED = "arena_collected"  # a worker's output: its arena items, and files without cases
 SPENT = "arena_spent"  # a worker's output: what its engine paid for answers
 NEAR_MISSES = "arena_near_misses"  # a worker's output: its cache's near misses
+EXIT_CODE = "arena_exit_code"  # a worker's output: the returncode of a pytest.exit() it ran
 COLLECT = "pytest_arena.plugin.collect"  # imported once an arena.yaml is collected in a process
 
 
@@ -69,6 +70,7 @@ class ArenaState:
     interrupted: bool = False
     collection_errors: int = 0  # files (or other collectors) that could not be collected
     stop_said: str = ""  # the message of the KeyboardInterrupt that ended the run, if one did
+    worker_exit: bool = False  # on the xdist controller: a worker's pytest.exit() ended the run
     lost: int = 0  # on the xdist controller, at the end: cases crashed workers took down unrun
 
     def defined_cases(self) -> dict[str, list[str]]:
@@ -90,7 +92,7 @@ class ArenaState:
         ran (one that stops at the last item's failure ran them all, under pytest-xdist too,
         where -x ends the run as interrupted); Ctrl-C always does, and so do crashed xdist
         workers that took cases down with them (`lost`)."""
-        if self.interrupted or self.lost:
+        if self.interrupted or self.worker_exit or self.lost:
             return True
         if not (session.shouldfail or session.shouldstop or _interrupted(session)):
             return False
@@ -103,8 +105,12 @@ class ArenaState:
         if not self.stopped_early(session):
             return None
         config = session.config
-        if self.interrupted or self.stop_said.endswith("received keyboard-interrupt"):
-            return "interrupt"  # (the latter: an xdist worker's Ctrl-C)
+        if (
+            self.interrupted
+            or self.worker_exit
+            or self.stop_said.endswith("received keyboard-interrupt")  # an xdist worker's Ctrl-C
+        ):
+            return "interrupt"
         if self.collection_errors and (
             not config.getoption("continue_on_collection_errors", False) or not self.finished
         ):
@@ -131,7 +137,7 @@ class ArenaState:
             lost = self.lost
             return f"{lost} case{'' if lost == 1 else 's'} lost with crashed workers"
         # under pytest-xdist, the controller's session is not told of -x: its stop says it
-        said = cause != "interrupt" and self.stop_said
+        said = (cause != "interrupt" or self.worker_exit) and self.stop_said  # "Exit: why"
         return str(session.shouldfail or session.shouldstop or said or "interrupted")
 
     def partial(self, session: pytest.Session, errors: str = "the errors above") -> list[str]:

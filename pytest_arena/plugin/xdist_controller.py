@@ -19,7 +19,7 @@ import pytest
 
 from pytest_arena.engine.ledger import own_path, read_own
 from pytest_arena.plugin import progress_line
-from pytest_arena.plugin.state import COLLECTED, LEDGERS, NEAR_MISSES, SPENT, ArenaState
+from pytest_arena.plugin.state import COLLECTED, EXIT_CODE, LEDGERS, NEAR_MISSES, SPENT, ArenaState
 from pytest_arena.record import ERROR, Record
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
@@ -127,6 +127,8 @@ class ArenaXdist:
         self.collected: dict[str, Any] = {}  # what a worker collected (each collects it all)
         self.unsaid: list[str] = []  # workers, by id, that have not said what they spent
         self.lost: list[Record] = []  # items crashed workers took down unrun, reported at the end
+        self.exited = False  # a worker ran pytest.exit()
+        self.exit_code: int | None = None  # its returncode
 
     @pytest.hookimpl
     def pytest_configure_node(self, node: Any) -> None:
@@ -182,6 +184,10 @@ class ArenaXdist:
         line = progress_line.of(self.config)
         if isinstance(unpriced, int) and line is not None:  # answers no record may count
             line.add_unpriced(unpriced)
+        if EXIT_CODE in output and not self.exited:
+            self.exited = True
+            code = output[EXIT_CODE]
+            self.exit_code = code if isinstance(code, int) else None
         near = output.get(NEAR_MISSES)
         if isinstance(near, dict):
             for said, count in near.items():
@@ -208,13 +214,18 @@ class ArenaXdist:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, object, object]:
-        """Report each arena item a crashed worker took down unrun as an item whose setup
-        failed (its error record on the setup report, under `xunit1` its properties on the
-        teardown's), before any other plugin ends the session: the terminal's counts, the
-        JUnit file and the JSON report then all hold it."""
+        """Before any other plugin ends the session: end a run a worker's pytest.exit()
+        interrupted with its returncode (if it gave one), as without xdist; and report each
+        arena item a crashed worker took down unrun as an item whose setup failed (its
+        error record on the setup report, under `xunit1` its properties on the teardown's),
+        so that the terminal's counts, the JUnit file and the JSON report all hold it."""
         from pytest_arena.plugin.junit_xml import properties_per_case
         from pytest_arena.reports.junit import set_properties
 
+        if self.exited:  # as pytest.exit() ends a run without xdist
+            ArenaState.of(self.config).worker_exit = True
+            if self.exit_code is not None and session.exitstatus == pytest.ExitCode.INTERRUPTED:
+                session.exitstatus = self.exit_code
         per_case = properties_per_case(self.config)
         for nodeid, record in self._lost():
             domain = f"{record.project}::{record.case_id}[{record.model}]"

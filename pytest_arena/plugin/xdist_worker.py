@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from pytest_arena.plugin.state import EXIT_CODE
 from pytest_arena.record import encodable
 
 LOOKAHEAD = 256  # queued items looked at per test; enough for any sane concurrency
@@ -79,6 +80,9 @@ class WorkerLookahead:
             if not isinstance(item, ArenaItem):
                 raise
             item.session.shouldstop = f"Exit: {stop.msg}"  # the controller stops with it
+            output = getattr(self.config, "workeroutput", None)
+            if output is not None:  # and exits with its returncode
+                output[EXIT_CODE] = stop.returncode
             return True
 
     def _start_ahead(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
