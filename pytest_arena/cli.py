@@ -90,7 +90,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument(
         "--models",
-        default="",
         metavar="KEYS",
         help="comma-separated model keys, e.g. sim_small or openai:gpt-4o-mini",
     )
@@ -199,7 +198,8 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help()
         return 0
     chosen = _arena_models(rest)
-    if args.models and chosen is not None:  # pytest would run the last, and say nothing
+    # (given empty, as an unset "$MODELS" gives it: pytest's usage error, not every default)
+    if args.models is not None and chosen is not None:  # pytest would run the last, silently
         _given(parser, args).error(
             f"--models {args.models} and --arena-models {chosen} both choose the models to"
             " run: give one of them (--models KEYS is passed to pytest as --arena-models KEYS)"
@@ -209,7 +209,7 @@ def _main(argv: Sequence[str] | None) -> int:
     # made by `arena init .`, or an arena.yaml at the top)
     default = ["projects"] if Path("projects").is_dir() and not given else []
     pytest_args = [FROM_CLI, *(args.project or default)]
-    if args.models:
+    if args.models is not None:
         pytest_args += ["--arena-models", args.models]
     pytest_args += rest
     return _pytest(pytest_args)

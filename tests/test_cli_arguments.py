@@ -122,6 +122,19 @@ def test_evaluate_refuses_models_given_both_as_its_own_and_as_pytests_option(
     alone.stdout.fnmatch_lines(["projects/mine/arena.yaml::a[[]sim_echo]", "*2 tests collected*"])
 
 
+@pytest.mark.parametrize("models", [["--models", ""], ["--models="]], ids=["apart", "="])
+def test_evaluate_given_empty_models_is_a_usage_error_not_every_default_model(
+    pytester: pytest.Pytester, make_project: MakeProject, models: list[str]
+) -> None:
+    """`arena evaluate --models "$MODELS"` with MODELS unset ran every project's default
+    models (paid ones too), saying nothing, where pytest's --arena-models '' is refused."""
+    make_project("mine", PROJECT)
+    result = pytester.run(*ARENA, "evaluate", *models, "-q")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --arena-models '' names no model: *"])
+    assert "passed" not in result.stdout.str()  # nothing ran
+
+
 def test_evaluate_that_finds_no_project_says_so_in_its_own_terms(pytester: pytest.Pytester) -> None:
     """`arena evaluate` where there is no project said "give the projects' folder (`pytest
     projects`)" of an --arena-models the user never typed (--models), or nothing at all."""
