@@ -442,6 +442,27 @@ def test_scores_without_spread_get_the_bounded_interval_not_a_zero_width_one() -
     assert got == no_spread_interval(1.0, 3, effective=2.0)
 
 
+def test_a_metric_another_model_takes_past_1_is_unbounded_for_every_model_of_the_board() -> None:
+    """A word count of 1 on every case got 1.000 ± 0.121 (a made-up interval cut at 1) beside
+    a model whose counts went to 3: whether a metric has bounds is the board's, not a row's."""
+    ones = [record(f"c{i}", "short", 1.0, passed=True, metrics={"words": 1.0}) for i in range(6)]
+    spread = [
+        record(f"c{i}", "long", 1.0, passed=True, metrics={"words": float(i % 3 + 1)})
+        for i in range(6)
+    ]
+    leaning = [  # in [0, 1] on this model's cases alone, with a spread: not cut at 0 or 1
+        record(f"c{i}", "lean", 1.0, passed=True, metrics={"words": 0.95 + (i % 2) * 0.05})
+        for i in range(6)
+    ]
+    rows = {r.model: r for r in build_board("p", ones + spread + leaning).rows}
+    short = rows["short"].intervals["words"]
+    assert (short.estimate, short.low, short.high) == (1.0, None, None)
+    lean = rows["lean"].intervals["words"]
+    assert lean.high is not None and lean.high > 1.0  # a t interval, uncut
+    alone = build_board("p", ones).rows[0].intervals["words"]  # its board's values all in [0, 1]
+    assert alone.low is not None and alone.high == 1.0
+
+
 def test_a_comparison_where_every_case_moved_alike_has_an_interval_of_its_share() -> None:
     from pytest_arena.reports.statistics import unseen_share
     from pytest_arena.reports.verdicts import compare

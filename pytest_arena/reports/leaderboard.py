@@ -192,8 +192,9 @@ def _judge(
 ) -> None:
     """Intervals on the board's numbers, each model against the leader, ties, the power."""
     rows = board.rows
+    unbounded = verdicts.unbounded_metrics(r for row in rows for r in by_model[row.model])
     for row in rows:
-        row.intervals = verdicts.row_intervals(by_model[row.model])
+        row.intervals = verdicts.row_intervals(by_model[row.model], unbounded)
     plain = set(board.weights) == {"accuracy"} and all(
         r.accuracy is not None and 0.0 <= r.accuracy <= 1.0 for r in rows
     )  # the composite is the accuracy itself

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import statistics as stdlib_statistics
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_arena.record import ERROR, FAILED, PASSED, Record
@@ -159,16 +159,19 @@ def linearised(values: Sequence[float], weights: Sequence[float]) -> list[float]
     return found if all(math.isfinite(x) for x in found) else []
 
 
-def weighted_interval(records: Sequence[Record], value: Callable[[Record], float]) -> Interval:
+def weighted_interval(
+    records: Sequence[Record], value: Callable[[Record], float], bounded: bool = True
+) -> Interval:
     """The interval of the weighted mean of `value` over `records` (weight 0 left out),
-    clustered by group, cut to [0, 1] for values in [0, 1]. Values that all came out the same
-    have no spread to go by: in [0, 1], `no_spread_interval` over Kish's effective number of
-    cases; without bounds, no interval (it would be a guess)."""
+    clustered by group, cut to [0, 1] for values in [0, 1] (`bounded`: where all values
+    there can be are, as far as is known). Values that all came out the same have no spread
+    to go by: in [0, 1], `no_spread_interval` over Kish's effective number of cases; without
+    bounds, no interval (it would be a guess)."""
     kept = [r for r in records if r.weight > 0]
     raw = [value(r) for r in kept]
     weights = [r.weight for r in kept]
     values = linearised(raw, weights)
-    bounded = bool(raw) and all(0.0 <= v <= 1.0 for v in raw)
+    bounded = bounded and bool(raw) and all(0.0 <= v <= 1.0 for v in raw)
     if len(values) < 2:
         return mean_interval(values, LEVEL)
     if len(set(raw)) == 1:
@@ -212,8 +215,12 @@ def pass_rate_interval(records: Sequence[Record]) -> Interval:
     return Interval(plain.estimate, plain.se * math.sqrt(effect), low, high, plain.n)
 
 
-def row_intervals(records: Sequence[Record]) -> dict[str, Interval]:
-    """Accuracy, pass rate and each custom metric of one model's records."""
+def row_intervals(
+    records: Sequence[Record], unbounded: Collection[str] = frozenset()
+) -> dict[str, Interval]:
+    """Accuracy, pass rate and each custom metric of one model's records; `unbounded`: the
+    metrics that go outside [0, 1] for some model of the board (no interval of this model's
+    is cut to [0, 1], nor made up where its values all came out the same)."""
     found = graded(records)
     intervals = {
         "accuracy": weighted_interval(found, case_score),
@@ -221,8 +228,13 @@ def row_intervals(records: Sequence[Record]) -> dict[str, Interval]:
     }
     for name in sorted({n for r in records for n in r.metrics}):
         having = [r for r in records if name in r.metrics]
-        intervals[name] = weighted_interval(having, _metric(name))
+        intervals[name] = weighted_interval(having, _metric(name), name not in unbounded)
     return intervals
+
+
+def unbounded_metrics(records: Iterable[Record]) -> set[str]:
+    """The custom metrics with a value outside [0, 1] in `records`."""
+    return {n for r in records for n, v in r.metrics.items() if not 0.0 <= v <= 1.0}
 
 
 def _metric(name: str) -> Callable[[Record], float]:
