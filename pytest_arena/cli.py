@@ -364,7 +364,7 @@ def _compare_command(args: argparse.Namespace) -> int:
     print(f"A: {args.a}  B: {args.b}")
     for note in comparison.run_notes(a, b):
         print(note)
-    print(comparison.as_text(items, limit=max(args.limit, 0)))
+    print(comparison.as_text(items, limit=max(args.limit, 0), html=args.html is not None))
     nothing = comparison.nothing_compared(items)
     if nothing:
         print(nothing)

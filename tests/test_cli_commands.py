@@ -172,6 +172,10 @@ def test_compare_names_the_cases_that_changed_with_both_reasons(
     page = (pytester.path / "cmp.html").read_text()
     assert "regression" in page and "expected &#39;4&#39;, got &#39;2 + 2?&#39;" in page
     assert "<b>x</b>" not in page  # record text is escaped
+    # the changes past --limit: in the page if one is written, else where to see them
+    for html, where in ((["--html", "cmp.html"], "the HTML has them all"), ([], "--limit N or *")):
+        cut = pytester.run(*ARENA, "compare", "a.json", "b.json", "--limit", "1", *html)
+        cut.stdout.fnmatch_lines(["  regression: q1: *", f"  ... and 5 more ({where})"])
     same = pytester.run(*ARENA, "compare", "a.json", "a.json")
     assert same.ret == 0
     same.stdout.fnmatch_lines(["no case changed verdict"])

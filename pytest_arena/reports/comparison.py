@@ -420,8 +420,11 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
-def as_text(items: list[ModelComparison], *, limit: int = 50, width: int = 100) -> str:
-    """The comparison as terminal text: per (project, model), aggregates then changes."""
+def as_text(
+    items: list[ModelComparison], *, limit: int = 50, width: int = 100, html: bool = False
+) -> str:
+    """The comparison as terminal text: per (project, model), aggregates then changes, at
+    most `limit` of them (`html`: an HTML page written beside it holds them all)."""
     from tabulate import tabulate
 
     out: list[str] = []
@@ -455,7 +458,8 @@ def as_text(items: list[ModelComparison], *, limit: int = 50, width: int = 100) 
                 out.append("    A: " + _clip(change.before_reason or UNKNOWN, width))
                 out.append("    B: " + _clip(change.after_reason or UNKNOWN, width))
             if len(item.changes) > limit:
-                out.append(f"  ... and {len(item.changes) - limit} more (the HTML has them all)")
+                where = "the HTML has them all" if html else "--limit N or --html OUT shows them"
+                out.append(f"  ... and {len(item.changes) - limit} more ({where})")
         out.append("")
     return printable("\n".join(out), lines=True)  # ids and reasons from a file
 
