@@ -659,8 +659,12 @@ def test_calls_submitted_in_a_batch_leave_in_handfuls_and_each_gets_its_own_answ
     try:
         with engine.batch():
             started = [engine.submit(connector, r, Limits()) for r in requests]
-            time.sleep(0.5)
             # the first call went at once, then a full handful; the rest wait for the end
+            # (however slow the machine: then no more come while the batch lasts)
+            waited = time.monotonic() + 30
+            while fake_llm.total < 1 + engine_calls.BATCH and time.monotonic() < waited:
+                time.sleep(0.01)
+            time.sleep(0.5)
             sent_inside = fake_llm.total
         answers = [engine.wait(call).response for call in started]
     finally:
