@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import socket
 import subprocess
 import sys
@@ -204,6 +205,31 @@ def test_a_missing_key_is_named_and_nothing_is_sent(
     error = failure(make("openai", fake_llm), request("hi"))
     assert not error.retryable
     assert f"the API key variable {KEY_ENV} is not set" in str(error)
+    assert fake_llm.total == 0
+
+
+@pytest.mark.parametrize(
+    ("pasted", "said"),
+    [
+        ("\u201c{}\u201d", "U+201C, a curly quote (character 1 of 22)"),
+        ("{}\ufeff", "U+FEFF, a byte order mark (character 21 of 21)"),
+        ("{}\u00e9", "U+00E9, a character other than printable ASCII"),
+        ("sk-1\n{}", "U+000A, a line break (character 5 of"),
+    ],
+    ids=["curly quotes", "bom", "accent", "line break"],
+)
+def test_a_key_holding_what_no_key_has_is_said_and_never_sent(
+    fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, pasted: str, said: str
+) -> None:
+    """Sent as UTF-8, it came back from a server that reads headers as latin-1 (http.server,
+    Starlette, Node) quoted in a form no redaction knew, into every report; a line break
+    gave aiohttp's "Potential header injection attack"."""
+    key = "sk-test-0123456789ab"
+    monkeypatch.setenv(KEY_ENV, pasted.format(key))
+    error = failure(make("openai", fake_llm), request("hi"))
+    assert f"the API key in {KEY_ENV} holds {said}" in str(error)
+    assert str(error).endswith(f"Set {KEY_ENV} again to the key alone")
+    assert key not in str(error) and not error.retryable
     assert fake_llm.total == 0
 
 
@@ -594,17 +620,13 @@ def test_a_bad_base_url_from_the_environment_names_the_variable(
     assert "18801" not in str(caught.value)  # not quoted: a key put there would be said
 
 
-@pytest.mark.parametrize("name", ["openai", "anthropic"])
-def test_a_key_the_servers_json_escapes_is_redacted_too(
-    fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, name: str
-) -> None:
-    """A key with a stray non-ASCII character (é, a curly quote) comes back in a JSON error
-    as `\\u00e9`: the text matched nothing, and the decoded message held the whole key."""
-    key = "sk-test-é5f3c9a1e7b2d4c6a8e0f"
-    monkeypatch.setenv(KEY_ENV, key)
-    error = failure(make(name, fake_llm), request("[[fault=401 echo_headers=1]]"))
-    assert "you sent" in str(error) and "***" in str(error)
-    assert "5f3c9a1e7b2d4c6a8e0f" not in str(error)
+def test_a_secret_the_servers_json_escapes_is_redacted_too() -> None:
+    """A secret with a stray non-ASCII character (a `headers:` value with é or a curly quote;
+    an API key with one is not sent) comes back in a JSON error as `\\u00e9`: the text
+    matched nothing, and the decoded message held the whole secret."""
+    secret = "tok-\u00e95f3c9a1e7b2d4c6a8e0f"
+    said = json.dumps({"error": {"message": f"bad token {secret}"}})  # ASCII: \u00e9
+    assert "\\u00e9" in said and redacted(said, [secret]).endswith('"bad token ***"}}')
 
 
 def test_credentials_in_the_base_url_or_the_proxy_are_said_of_no_failure_and_no_cache_key(

@@ -158,6 +158,28 @@ def _one_authorization(cls: type[HttpConnector], data: dict[str, Any], env: str 
         )
 
 
+def _unfit_key(env: str, key: str) -> str | None:
+    """Why the key in variable `env` cannot be sent, never showing it: API keys are printable
+    ASCII, and a character beyond that (a stray BOM, a curly quote, a line break, pasted
+    with the key) fails the call, or comes back quoted in a form no redaction knows."""
+    for position, char in enumerate(key, 1):
+        if not "!" <= char <= "~":
+            return (
+                f"the API key in {env} holds {_named(char)} (character {position} of"
+                f" {len(key)}), which no API key has: pasted with it? Set {env} again to the key"
+                " alone"
+            )
+    return None
+
+
+def _named(char: str) -> str:
+    names = {"\ufeff": "a byte order mark", "\n": "a line break", "\r": "a line break"}
+    names.update(dict.fromkeys("\u2018\u2019\u201c\u201d", "a curly quote"))
+    names.update(dict.fromkeys(" \t\u00a0", "a space"))
+    said = names.get(char, "a character other than printable ASCII")
+    return f"U+{ord(char):04X}, {said}"
+
+
 class HttpConnector(Connector):
     """A JSON-over-HTTP chat API: one POST per call, one session per event loop."""
 
@@ -284,6 +306,8 @@ class HttpConnector(Connector):
                 f"the API key variable {env} is not set; export {env}=... (or set api_key_env"
                 " to the variable that holds it)"
             )
+        if env:
+            return _unfit_key(env, os.environ[env].strip())
         return None
 
     def _headers(self) -> dict[str, str]:
