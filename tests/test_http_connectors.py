@@ -119,6 +119,44 @@ def test_anthropic_text_is_every_text_block_joined() -> None:
     assert (response.text, response.tokens_in, response.tokens_out) == ("The answer is 42.", 3, 4)
 
 
+def test_anthropic_prompt_cache_tokens_are_counted_and_priced_as_anthropic_prices_them() -> None:
+    """usage.input_tokens counts only the input after the last cache breakpoint: 3,110
+    input tokens were counted as 10, and $0.00588 as $0.00153."""
+    connector = make(
+        "anthropic", api_key_env=None, price={"input_per_mtok": 3, "output_per_mtok": 15}
+    )
+    usage = {
+        "input_tokens": 10,
+        "cache_creation_input_tokens": 1000,
+        "cache_read_input_tokens": 2000,
+        "output_tokens": 100,
+    }
+    data = {"content": [{"type": "text", "text": "Paris"}], "usage": usage}
+    response = connector.parse(data, request("q"))
+    assert (response.tokens_in, response.tokens_out) == (3010, 100)
+    # 10 at $3, 1000 written at 1.25 x $3, 2000 read at 0.1 x $3, 100 out at $15 (per million)
+    assert connector.cost_of(response) == pytest.approx(0.00588)
+    assert (response.meta["cache_write_5m_tokens"], response.meta["cache_read_tokens"]) == (
+        1000,
+        2000,
+    )
+    # written to the 1-hour cache: twice the input price
+    hour = {
+        **usage,
+        "cache_creation": {"ephemeral_5m_input_tokens": 400, "ephemeral_1h_input_tokens": 600},
+    }
+    response = connector.parse({**data, "usage": hour}, request("q"))
+    assert response.tokens_in == 3010
+    assert connector.cost_of(response) == pytest.approx(
+        (10 * 3 + 400 * 3.75 + 600 * 6 + 2000 * 0.3 + 100 * 15) / 1e6
+    )
+    plain = connector.parse(
+        {**data, "usage": {"input_tokens": 10, "output_tokens": 100}}, request("q")
+    )
+    assert connector.cost_of(plain) == pytest.approx((10 * 3 + 100 * 15) / 1e6)
+    assert not any(key.startswith("cache_") for key in plain.meta)
+
+
 def test_the_sync_call_works_outside_any_loop(fake_llm: FakeLLMServer) -> None:
     connector = make("openai", fake_llm)
     assert [connector.complete(request(f"[[answer={n}]]")).text for n in "ab"] == ["a", "b"]

@@ -112,4 +112,53 @@ class AnthropicConnector(HttpConnector):
                 text, meta["rendered_calls"] = render_calls(calls), True
         if stop == "refusal":
             meta["refusal"] = text
-        return answer(text, data.get("usage"), ("input_tokens", "output_tokens"), request, meta)
+        usage = data.get("usage")
+        response = answer(text, usage, ("input_tokens", "output_tokens"), request, meta)
+        if isinstance(usage, dict) and not meta.get("tokens_estimated"):
+            cached = _cache_tokens(usage)
+            if cached:  # input_tokens counts the input after the last cache breakpoint alone
+                meta.update(cached)
+                response.tokens_in += sum(cached.values())
+        return response
+
+    def cost_of(self, response: Response) -> float | None:
+        """As for any model, with prompt caching's input priced as Anthropic prices it: 1.25
+        times the input price for tokens written to a 5-minute cache, 2 times for a 1-hour
+        one, 0.1 times for tokens read from the cache."""
+        cost = super().cost_of(response)
+        if cost is None or response.cost is not None or self.price is None:
+            return cost
+        meta = response.meta
+        extra = sum(
+            rate * int(meta[key])
+            for key, rate in CACHE_RATES.items()
+            if type(meta.get(key)) is int  # (a replay of an older record may lack them)
+        )
+        return cost + extra * self.price.input_per_mtok / 1_000_000
+
+
+# what a token of each kind of cached input costs beyond the input price, as a share of it
+CACHE_RATES = {
+    "cache_write_5m_tokens": 0.25,
+    "cache_write_1h_tokens": 1.0,
+    "cache_read_tokens": -0.9,
+}
+
+
+def _cache_tokens(usage: dict[str, Any]) -> dict[str, int]:
+    """The input tokens that prompt caching wrote or read, by kind (none left out): usage's
+    `cache_creation` splits the written ones by the cache's lifetime; without it they are
+    the 5-minute cache's (the default)."""
+
+    def count(value: Any) -> int:
+        return value if type(value) is int and value > 0 else 0
+
+    written = count(usage.get("cache_creation_input_tokens"))
+    split = usage.get("cache_creation")
+    hour = count(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) else 0
+    found = {
+        "cache_write_5m_tokens": max(0, written - hour),
+        "cache_write_1h_tokens": min(hour, written) if written else hour,
+        "cache_read_tokens": count(usage.get("cache_read_input_tokens")),
+    }
+    return {key: n for key, n in found.items() if n}
