@@ -157,6 +157,34 @@ def test_anthropic_prompt_cache_tokens_are_counted_and_priced_as_anthropic_price
     assert not any(key.startswith("cache_") for key in plain.meta)
 
 
+def test_a_claude_refusal_with_no_text_is_a_refusal_all_the_same() -> None:
+    """stop_reason refusal and no text: `message.refusal`, which the agents guide promises
+    when the model refused, was missing (an empty refusal was dropped)."""
+    connector = make("anthropic", api_key_env=None)
+    data = {
+        "content": [],
+        "stop_reason": "refusal",
+        "usage": {"input_tokens": 3, "output_tokens": 0},
+    }
+    response = connector.parse(data, request("q"))
+    assert response.text == ""
+    assert response.meta["refusal"] == "the model refused (stop_reason: refusal)"
+
+
+def test_openai_content_given_as_parts_is_their_text_joined() -> None:
+    """Some OpenAI-compatible servers (Mistral's reasoning models) send the content as a list
+    of parts: the call failed, "the reply lacks the expected fields"."""
+    connector = make("openai", api_key_env=None)
+    parts = [
+        {"type": "thinking", "thinking": [{"type": "text", "text": "France: Paris."}]},
+        {"type": "text", "text": "Par"},
+        {"type": "text", "text": "is"},
+    ]
+    choice = {"message": {"role": "assistant", "content": parts}, "finish_reason": "stop"}
+    data = {"choices": [choice], "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
+    assert connector.parse(data, request("q")).text == "Paris"
+
+
 def test_the_sync_call_works_outside_any_loop(fake_llm: FakeLLMServer) -> None:
     connector = make("openai", fake_llm)
     assert [connector.complete(request(f"[[answer={n}]]")).text for n in "ab"] == ["a", "b"]

@@ -110,8 +110,8 @@ class AnthropicConnector(HttpConnector):
             meta["tool_calls"] = calls
             if not text:  # a reply of calls alone: its text output shows them
                 text, meta["rendered_calls"] = render_calls(calls), True
-        if stop == "refusal":
-            meta["refusal"] = text
+        if stop == "refusal":  # with no text of its own: said all the same
+            meta["refusal"] = text or "the model refused (stop_reason: refusal)"
         usage = data.get("usage")
         response = answer(text, usage, ("input_tokens", "output_tokens"), request, meta)
         if isinstance(usage, dict) and not meta.get("tokens_estimated"):

@@ -56,6 +56,8 @@ class OpenAIConnector(HttpConnector):
         choice = data["choices"][0]
         message = choice["message"]
         text = message.get("content") or ""  # null when the model only calls tools
+        if isinstance(text, list):  # parts, as some servers send (Mistral's reasoning models)
+            text = "".join(_part_text(part) for part in text)
         if not isinstance(text, str):
             raise TypeError("the message content is not text")
         meta: dict[str, Any] = {
@@ -72,3 +74,13 @@ class OpenAIConnector(HttpConnector):
         return answer(
             text, data.get("usage"), ("prompt_tokens", "completion_tokens"), request, meta
         )
+
+
+def _part_text(part: Any) -> str:
+    """The text of a part of a message's content given as a list: that of a text part
+    (`{"type": "text", "text": ...}`); "" for others (a reasoning model's thinking)."""
+    if isinstance(part, dict) and part.get("type") in ("text", "output_text"):
+        text = part.get("text")
+        if isinstance(text, str):
+            return text
+    return ""
