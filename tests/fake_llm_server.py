@@ -27,7 +27,9 @@ and Anthropic's `system`), so a test project can ask for a behaviour per case:
 
 Tool calls come in each API's own format (OpenAI's `tool_calls` with JSON-string
 arguments and finish_reason "tool_calls"; Anthropic's `tool_use` blocks and stop_reason
-"tool_use"), with ids `call_1`, `call_2`, ...
+"tool_use"), with ids `call_1`, `call_2`, ... With Anthropic's `thinking: {type: enabled}`
+a tool_use turn starts with a signed thinking block, and a request whose assistant turn
+does not send it back first is refused (400), as the API refuses it.
 
 Any number works as a fault status (400, 401, 500, 529, ...). The server counts requests,
 in total and per prompt, and the most it was answering at once (`peak`), and keeps the
@@ -271,6 +273,27 @@ class FakeLLMServer:
             and any(b.get("type") == "tool_use" for b in m["content"])
         )
 
+        # extended thinking, as Anthropic's API checks it: a tool_use turn starts with a
+        # signed thinking block, which the next request must send back before its tool_use
+        thinking = (body.get("thinking") or {}).get("type") == "enabled"
+        unsigned = [
+            i
+            for i, m in enumerate(messages)
+            if m.get("role") == "assistant"
+            and isinstance(m.get("content"), list)
+            and any(b.get("type") == "tool_use" for b in m["content"])
+            and m["content"][0]
+            != {"type": "thinking", "thinking": "Look it up.", "signature": f"sig-{i}"}
+        ]
+        if thinking and unsigned:
+            said = (
+                f"messages.{unsigned[0]}.content.0.type: Expected `thinking` or `redacted_thinking`"
+            )
+            return web.json_response(
+                {"type": "error", "error": {"type": "invalid_request_error", "message": said}},
+                status=400,
+            )
+
         def answer(
             text: str, tokens_in: int, tokens_out: int, call: ToolCall | None = None
         ) -> dict[str, Any]:
@@ -278,6 +301,11 @@ class FakeLLMServer:
             if call is not None:
                 arguments = json.loads(call[2])
                 content = [{"type": "tool_use", "id": call[0], "name": call[1], "input": arguments}]
+                if thinking:  # the index its assistant message will have in the next request
+                    sign = f"sig-{len(messages)}"
+                    content.insert(
+                        0, {"type": "thinking", "thinking": "Look it up.", "signature": sign}
+                    )
             return {
                 "id": "msg_fake",
                 "type": "message",

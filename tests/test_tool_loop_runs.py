@@ -176,6 +176,26 @@ def pre_request(request, case, context):
 """
 
 
+def test_claude_s_thinking_blocks_go_back_with_the_tool_results(
+    fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester
+) -> None:
+    """With extended thinking on, the API refuses a turn that answers tool calls without
+    the thinking block they came with: every case errored after its first step."""
+    thinking = "params: {max_tokens: 4096, thinking: {type: enabled, budget_tokens: 2048}},"
+    yaml = project(fake_llm, "anthropic").replace(
+        "max_retries: 0}", f"max_retries: 0, {thinking}}}"
+    )
+    make_project("desk", yaml, {"tools.py": TOOLS})
+    result, records = run(pytester)
+    result.assert_outcomes(passed=1)
+    second = list(fake_llm.bodies)[1]["messages"][1]  # the first turn, sent back
+    assert second["role"] == "assistant"
+    assert [b["type"] for b in second["content"]] == ["thinking", "tool_use"]
+    assert second["content"][0]["signature"] == "sig-1"  # as it came, signed
+    steps = records["refund"]["response"]["trajectory"]
+    assert steps[0]["message"]["thinking_blocks"][0]["thinking"] == "Look it up."
+
+
 @pytest.mark.parametrize("connector", ["openai", "anthropic"])
 def test_pre_request_sees_the_tools_and_the_loop_runs_only_those_it_offers(
     fake_llm: FakeLLMServer, make_project: MakeProject, pytester: pytest.Pytester, connector: str

@@ -17,6 +17,7 @@ from pytest_arena.connectors.tool_format import (
 from pytest_arena.spec.images import anthropic_content, content_text
 
 DEFAULT_MAX_TOKENS = 1024
+THINKING_BLOCKS = ("thinking", "redacted_thinking")
 
 
 DEFAULT_VERSION = "2023-06-01"
@@ -108,6 +109,11 @@ class AnthropicConnector(HttpConnector):
         calls = anthropic_calls(blocks)
         if calls:
             meta["tool_calls"] = calls
+            # with extended thinking, the API wants them back, signed, before the tool_use
+            # blocks of the turn a tool loop answers
+            thinking = [b for b in blocks if b.get("type") in THINKING_BLOCKS]
+            if thinking:
+                meta["thinking_blocks"] = thinking
             if not text:  # a reply of calls alone: its text output shows them
                 text, meta["rendered_calls"] = render_calls(calls), True
         if stop == "refusal":  # with no text of its own: said all the same

@@ -106,15 +106,19 @@ def anthropic_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def anthropic_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The non-system messages as Anthropic's: tool calls as `tool_use` blocks, the results
-    of one turn together in one user message of `tool_result` blocks."""
+    """The non-system messages as Anthropic's: tool calls as `tool_use` blocks (after the
+    turn's thinking blocks, as the reply gave them), the results of one turn together in
+    one user message of `tool_result` blocks."""
     out: list[dict[str, Any]] = []
     for m in messages:
         role = m.get("role")
         if role == "system":
             continue
         if role == "assistant" and m.get("tool_calls"):
-            blocks: list[dict[str, Any]] = []
+            thinking = m.get("thinking_blocks")
+            blocks: list[dict[str, Any]] = (
+                [b for b in thinking if isinstance(b, dict)] if isinstance(thinking, list) else []
+            )
             if m.get("content"):
                 blocks.append({"type": "text", "text": m["content"]})
             blocks += [

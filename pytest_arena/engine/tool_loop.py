@@ -114,6 +114,8 @@ async def run_loop(
         calls = response.tool_calls
         content = "" if response.meta.get("rendered_calls") else response.text
         message: dict[str, Any] = {"role": "assistant", "content": content, "tool_calls": calls}
+        if calls and response.meta.get("thinking_blocks"):  # Claude's, to send back as they came
+            message["thinking_blocks"] = response.meta["thinking_blocks"]
         step: dict[str, Any] = {  # every key in every step, as docs/guides/agents.md lists them
             "step": number,
             "message": message,
