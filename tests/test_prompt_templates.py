@@ -44,6 +44,42 @@ def test_the_system_prompt_is_filled_in_with_the_cases_variables(
     )
 
 
+def test_a_chat_input_with_its_own_system_message_keeps_it_beside_a_system_template(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The system prompt was filled in for it anyway: {language}, which its input lacks,
+    crashed the run (INTERNALERROR, no test ran, no report)."""
+    make_project(
+        "sys",
+        """
+        models:
+          default: [agent]
+          define:
+            agent: {connector: python, callable: "agent:run"}
+        prompt:
+          system: "Answer in {language}."
+        tests:
+          - id: fr
+            input: {language: French, text: cat}
+            reference: 'Answer in French. | {"language": "French", "text": "cat"}'
+          - id: chat
+            input:
+              - {role: system, content: One word.}
+              - {role: user, content: Opposite of hot?}
+            reference: "One word. | Opposite of hot?"
+          - id: chat_without
+            input:
+              - {role: user, content: Opposite of cold?}
+            reference: hot
+        """,
+        files={"agent.py": AGENT},
+    )
+    result = pytester.runpytest("-rA")
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["PASSED projects/sys/arena.yaml::chat[[]agent]"])
+    result.stdout.fnmatch_lines(["*prompt.system uses {language}, which this case's input lacks*"])
+
+
 @pytest.mark.parametrize(
     ("prompt", "line", "says"),
     [

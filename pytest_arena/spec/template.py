@@ -121,15 +121,18 @@ def render_messages(case: Case, template: str | None, system: str | None) -> lis
     """The chat messages sent to a model for this case. The system prompt is a template too,
     filled in with the same variables."""
     values = variables(case)
-    if system is not None:
-        system = compile_template(system).render(values)
     if isinstance(case.input, list):  # each request's own, parts too: hooks may change them
         messages = [
             copy.deepcopy(m) if isinstance(m.get("content"), list) else dict(m) for m in case.input
         ]
-        if system and not any(m["role"] == "system" for m in messages):
-            messages.insert(0, {"role": "system", "content": system})
+        # its own system message wins: the system prompt is not filled in (nor checked)
+        if system is not None and not any(m["role"] == "system" for m in messages):
+            system = compile_template(system).render(values)
+            if system:
+                messages.insert(0, {"role": "system", "content": system})
         return messages
+    if system is not None:
+        system = compile_template(system).render(values)
     if template is not None:
         content = compile_template(template).render(values)
     else:
