@@ -597,3 +597,42 @@ def test_a_lone_surrogate_in_a_row_is_an_error_at_its_line_and_the_other_rows_ru
             ]
         )
     result.stdout.no_fnmatch_line("*UnicodeEncodeError*")
+
+
+def test_a_boolean_where_a_number_goes_is_an_error_at_its_line_not_0_or_1(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`threshold: false` passed an answer 0.10 similar (a threshold of 0), and
+    `budget: {max_cost: false}` skipped every case as over a $0 budget, exit 0."""
+    make_project(
+        "settings",
+        """
+        models:
+          default: [priced]
+          define:
+            priced: {connector: sim, price: {input_per_mtok: true}}
+        budget: {max_cost: false}
+        tests:
+          - {id: a, input: "Name the largest planet.", reference: Jupiter}
+        """,
+    )
+    make_project(
+        "cases",
+        """
+        models: [sim_small]
+        scorers: {default: edit_similarity}
+        tests:
+          - {id: a, input: "Name the largest planet.", reference: Jupiter, threshold: false}
+          - {id: b, input: "Name the largest planet.", reference: Jupiter, weight: true}
+        """,
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=3)
+    fix = "is a boolean, not a number: write a number such as 0.5 (or leave the setting out)"
+    for where, key, value in [
+        ("settings/arena.yaml:4", "models.define.priced.price.input_per_mtok", "true"),
+        ("settings/arena.yaml:5", "budget.max_cost", "false"),
+        ("cases/arena.yaml:4", "tests[[]0].threshold", "false"),
+        ("cases/arena.yaml:5", "tests[[]1].weight", "true"),
+    ]:
+        result.stdout.fnmatch_lines([f"projects/{where}: {key}: {value} {fix}"])

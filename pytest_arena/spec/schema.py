@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import typing
 from pathlib import PurePosixPath
 from typing import Annotated, Any, Literal
 
@@ -14,6 +15,7 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -56,9 +58,39 @@ def names_list(value: Any) -> Any:
     return value
 
 
+def _numeric(annotation: Any) -> bool:
+    """Whether a field of this type takes a number and not a boolean (`float | None`)."""
+    if annotation is bool:
+        return False
+    if annotation in (int, float):
+        return True
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is Annotated:
+        return _numeric(args[0])
+    return bool(args) and bool not in args and any(_numeric(a) for a in args)
+
+
+def no_boolean_numbers(model: type[BaseModel], value: Any, name: str | None) -> Any:
+    """`value` of field `name` of `model`; a ValueError with the fix for a YAML boolean
+    where the field takes a number: pydantic would take `false` as 0 (a threshold of 0,
+    a budget of $0) and `true` as 1."""
+    field = model.model_fields.get(name or "")
+    if isinstance(value, bool) and field is not None and _numeric(field.annotation):
+        raise ValueError(
+            f"{str(value).lower()} is a boolean, not a number: write a number such as 0.5"
+            " (or leave the setting out)"
+        )
+    return value
+
+
 class Strict(BaseModel):
     # NaN compares false with every limit (and would slip past ge/le): said as not finite
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_boolean_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        return no_boolean_numbers(cls, value, info.field_name)
 
 
 class Price(Strict):
@@ -89,6 +121,11 @@ class ModelDef(BaseModel):
     @classmethod
     def _tags_list(cls, value: Any) -> Any:
         return names_list(value)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_boolean_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        return no_boolean_numbers(cls, value, info.field_name)
 
     def settings(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
