@@ -412,3 +412,26 @@ def test_an_answer_whose_meta_the_cache_cannot_hold_is_graded_and_said_not_cache
     result.stdout.fnmatch_lines(
         ["arena: 1 answer not cached: response meta is not JSON data, so it cannot be cached*"]
     )
+
+
+def test_cases_that_send_the_same_call_make_it_once_and_replay_it_alike(
+    fake_llm: FakeLLMServer,
+    make_project: MakeProject,
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two cases that sent the same messages made a call each, but the cache kept one of the
+    answers: at temperature 1, a rerun graded the second case with the first's answer, and
+    its verdict flipped with nothing changed."""
+    monkeypatch.setenv("ARENA_CACHE_KEY", SECRET)
+    same = "[[latency=300]] Name a colour."
+    tests = f"  - {{id: a, input: '{same}', reference: x}}\n  - {{id: b, input: '{same}', reference: y}}\n"
+    make_project("quiz", quiz(fake_llm.base_url, 1.0).split("tests:")[0] + "tests:\n" + tests)
+    first, before = run(pytester)
+    assert fake_llm.total == 1  # the same call, once
+    first.stdout.fnmatch_lines(["arena: 2 answers graded, 1 from the response cache *"])
+    assert before["a"]["output"] == before["b"]["output"]
+    fake_llm.reset()
+    _, after = run(pytester)
+    assert fake_llm.total == 0
+    assert [after[c]["output"] for c in "ab"] == [before[c]["output"] for c in "ab"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import copy
 import functools
 import random
 import sys
@@ -48,6 +49,7 @@ from pytest_arena.cache import (
     ReplayMiss,
     ResponseCache,
     UncacheableKey,
+    canonical_json,
     key_parts,
 )
 from pytest_arena.connectors.base import Connector, ConnectorError, Request, Response
@@ -169,6 +171,8 @@ class Engine:
     _cache_writes: concurrent.futures.ThreadPoolExecutor | None = None
     _workspaces: int = 0
     _warmed: set[int] = field(default_factory=set)  # connectors warmed up, by id
+    # calls made now that the cache keys, by their key: a call with the same key waits
+    _in_flight: dict[str, asyncio.Future[CallResult]] = field(default_factory=dict)
     _ledgers: list[Ledger] = field(default_factory=list)
     _batch: list[_Started] | None = None  # calls not yet handed over, in `batch`
     _handed_over: bool = False  # a call went to the loop: till then a batch sends its first at once
@@ -561,6 +565,46 @@ class Engine:
                     latency_ms=hit.latency_ms or 0.0,
                     cost=connector.cost_of(hit),
                 )
+            # the same call in flight for another case (the same messages, params and
+            # sample): its answer is this one's, as the cache would give it once stored
+            token = canonical_json(parts)
+            leader = self._in_flight.get(token)
+            if leader is not None:
+                shared = await asyncio.shield(leader)
+                if shared.response is not None:
+                    return CallResult(
+                        copy.deepcopy(shared.response),
+                        cached=True,
+                        latency_ms=0.0,
+                        cost=connector.cost_of(shared.response),
+                    )
+            else:  # (a failed one: this call is made on its own)
+                mine: asyncio.Future[CallResult] = asyncio.get_running_loop().create_future()
+                self._in_flight[token] = mine
+                result = CallResult(error="not made")
+                try:
+                    result = await self._made(
+                        connector, request, limits, budgets, fresh, start, store, parts
+                    )
+                    return result
+                finally:
+                    del self._in_flight[token]
+                    mine.set_result(result)
+        return await self._made(connector, request, limits, budgets, fresh, start, store, parts)
+
+    async def _made(
+        self,
+        connector: Connector,
+        request: Request,
+        limits: Limits,
+        budgets: tuple[Budget, ...],
+        fresh: bool,
+        start: Start | None,
+        store: ResponseCache | None,
+        parts: dict[str, Any],
+    ) -> CallResult:
+        """The call made (not answered by the cache): tried again as the model's limits
+        allow, its answer stored in `store` under `parts`."""
         lane = self._lane(connector, limits)
         breaker = lane.breaker
         retries = 0  # tries repeated so far: a retry counts once it is made
