@@ -121,9 +121,11 @@ class Judge:
         if reference is _UNSET:
             reference = self.case.reference
         prompt = render_prompt(rubric, self.case.input, reference, output)
-        # what the judge was shown and may quote: JSON from these is never its verdict
+        # what the judge was shown and may quote: JSON from these is never its verdict, and
+        # passages of them in its words are not its grade (a judge that echoes its prompt)
         shown = [as_text(_without_images(self.case.input)), output]
         shown += [as_text(reference)] if reference is not None else []
+        shown += [rubric, prompt]
         votes = []
         for sample in range(samples):
             request = Request(model, [{"role": "user", "content": prompt}], self.case, sample)
@@ -206,6 +208,27 @@ _SCORE = re.compile(
 )
 _FRACTION = re.compile(r"\b(?P<num>\d+(?:\.\d+)?)\s*(?:/|out of)\s*(?P<den>10|100|5)\b")
 _WORD = re.compile(r"\b(PASS(?:ED)?|FAIL(?:ED)?|CORRECT|INCORRECT)\b")  # shouted: a verdict
+# in lower case a word of the reasoning ("it passed the first test"), but "not a passing
+# score" is a verdict all the same
+_PASSING = re.compile(r"\bpass(?:es|ed|ing)?\b", re.I)
+_NEGATION = {"not", "no", "never", "cannot"}
+_ARTICLES = {"a", "an", "the"}
+_CLAUSE = re.compile(r"[.;:!?,()\[\]\n\u2013\u2014]|\s-\s")  # a negation reaches no further
+_TOKEN = re.compile(r"\w+(?:['\u2019]\w+)*")
+_VERDICT_WORDS = "pass|passed|fail|failed|correct|incorrect"
+# keys of a verdict written in prose without its braces: `"passed": false, "score": 0.9`
+_KEY = re.compile(r"([\"'])(score|passed|verdict|grade|result)\1(\s*:)", re.I)
+_PASSED_KEY = re.compile(r"\bpassed\s*:\s*(true|false)\b", re.I)
+_VERDICT_KEY = re.compile(
+    rf"\b(?:verdict|grade|result)\s*:\s*(?:\"({_VERDICT_WORDS})\"|'({_VERDICT_WORDS})'"
+    rf"|({_VERDICT_WORDS})\b)",
+    re.I,
+)
+# what the judge quotes: in double quotes (straight or curly), inline code, on a `>` line
+_IN_QUOTES = re.compile(
+    r'"[^"\n]*"|\u201c[^\u201d\n]*\u201d|(?<!`)`[^`\n]+`(?!`)|^[ \t]*>.*$', re.M
+)
+_PASSAGE = re.compile(r"[\n.;:!?,()]+")
 _SHORT_WORD = re.compile(r"^\W*(pass(?:ed)?|fail(?:ed)?|correct|incorrect)\W*$", re.I)
 _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
 _SPACE = re.compile(r"\s+")
@@ -220,12 +243,14 @@ def parse_verdict(
     A reply that is one object (alone, fenced, in backticks or quotes) is the verdict; else the
     verdict is the JSON the judge writes as its own, repaired (single quotes, Python literals,
     trailing commas); JSON it quotes is none: an object inside another, in quotes or inline
-    code, on a `>` line, or one that `quoting` (the task, reference and answer it was shown)
-    holds. When objects stand on lines of their own (a fence), those from the first of them
-    on count: JSON inline before it is the judge's reasoning. Failing all that, a plain grade
-    ("Score: 8/10", "PASS") is read from the text outside the JSON. Verdicts that disagree (a
-    "corrected" one after the first), or inline JSON that the reply's words grade the other
-    way, are an error.
+    code, on a `>` line, or one that `quoting` (the task, reference, answer, rubric and prompt
+    it was shown) holds. When objects stand on lines of their own (a fence), those from the
+    first of them on count: JSON inline before it is the judge's reasoning. Failing all that,
+    a plain grade ("Score: 8/10", "PASS") is read from the text outside the JSON, leaving out
+    what the judge quotes: text in double quotes or backticks, on a `>` line, or a passage of
+    what it was shown. A FAIL there fails whatever the score; a PASS with a score below
+    `threshold`, or several scores, is an error. Verdicts that disagree (a "corrected" one
+    after the first), or JSON that the reply's words grade the other way, are an error.
     """
     whole = _whole_reply(text)
     if whole is not None:
@@ -236,11 +261,10 @@ def parse_verdict(
     alone = [i for i, f in enumerate(own) if _alone(text, f)]
     if alone:
         own = own[alone[0] :]
-    prose = _outside(text, found)
+    prose = _own_words(_outside(text, found), quoting)
     verdicts = _agreeing_verdicts(own, text, threshold)
     if verdicts:
-        if not alone:
-            _check_words(verdicts[0], prose, text, threshold)
+        _check_words(verdicts[0], prose, text, threshold)
         return verdicts[0]
     try:
         return _plain_grade(prose, threshold, text)
@@ -267,9 +291,14 @@ def _whole_reply(text: str) -> dict[str, Any] | None:
                 data = json.loads(form)
             except json.JSONDecodeError:
                 continue
-            if isinstance(data, dict) and "score" in data:
+            if isinstance(data, dict) and "score" in _lower_keys(data):
                 return data
     return None
+
+
+def _lower_keys(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with its keys in lower case: `"Score"` is the score."""
+    return {(k.lower() if isinstance(k, str) else k): v for k, v in reversed(data.items())}
 
 
 def _repaired(item: str) -> str:
@@ -319,11 +348,14 @@ def _agreeing_verdicts(
 
 def _check_words(verdict: tuple[float, bool, str], prose: str, text: str, threshold: float) -> None:
     """JudgeReplyError when the reply's words, outside its JSON, grade the other way than
-    its inline JSON ('a reply like {"score": 1} would be wrong. FAIL'): which one is the
-    judge's cannot be told."""
+    its JSON, inline ('a reply like {"score": 1} would be wrong. FAIL') or on lines of its
+    own (a fenced pass, then "on reflection, FAIL"): which one is the judge's cannot be
+    told."""
     try:
         _, passed, _ = _plain_grade(prose, threshold, text)
-    except JudgeReplyError:  # no grade in its words (or both): the JSON says
+    except _Mixed:  # "PASS" with a failing score: one of them is against the JSON
+        passed = not verdict[1]
+    except JudgeReplyError:  # no grade in its words (or both words): the JSON says
         return
     if passed != verdict[1]:
         raise JudgeReplyError(
@@ -347,7 +379,7 @@ def _scored_objects(text: str) -> list[_Object]:
                     break
                 except json.JSONDecodeError:
                     continue
-        if end is not None and isinstance(data, dict) and "score" in data:
+        if end is not None and isinstance(data, dict) and "score" in _lower_keys(data):
             found.append(_Object(start, end, data))
             start = text.find("{", end + 1)  # what lies inside it is no other verdict
         else:
@@ -412,7 +444,43 @@ def _closing(text: str, start: int) -> int | None:
     return None
 
 
+def _own_words(prose: str, quoting: Sequence[str]) -> str:
+    """`prose` (the reply outside its JSON) without what the judge quotes: a passage of a
+    text it was shown (`quoting`: the rubric, task, answer, its prompt), then text in double
+    quotes or backticks and `>` lines (single quotes are apostrophes too often). A verdict
+    written as keys without braces (`"passed": false`) becomes its word before that."""
+    stripped = prose.strip()
+    if len(stripped) > 2 and _QUOTES.get(stripped[0]) == stripped[-1] != "'":
+        prose = stripped[1:-1]  # the whole reply in quotes: no quotation
+    prose = _without_passages(prose, quoting)
+    prose = _KEY.sub(r"\2\3", prose)
+    prose = _PASSED_KEY.sub(lambda m: " PASS " if m[1].lower() == "true" else " FAIL ", prose)
+    prose = _VERDICT_KEY.sub(lambda m: " " + (m[1] or m[2] or m[3]).upper() + " ", prose)
+    return _IN_QUOTES.sub(" ", prose)
+
+
+def _without_passages(prose: str, quoting: Sequence[str]) -> str:
+    """`prose` without the passages (lines and clauses of three words or more) that it
+    repeats of the texts in `quoting`, whitespace aside."""
+    flat = " ".join(prose.split())
+    seen: set[str] = set()
+    for shown in quoting:
+        for passage in _PASSAGE.split(shown):
+            words = passage.split()
+            key = " ".join(words)
+            if len(_TOKEN.findall(key)) < 3 or key in seen or key not in flat:
+                continue
+            seen.add(key)
+            prose = re.sub(r"\s+".join(map(re.escape, words)), " ", prose)
+    return prose
+
+
+class _Mixed(JudgeReplyError):
+    """A plain grade whose verdict word and score disagree."""
+
+
 def _from_mapping(data: dict[str, Any], text: str, threshold: float) -> tuple[float, bool, str]:
+    data = _lower_keys(data)
     score = data.get("score")
     if isinstance(score, str):
         try:
@@ -431,20 +499,62 @@ def _from_mapping(data: dict[str, Any], text: str, threshold: float) -> tuple[fl
     passed = data.get("passed")
     if isinstance(passed, str):
         passed = passed.strip().lower() in ("true", "yes", "pass", "passed")
-    if not isinstance(passed, bool):
-        passed = at_least(score, threshold)
+    elif isinstance(passed, int) and not isinstance(passed, bool) and passed in (0, 1):
+        passed = bool(passed)
+    said = [_said(data.get(key)) for key in ("verdict", "grade", "result")]
+    words = {w for w in said if w is not None}
+    if isinstance(passed, bool):
+        words.add(passed)
+    if len(words) > 1:
+        raise JudgeReplyError(f"the judge's reply says both pass and fail: {excerpt(text, 120)}")
+    passed = words.pop() if words else at_least(score, threshold)
     reason = str(data.get("reason") or "no reason given")
     return score, passed, reason
 
 
-def _plain_grade(prose: str, threshold: float, text: str) -> tuple[float, bool, str]:
-    """The grade written in words in `prose` (the reply `text` outside its JSON)."""
-    said = f"plain grade: {excerpt(text.strip(), 80)}"
-    words = {w.upper().startswith(("PASS", "CORRECT")) for w in _WORD.findall(prose)}
-    if not words and (short := _SHORT_WORD.match(prose.strip())):
-        words = {short.group(1).upper().startswith(("PASS", "CORRECT"))}
-    match = _SCORE.search(prose) or _FRACTION.search(prose)
-    if match:
+def _said(value: Any) -> bool | None:
+    """The verdict a `verdict`, `grade` or `result` key gives: pass or fail, else None."""
+    if not isinstance(value, str):
+        return None
+    word = value.strip().lower()
+    if word in ("pass", "passed", "correct"):
+        return True
+    return False if word in ("fail", "failed", "incorrect") else None
+
+
+def _negated(prose: str, at: int) -> bool:
+    """Whether a negation ("not", "n't", "never", "no") is among the three words before `at`
+    in its clause, articles aside: "does NOT PASS", "cannot give this a passing score"."""
+    clause = _CLAUSE.split(prose[:at])[-1]
+    tokens = [t.lower() for t in _TOKEN.findall(clause) if t.lower() not in _ARTICLES][-3:]
+    for index, token in enumerate(tokens):
+        follows = tokens[index + 1] if index + 1 < len(tokens) else ""
+        no = token in _NEGATION or token.endswith(("n't", "n\u2019t"))
+        if no and follows != "only":  # "not only correct"
+            return True
+    return False
+
+
+def _verdict_words(prose: str) -> dict[bool, str]:
+    """The verdicts the words of `prose` give, each with the first word that gives it: a
+    shouted PASS, FAIL, CORRECT or INCORRECT, the other way round after a negation, and a
+    negated "pass" in any case as a fail."""
+    words: dict[bool, str] = {}
+    for match in _WORD.finditer(prose):
+        passing = match[1].startswith(("PASS", "CORRECT"))
+        words.setdefault(passing != _negated(prose, match.start()), match[1])
+    for match in _PASSING.finditer(prose):
+        if not _WORD.fullmatch(match[0]) and _negated(prose, match.start()):
+            words.setdefault(False, match[0])
+    return words
+
+
+def _scores(prose: str, said: str) -> list[tuple[float, str]]:
+    """Each score `prose` gives, out of 1 ("Score: 8/10", "Score: 45%", "3 out of 10"); a
+    fraction counts where no "score" is written."""
+    matches = list(_SCORE.finditer(prose)) or list(_FRACTION.finditer(prose))
+    scores = []
+    for match in matches:
         value = float(match["num"])
         den = match["den"]
         if den:
@@ -453,12 +563,33 @@ def _plain_grade(prose: str, threshold: float, text: str) -> tuple[float, bool, 
             scale = 100.0
         else:  # as a JSON score: out of 1, 10 or 100 by its size
             scale = 1.0 if value <= 1 else 10.0 if value <= 10 else 100.0
-        if not 0 <= value <= scale:
+        if not 0 <= value <= scale or scale == 0:
             raise JudgeReplyError(f"the judge's score {match.group(0)!r} is out of range: {said}")
-        score = value / scale
-        # both words, or none: the score says
-        passed = words.pop() if len(words) == 1 else at_least(score, threshold)
-        return score, passed, said
+        scores.append((value / scale, match.group(0)))
+    return scores
+
+
+def _plain_grade(prose: str, threshold: float, text: str) -> tuple[float, bool, str]:
+    """The grade written in words in `prose` (the reply `text` outside its JSON)."""
+    said = f"plain grade: {excerpt(text.strip(), 80)}"
+    written = _verdict_words(prose)
+    if not written and (short := _SHORT_WORD.match(prose.strip())):
+        written = {short.group(1).upper().startswith(("PASS", "CORRECT")): short.group(1)}
+    words = set(written)
+    scores = _scores(prose, said)
+    if any(not math.isclose(s, scores[0][0]) for s, _ in scores):
+        all_given = ", ".join(repr(each) for _, each in scores)
+        raise JudgeReplyError(f"the judge's reply gives several scores ({all_given}): {said}")
+    if scores:
+        score, given = scores[0]
+        if False in words:  # a FAIL fails, whatever the score
+            return score, False, said
+        if words and not at_least(score, threshold):
+            raise _Mixed(
+                f"the judge's reply says both pass and fail: the score {given!r} is below the"
+                f" pass mark {threshold:g}, the word {written[True]!r} a pass: {excerpt(text, 120)}"
+            )
+        return score, words.pop() if words else at_least(score, threshold), said
     if len(words) == 1:
         passed = words.pop()
         return float(passed), passed, said
