@@ -543,3 +543,37 @@ def test_the_mean_of_one_judgement_is_held_to_the_threshold_too(samples: int) ->
     majority = Judge(CASE, direct(lambda key: bare), "scripted")  # one sample, majority
     assert majority("rubric", "Paris", threshold=0.8).passed is False
     assert parse_verdict('{"score": 0.7}') == (pytest.approx(0.7), True, "no reason given")
+
+
+def test_each_sample_of_a_repeated_case_is_judged_apart_even_from_the_cache(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A model that answers alike every time (temperature 0) had its judge asked once per
+    case: the other samples got that verdict from the cache, on a first run too, so the
+    judge's own noise never reached the pass rate or FLAKY."""
+    make_project(
+        "p",
+        """
+        models:
+          default: [sim_perfect]
+          define:
+            grader: {connector: python, callable: "grader:reply", cache: true}
+        judge: {model: grader}
+        scorers: {default: llm_judge}
+        repeat: 3
+        tests:
+          - {id: planet, input: Name the largest planet., reference: Jupiter}
+        """,
+        files={
+            "grader.py": """
+            def reply(prompt):
+                with open("judged.log", "a") as log:
+                    log.write("judged\\n")
+                return '{"score": 1, "passed": true, "reason": "names Jupiter"}'
+            """
+        },
+    )
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    assert (pytester.path / "judged.log").read_text().count("judged") == 3
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)  # from the cache
+    assert (pytester.path / "judged.log").read_text().count("judged") == 3

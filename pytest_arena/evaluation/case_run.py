@@ -83,7 +83,7 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
         board=project.board(),
     )
     case = _own(case)
-    judge = project.judge(case)
+    judge = project.judge(case, sample)
     first = plan.components[0]
     context = ScoringContext(
         test_case=case,

@@ -96,12 +96,14 @@ class Judge:
         model: str,
         samples: int = 1,
         reduce: str = "majority",
+        of_sample: int = 0,
     ) -> None:
         self.case = case
         self.call = call
         self.model = model
         self.samples = samples
         self.reduce = reduce
+        self.of_sample = of_sample  # the case's sample it judges (of a repeated case)
         self.usage = Usage()
 
     def __call__(
@@ -128,7 +130,11 @@ class Judge:
         shown += [rubric, prompt]
         votes = []
         for sample in range(samples):
-            request = Request(model, [{"role": "user", "content": prompt}], self.case, sample)
+            # each sample of a repeated case is judged apart, as it was drawn apart: the same
+            # answer twice is not one verdict from the cache (the first sample's calls keep
+            # the keys they always had)
+            index = self.of_sample * samples + sample
+            request = Request(model, [{"role": "user", "content": prompt}], self.case, index)
             result = self.call(model, request)
             if result.skipped is not None:  # a budget spent: the case is not run, as when
                 # its own call is refused (an error would count 0 against the model)

@@ -490,10 +490,12 @@ class Project:
     def _at(self, loc: tuple[str | int, ...]) -> str:
         return location(self.file.path, self.file.lines.line(loc))
 
-    def judge(self, case: Case) -> Judge:
-        """A judge bound to `case`, using the project's judge settings."""
+    def judge(self, case: Case, sample: int = 0) -> Judge:
+        """A judge bound to `case` (its `sample`), using the project's judge settings."""
         settings = self.file.spec.judge
-        return Judge(case, self._judge_call, settings.model, settings.samples, settings.reduce)
+        return Judge(
+            case, self._judge_call, settings.model, settings.samples, settings.reduce, sample
+        )
 
     def _judge_call(self, key: str, request: Request) -> CallResult:
         """A judge's call, as `call`; JudgeError, saying where the model is named, for a judge
