@@ -167,6 +167,8 @@ def test_a_loop_partly_answered_by_the_cache_is_said_to_cost_its_live_turns_alon
             f" ${live:.2f} spent on models and judges"
         ]
     )
+    spend = json.loads((pytester.path / "report.json").read_text())["spend"]  # and the same
+    assert (spend["saved_by_cache"], spend["total"]) == pytest.approx((replayed, live))
 
 
 HOOKS = """

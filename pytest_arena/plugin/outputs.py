@@ -587,6 +587,7 @@ class ArenaOutputs:
             "unpriced_answers": money.unpriced_answers,
             "unpriced_verdicts": money.unpriced_verdicts,
             "unpriced_ungraded_answers": money.unpriced_ungraded,
+            "saved_by_cache": money.saved,
             "budget_skips": self.state.budget_skips,
             "unknown_workers": self.state.workers_unknown,
         }

@@ -106,6 +106,7 @@ class Spent:
     unpriced_answers: int
     unpriced_verdicts: int
     unpriced_ungraded: int = 0
+    saved: float = 0.0  # what the answers and verdicts the cache gave would have cost
 
     @property
     def total(self) -> float:
@@ -124,12 +125,14 @@ def spent(
     paid += sum(r.judge_cost or 0.0 for r in records) - sum(r.judge_cached_cost for r in records)
     ungraded = (spent_on_calls or 0.0) - paid
     unpriced = sum(cost is None for was_cached, cost, _ in answers if not was_cached)
+    saved = sum((cost or 0.0) if was_cached else part for was_cached, cost, part in answers)
     return Spent(
         graded=paid,
         ungraded=ungraded if ungraded > 1e-9 else 0.0,
         unpriced_answers=unpriced,
         unpriced_verdicts=sum(r.judge_cost is None for r in records),
         unpriced_ungraded=max(0, unpriced_on_calls - unpriced),
+        saved=saved + sum(r.judge_cached_cost for r in records),
     )
 
 
@@ -164,7 +167,7 @@ def spending(
     if unscored:
         parts[0] += f" ({unscored} more unscored)"
     if cached or judged_from_cache or partly:
-        saved = sum(cached) + judged_from_cache + partly
+        saved = money.saved
         pieces = (("turns", partly), ("verdicts", judged_from_cache))
         kinds = " and ".join(kind for kind, cost in pieces if cost)
         what = f"{len(cached)} from the response cache" if cached else f"{kinds} from the cache"
