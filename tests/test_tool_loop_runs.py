@@ -565,3 +565,52 @@ def test_a_loop_whose_second_turn_fails_keeps_what_its_first_turn_took_and_cost(
     assert record["cost"] == pytest.approx(step["cost"])
     result.stdout.fnmatch_lines([f"arena: 0 answers graded; ${step['cost']:.2f} spent on*"])
     result.stdout.no_fnmatch_line("*no case was graded by*")
+
+
+def test_a_key_a_tool_returns_or_raises_reaches_no_output(
+    make_project: MakeProject, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool that read a key from the environment (or quoted it in its error) had it printed
+    in the failure, and written to the JSON, HTML and JUnit reports, where a python or a
+    command agent's results had it written `***`."""
+    key = "sk-tool-5f3c9a1e7b2d4c6a8e0f"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    tools = '''
+import os
+
+
+def read_config(name: str) -> str:
+    """Read a setting of the service's environment."""
+    if name == "BROKEN":
+        raise RuntimeError(f"cannot parse {os.environ['OPENAI_API_KEY']}")
+    return os.environ.get(name, "unset")
+'''
+    make_project(
+        "leak",
+        """
+        models: [sim_perfect]
+        scoring:
+          - {scorer: trajectory, params: {max_steps: 1}}
+        tests:
+          - id: read
+            input: Which API key is configured?
+            reference:
+              tool_calls: [{name: read_config, arguments: {name: OPENAI_API_KEY}}]
+              answer: It is configured.
+          - id: raised
+            input: Which API key is configured?
+            reference:
+              tool_calls: [{name: read_config, arguments: {name: BROKEN}}]
+              answer: It is configured.
+        """,
+        {"tools.py": tools},
+    )
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--arena-json=r.json", "--arena-html=r.html", "--junitxml=r.xml"
+    )
+    result.assert_outcomes(failed=2)  # two steps each, over max_steps
+    result.stdout.fnmatch_lines(['*read_config({"name": "OPENAI_API_KEY"}) -> \'***\'*'])
+    result.stdout.fnmatch_lines(['*read_config({"name": "BROKEN"}) error *: cannot parse ***\''])
+    assert key not in result.stdout.str()
+    for name in ("r.json", "r.html", "r.xml"):
+        assert key not in (pytester.path / name).read_text(), name

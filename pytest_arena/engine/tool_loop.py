@@ -11,6 +11,7 @@ import asyncio
 import copy
 import inspect
 import json
+import os
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -21,6 +22,7 @@ from typing import Any
 from pytest_arena.connectors.base import Request, Response
 from pytest_arena.engine.user_threads import Raised, cancelled_from_outside, run_blocking
 from pytest_arena.record import encodable
+from pytest_arena.secrets import environment_secrets, redacted
 from pytest_arena.spec.errors import raised
 
 TOOL_TIMEOUT = 30.0  # seconds a tool may run unless it says otherwise
@@ -189,6 +191,10 @@ async def _run(
                 out["content"], out["is_error"] = _as_text(value), False
             except (TypeError, ValueError, RecursionError) as exc:  # a cycle, a tuple key
                 out["content"] = f"error: {name} returned a value that is not JSON: {exc}"
+    # a key the tool read from the environment (or its error quotes) is written `***`, as
+    # in what a python or command agent returns: here it would reach the model, the cache
+    # key of the next turn, the trajectory and every report
+    out["content"] = redacted(out["content"], environment_secrets(os.environ))
     out["duration_ms"] = (time.perf_counter() - started) * 1000
     return out
 
