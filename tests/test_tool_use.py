@@ -282,7 +282,9 @@ def test_tool_call_order_strict_or_free() -> None:
     made = [call("refund", order_id="7", amount=5), call("lookup", order_id="7")]
     strict = ToolCall().score("", EXPECTED, context_with(made))
     assert (strict.score, strict.passed) == (0.5, False)
-    assert "out of order" in strict.reason
+    assert strict.reason == (  # which made call, in the made calls' own numbering
+        "expected call 2, refund: made, but out of order (as call 1 of those made, before call 2)"
+    )
     free = ToolCall().score("", EXPECTED, context_with(made, order="free"))
     assert free.passed
 
@@ -366,7 +368,8 @@ def test_a_single_reply_is_a_trajectory_of_one_step() -> None:
     reference = {"tool_calls": [{"name": "lookup"}]}
     options = {"must_call": ["lookup"], "final_answer": False}
     ctx = scoring_context(reference, options=options, response={"message": message})
-    assert Trajectory().score("", None, ctx).passed
+    one = Trajectory().score("", None, ctx)
+    assert one.passed and one.reason == "1 step, called lookup"  # not "1 steps"
     ctx = scoring_context(reference, response={"message": message})
     assert ToolCall().score("", reference, ctx).passed
 

@@ -71,7 +71,7 @@ def _agent_lines(record: Record) -> list[str]:
     lines = []
     steps = (record.response or {}).get("trajectory") or []
     if steps:
-        lines.append(f"  trajectory: {len(steps)} steps")
+        lines.append(f"  trajectory: {len(steps)} step{'' if len(steps) == 1 else 's'}")
         lines += [f"    {line}" for line in trajectory_lines(steps)]
     workspace = record.detail.get("workspace")
     if workspace:

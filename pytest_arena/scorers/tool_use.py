@@ -248,7 +248,10 @@ def _why(
     if same:
         problem = _argument_problem(same[0], want, how)
         if problem is None and strict:
-            return f"{head}: made, but out of order (before call {start})"
+            at = next(i for i, c in enumerate(made) if c is same[0]) + 1
+            return (
+                f"{head}: made, but out of order (as call {at} of those made, before call {start})"
+            )
         return f"{head}: {problem}"
     times = sum(c.get("name") == want.name for c in made)
     if times:  # each call of it went to another expected call
@@ -314,7 +317,7 @@ class Trajectory(TypedScorer[TrajectoryOptions]):
             checks.append((not times, f"{name} was called {_times(times)} but must not be"))
         if opts.max_steps is not None:
             checks.append(
-                (len(steps) <= opts.max_steps, f"{len(steps)} steps, more than {opts.max_steps}")
+                (len(steps) <= opts.max_steps, f"{_steps(len(steps))}, more than {opts.max_steps}")
             )
         if opts.final_answer:
             last = steps[-1]["message"] if steps else {}
@@ -329,7 +332,7 @@ class Trajectory(TypedScorer[TrajectoryOptions]):
             more = f" (and {len(failed) - 1} more checks failed)" if len(failed) > 1 else ""
             return ScoreResult(score, False, failed[0] + more, detail)
         shown = ", ".join(called) if called else "no tools"
-        return ScoreResult(score, True, f"{len(steps)} steps, called {shown}", detail)
+        return ScoreResult(score, True, f"{_steps(len(steps))}, called {shown}", detail)
 
 
 def _last(message: dict[str, Any]) -> str:
@@ -338,3 +341,7 @@ def _last(message: dict[str, Any]) -> str:
     if message.get("tool_calls"):
         return "calls a tool"
     return "is empty"
+
+
+def _steps(count: int) -> str:
+    return f"{count} step{'' if count == 1 else 's'}"
