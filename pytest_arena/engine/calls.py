@@ -566,7 +566,8 @@ class Engine:
                     cost=connector.cost_of(hit),
                 )
             # the same call in flight for another case (the same messages, params and
-            # sample): its answer is this one's, as the cache would give it once stored
+            # sample): its answer is this one's, as the cache would give it once stored; if
+            # that call fails, this one is made on its own
             token = canonical_json(parts)
             leader = self._in_flight.get(token)
             if leader is not None:
@@ -578,7 +579,7 @@ class Engine:
                         latency_ms=0.0,
                         cost=connector.cost_of(shared.response),
                     )
-            else:  # (a failed one: this call is made on its own)
+            else:  # the first: the others with its key wait for it
                 mine: asyncio.Future[CallResult] = asyncio.get_running_loop().create_future()
                 self._in_flight[token] = mine
                 result = CallResult(error="not made")

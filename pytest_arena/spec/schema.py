@@ -70,27 +70,27 @@ def _numeric(annotation: Any) -> bool:
     return bool(args) and bool not in args and any(_numeric(a) for a in args)
 
 
-def no_boolean_numbers(model: type[BaseModel], value: Any, name: str | None) -> Any:
-    """`value` of field `name` of `model`; a ValueError with the fix for a YAML boolean
-    where the field takes a number: pydantic would take `false` as 0 (a threshold of 0,
-    a budget of $0) and `true` as 1."""
-    field = model.model_fields.get(name or "")
-    if isinstance(value, bool) and field is not None and _numeric(field.annotation):
-        raise ValueError(
-            f"{str(value).lower()} is a boolean, not a number: write a number such as 0.5"
-            " (or leave the setting out)"
-        )
-    return value
-
-
-class Strict(BaseModel):
-    # NaN compares false with every limit (and would slip past ge/le): said as not finite
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+class Spec(BaseModel):
+    """A part of arena.yaml: a YAML boolean where a field takes a number is an error, where
+    pydantic would take `false` as 0 (a threshold of 0, a budget of $0) and `true` as 1."""
 
     @field_validator("*", mode="before")
     @classmethod
     def _no_boolean_numbers(cls, value: Any, info: ValidationInfo) -> Any:
-        return no_boolean_numbers(cls, value, info.field_name)
+        if not isinstance(value, bool):  # (every field of every case passes here)
+            return value
+        field = cls.model_fields.get(info.field_name or "")
+        if field is not None and _numeric(field.annotation):
+            raise ValueError(
+                f"{str(value).lower()} is a boolean, not a number: write a number such as 0.5"
+                " (or leave the setting out)"
+            )
+        return value
+
+
+class Strict(Spec):
+    # NaN compares false with every limit (and would slip past ge/le): said as not finite
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Price(Strict):
@@ -100,7 +100,7 @@ class Price(Strict):
     output_per_mtok: float = Field(0.0, ge=0)
 
 
-class ModelDef(BaseModel):
+class ModelDef(Spec):
     """A model key's connector, its price, how the engine calls it, and its connector's own
     settings (every other key)."""
 
@@ -121,11 +121,6 @@ class ModelDef(BaseModel):
     @classmethod
     def _tags_list(cls, value: Any) -> Any:
         return names_list(value)
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _no_boolean_numbers(cls, value: Any, info: ValidationInfo) -> Any:
-        return no_boolean_numbers(cls, value, info.field_name)
 
     def settings(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
