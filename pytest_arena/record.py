@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import PurePath
@@ -149,11 +150,16 @@ _FREE_FORM = (
 NESTING_LIMIT = 100  # levels of lists and dicts kept: deeper is said, not followed
 TOO_DEEP = f"[nested more than {NESTING_LIMIT} levels deep: cut]"
 CYCLE = "[holds itself: cut]"
+# an object's place in memory, as a repr without one of its own says it: `<X object at
+# 0x7f...>`; it changes each run, and says nothing of the object
+ADDRESS = re.compile(r" ?\bat 0x[0-9a-fA-F]+")
 
 
 def json_safe(value: Any, _within: tuple[int, ...] = ()) -> Any:
-    """`value` as plain JSON data: paths and other objects become strings; a list or dict
-    inside itself becomes CYCLE, and one more than NESTING_LIMIT levels down TOO_DEEP."""
+    """`value` as plain JSON data: a number JSON has no word for (NaN, an infinity) becomes
+    null; paths and other objects become strings, their repr without a memory address
+    (`<X object>`, the same in every run); a list or dict inside itself becomes CYCLE, and
+    one more than NESTING_LIMIT levels down TOO_DEEP."""
     kind = type(value)  # the plain types first, by identity: most of what a record holds
     if kind is str or kind is int or kind is bool or value is None:
         return value
@@ -226,4 +232,4 @@ def _json_safe(value: Any, within: tuple[int, ...]) -> Any:
         return sorted((json_safe(v, within) for v in value), key=repr)
     if isinstance(value, PurePath):
         return str(value)
-    return repr(value)
+    return ADDRESS.sub("", repr(value))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import importlib
 import inspect
 import os
@@ -11,7 +12,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -120,12 +121,13 @@ class PythonConnector(Connector):
         args, kwargs = self._arguments(fn, request)
         took: float | None = None  # the milliseconds a plain function ran, on its thread
         try:
-            if inspect.iscoroutinefunction(fn):
-                result = await fn(*args, **kwargs)
-            else:  # on a thread that never holds the process open, should fn never return
-                result, took = await run_blocking(_clocked, fn, *args, **kwargs)
-                if inspect.isawaitable(result):
-                    result, took = await result, None
+            with WORKING_DIRECTORY.kept():
+                if inspect.iscoroutinefunction(fn):
+                    result = await fn(*args, **kwargs)
+                else:  # on a thread that never holds the process open, should fn never return
+                    result, took = await run_blocking(_clocked, fn, *args, **kwargs)
+                    if inspect.isawaitable(result):
+                        result, took = await result, None
         except asyncio.CancelledError as exc:
             if cancelled_from_outside():  # a timeout, or the run's end: the engine's
                 raise
@@ -144,9 +146,10 @@ class PythonConnector(Connector):
             return asyncio.run(self.acomplete(request))
         args, kwargs = self._arguments(fn, request)
         try:
-            result = fn(*args, **kwargs)
-            if inspect.isawaitable(result):
-                result = asyncio.run(_awaited(result))
+            with WORKING_DIRECTORY.kept():
+                result = fn(*args, **kwargs)
+                if inspect.isawaitable(result):
+                    result = asyncio.run(_awaited(result))
         except Exception as exc:
             raise self._failed(exc) from exc
         return self._answer(result, request)
@@ -238,6 +241,45 @@ class PythonConnector(Connector):
         if not isinstance(result, dict):
             return None
         return steps_of(Agent(self.settings.callable), result)
+
+
+class _WorkingDirectory:
+    """The working directory the agents' calls started in, gone back to once none of them
+    runs: an agent's `os.chdir` is its own, not the next case's, nor the rest of the run's.
+    A working directory is the process's, not a thread's: calls that run at once
+    (`concurrency` above 1) see each other's `os.chdir` while they run."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._home: str | None = None  # where the first of the calls running now started
+
+    @contextlib.contextmanager
+    def kept(self) -> Iterator[None]:
+        with self._lock:
+            if self._running == 0:
+                self._home = _working_directory()
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running -= 1
+                home = self._home
+                if self._running == 0 and home is not None and _working_directory() != home:
+                    with contextlib.suppress(OSError):  # it was removed: nowhere to go back
+                        os.chdir(home)
+
+
+def _working_directory() -> str | None:
+    """`os.getcwd()`; None once the directory is removed (an agent's, its workspace)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
+WORKING_DIRECTORY = _WorkingDirectory()
 
 
 async def _awaited(awaitable: Any) -> Any:

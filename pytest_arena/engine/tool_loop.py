@@ -11,8 +11,8 @@ import asyncio
 import copy
 import inspect
 import json
+import math
 import os
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -21,7 +21,7 @@ from typing import Any
 
 from pytest_arena.connectors.base import Request, Response
 from pytest_arena.engine.user_threads import Raised, cancelled_from_outside, run_blocking
-from pytest_arena.record import encodable
+from pytest_arena.record import ADDRESS, encodable
 from pytest_arena.secrets import environment_secrets, redacted
 from pytest_arena.spec.errors import raised
 
@@ -221,16 +221,31 @@ def _as_text(value: Any) -> str:
     """A tool's result as the model is sent it: text as it is, other values as JSON (a value
     JSON has no type for as its text, if that text is its own: a date, a Path), cut to
     RESULT_LIMIT, and what UTF-8 cannot carry (a file name's undecodable bytes) escaped."""
-    shown = (
-        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=_text)
-    )
+    if isinstance(value, str):
+        shown = value
+    else:
+        shown = json.dumps(_finite(value, set()), ensure_ascii=False, default=_text)
     text: str = encodable(shown)
     if len(text) > RESULT_LIMIT:
         text = text[:RESULT_LIMIT] + f"… [{len(text) - RESULT_LIMIT:,} more characters cut]"
     return text
 
 
-_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
+def _finite(value: Any, within: set[int]) -> Any:
+    """`value` with each number JSON has no word for (NaN, an infinity) as null, as the
+    reports write it (`json_safe`): json.dumps would send the model `NaN` or `Infinity`,
+    which are not JSON. A list or dict inside itself is left for json.dumps to refuse."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if not isinstance(value, dict | list | tuple) or id(value) in within:
+        return value
+    within.add(id(value))
+    try:
+        if isinstance(value, dict):
+            return {k: _finite(v, within) for k, v in value.items()}
+        return [_finite(v, within) for v in value]
+    finally:
+        within.discard(id(value))
 
 
 def _text(value: Any) -> str:
@@ -242,6 +257,6 @@ def _text(value: Any) -> str:
         value.close()  # never to be awaited: no "never awaited" warning
     text = str(value)
     inherited = all(getattr(kind, n) is getattr(object, n) for n in ("__str__", "__repr__"))
-    if inherited or _ADDRESS.search(text):
+    if inherited or ADDRESS.search(text):
         raise TypeError(f"Object of type {kind.__name__} is not JSON serializable")
     return text

@@ -80,8 +80,8 @@ def _agent_lines(record: Record) -> list[str]:
 
 
 def trajectory_lines(steps: list[dict[str, Any]], limit: int = 120) -> list[str]:
-    """One line per step of a tool loop: the calls made and what each returned, or the
-    final answer."""
+    """One line per step of a tool loop: the calls made and what each returned (that no
+    result was reported, for an agent's call said without one), or the final answer."""
     lines = []
     for step in steps:
         message = step.get("message") or {}
@@ -93,10 +93,13 @@ def trajectory_lines(steps: list[dict[str, Any]], limit: int = 120) -> list[str]
             continue
         for call in calls:
             args = json.dumps(call.get("arguments"), ensure_ascii=False)
-            result = results.get(call.get("id")) or {}
-            said = "error" if result.get("is_error") else "->"
-            got = excerpt(result.get("content") or "", limit - 20)
-            lines.append(f"{head} {call.get('name')}({clip(args, limit // 2)}) {said} {got}")
+            result = results.get(call.get("id"))
+            if result is None:  # an agent's call said without its result: not a ''
+                said = "(no result reported)"
+            else:
+                verb = "error" if result.get("is_error") else "->"
+                said = f"{verb} {excerpt(result.get('content') or '', limit - 20)}"
+            lines.append(f"{head} {call.get('name')}({clip(args, limit // 2)}) {said}")
             head = " " * len(head)
     return lines
 
