@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 from pytest_arena.connectors.base import Connector, Request
-from pytest_arena.connectors.http_api import HttpConnector
 
 # names that hold credentials; a key part with one of them is refused, never stored (see
 # _refuse_credentials for where they are looked for)
@@ -32,7 +31,7 @@ def key_parts(connector: Connector, request: Request) -> dict[str, Any]:
     every request parameter, the sample index and what the model reads of the case."""
     identity = connector.cache_identity()
     messages: Any = request.messages
-    if isinstance(connector, HttpConnector):  # sent without arena's alt texts
+    if not connector.sends_alt:  # the key holds what the model reads
         messages = _without_alt(messages)
     if request.workspace is not None:  # a tool's result may name it: it is new each run
         messages = _placed(messages, str(request.workspace))

@@ -128,6 +128,7 @@ class Connector(ABC):
     wants_workspace: ClassVar[bool] = False  # True: the engine gives each call a fresh folder
     default_concurrency: ClassVar[int] = 16  # calls in flight unless the model sets `concurrency`
     billed_by_tokens: ClassVar[bool] = False  # True: an answer costs its tokens at a price
+    sends_alt: ClassVar[bool] = True  # False: image parts go without arena's `alt` text
 
     def __init__(
         self,

@@ -186,6 +186,7 @@ class HttpConnector(Connector):
     default_base_url: ClassVar[str]
     default_key_env: ClassVar[str]
     key_header: ClassVar[str] = "Authorization"  # the header `auth_headers` puts the key in
+    sends_alt: ClassVar[bool] = False
     settings: HttpSettings
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -325,11 +326,13 @@ class HttpConnector(Connector):
 
         headers = self._headers()
         payload = json_text(self.body(request)).encode()  # a lone surrogate, escaped
-        where = _host(self.url)
+        url = self.url  # (each subclass's builds it afresh)
+        secrets = self._secrets(url)
+        where = _host(url)
         encoding = ""  # the reply's Content-Encoding
         try:
             post = session.post(
-                self.url,
+                url,
                 data=payload,
                 headers=headers,
                 proxy=self._proxy,
@@ -351,13 +354,13 @@ class HttpConnector(Connector):
             if not self._proxy and getattr(error, "errno", None) == errno.ECONNREFUSED:
                 problem += "; fix: start the server, or correct base_url"
             raise ConnectorError(
-                self._redact(f"{where}: cannot connect{via}: {problem}"),
+                redacted(f"{where}: cannot connect{via}: {problem}", secrets),
                 retryable=True,
                 unreachable=True,
             ) from None
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
             if _undecodable(exc):
-                encoding = self._redact(_quote(encoding))
+                encoding = redacted(_quote(encoding), secrets)
                 raise ConnectorError(  # not retried: the same body would come again
                     f"{where}: the reply's Content-Encoding {encoding} could not be decoded:"
                     " the body is not encoded as the header says; fix: check the server at"
@@ -365,25 +368,25 @@ class HttpConnector(Connector):
                 ) from None
             problem, unreachable = _dropped(exc)
             raise ConnectorError(
-                self._redact(f"{where}: {problem}"), retryable=True, unreachable=unreachable
+                redacted(f"{where}: {problem}", secrets), retryable=True, unreachable=unreachable
             ) from None
         except asyncio.TimeoutError:
             raise ConnectorError(f"{where}: no reply in time", retryable=True) from None
         except aiohttp.ClientError as exc:
-            said = self._redact(_describe(exc))  # aiohttp's may quote what was sent
+            said = redacted(_describe(exc), secrets)  # aiohttp's may quote what was sent
             raise ConnectorError(f"{where}: the request failed: {said}") from None
-        text = self._redact(_text(raw, reply_headers.get("Content-Type", "")))
+        text = redacted(_text(raw, reply_headers.get("Content-Type", "")), secrets)
         if 300 <= status < 400:
-            moved = reply_headers.get("Location", "elsewhere")
+            moved = _quote(redacted(reply_headers.get("Location", "elsewhere"), secrets))
             raise ConnectorError(
-                f"{where}: HTTP {status}: the server redirects to {_quote(self._redact(moved))};"
+                f"{where}: HTTP {status}: the server redirects to {moved};"
                 " set base_url to the address the API answers at (redirects are not followed,"
                 " so the API key goes only where base_url says)"
             )
         if status >= 400:
             retryable = status in RETRYABLE_STATUS or status >= 500
             retry_after = _retry_after(reply_headers.get("Retry-After")) if retryable else None
-            said = self._redact(_server_message(text))  # as decoded: escapes undone
+            said = redacted(_server_message(text), secrets)  # as decoded: escapes undone
             if status == 400 and "image" in said.lower() and image_count(request.messages):
                 raise ConnectorError(
                     f"{where}: HTTP 400: the model refused the image input of case"
@@ -404,7 +407,6 @@ class HttpConnector(Connector):
         else:
             # JSON may write the key escaped (`\\/`, `\\u00XX`), past the text's redaction:
             # what the reply says, decoded, is redacted again
-            secrets = self._secrets()
             response.text = redacted(response.text, secrets)
             response.meta = _redacted_data(response.meta, secrets)
             return response
@@ -428,11 +430,13 @@ class HttpConnector(Connector):
             )
         return ""
 
-    def _secrets(self) -> list[str]:
-        """The key, the credentials of the headers and of the URLs: what a request carries."""
+    def _secrets(self, url: str | None = None) -> list[str]:
+        """The key, the credentials of the headers and of the URLs: what a request (to `url`,
+        if given: `self.url`) carries."""
         env = self.settings.api_key_env
         secrets = [os.environ.get(env, "").strip() if env else ""]
-        secrets += [*credentials_of(self.settings.headers.items()), *url_secrets(self.url)]
+        secrets += [*credentials_of(self.settings.headers.items())]
+        secrets += url_secrets(self.url if url is None else url)
         secrets += url_secrets(self._proxy or "")
         return secrets
 
