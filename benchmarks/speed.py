@@ -56,10 +56,9 @@ median over the rounds of client + bare pytest), with its min and max over the r
 (each round's ratio from that round's own times); the target, met or not.
 
 pytest-arena must be installed in this Python (`pip install .`, or `pip install -e .`):
-pytest loads the plugin through its entry point, as a user's run does. Putting the source
-folder on PYTHONPATH instead would change what is measured: pytest then rewrites the
-asserts of the plugin's modules on every run where Python writes no bytecode
-(PYTHONDONTWRITEBYTECODE). The client needs aiohttp (a dependency of pytest-arena).
+pytest loads the plugin through its entry point, as a user's run does (the source folder
+on PYTHONPATH gives it none to load it by). The client needs aiohttp (a dependency of
+pytest-arena).
 """
 
 from __future__ import annotations
@@ -583,10 +582,10 @@ def main() -> None:
     ):
         sys.exit("pytest-arena is not installed in this Python: run `pip install .` first")
     env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-secret"}
-    # pytest rewrites the asserts of every module of a plugin it loads by entry point, and
-    # caches the result as bytecode: with PYTHONDONTWRITEBYTECODE set it cannot, and every
-    # run compiles pytest-arena's modules again from source (as it does the bare test
-    # file). Timed as a user's machine runs it, where the cache is written once.
+    # pytest rewrites the asserts of a test file and caches the result as bytecode: with
+    # PYTHONDONTWRITEBYTECODE set it cannot, and every run of bare pytest compiles its test
+    # file again from source (pytest-arena takes its own modules off what pytest rewrites).
+    # Timed as most machines run it, where the cache is written once.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         if args.target == "first":

@@ -6,6 +6,7 @@ run that collects no `arena.yaml` next to nothing.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from pytest_arena._lazy import lazy_names
@@ -39,3 +40,27 @@ __all__ = [
 
 
 __getattr__ = lazy_names(__name__, _LAZY)
+
+
+def _not_rewritten() -> None:
+    """Take this package off the modules pytest rewrites the asserts of, as it does every
+    module of a plugin installed with an entry point: it parses and compiles each from source
+    (half a second for this package), on every run where it cannot keep the result
+    (PYTHONDONTWRITEBYTECODE, as many container images set; an install the user cannot
+    write to). The asserts here check the package's own workings: rewriting says nothing more
+    of them. pytest has no public way to ask this; where its hook is not as read here, the
+    modules are rewritten as before."""
+    for finder in sys.meta_path:
+        if type(finder).__name__ != "AssertionRewritingHook":
+            continue
+        marked = getattr(finder, "_must_rewrite", None)
+        decided = getattr(finder, "_marked_for_rewrite_cache", None)
+        if not isinstance(marked, set) or not isinstance(decided, dict):
+            continue
+        ours = {name for name in marked if name.partition(".")[0] == __name__}
+        if ours:  # the package (an entry point's), or its module `-p` names
+            marked -= ours
+            decided.clear()  # what it decided while they were on it
+
+
+_not_rewritten()

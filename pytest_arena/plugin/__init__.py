@@ -4,6 +4,10 @@ package.
 
 Everything heavy is imported when a project is first collected, so that having the plugin
 installed costs a pytest run without `arena.yaml` files next to nothing.
+
+PYTEST_DONT_REWRITE: pytest leaves this package's asserts as written (see `_not_rewritten`
+in pytest_arena/__init__.py), and the word keeps it from warning that it could not rewrite
+this module when `-p pytest_arena.plugin` names it once it is loaded.
 """
 
 from __future__ import annotations
