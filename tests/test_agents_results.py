@@ -77,23 +77,28 @@ def run(prompt):
 """
 
 
+def reporting_agent(make_project: MakeProject, reference: str) -> None:
+    """Project p: case q, answered by AGENT, which reports the calls it made."""
+    make_project(
+        "p",
+        f"""
+        models:
+          default: [mine]
+          define:
+            mine: {{connector: python, callable: "agent:run"}}
+        tests:
+          - {{id: q, input: x, reference: {reference}}}
+        """,
+        {"agent.py": AGENT},
+    )
+
+
 def test_a_python_agents_reported_results_keep_no_memory_address(
     make_project: MakeProject, pytester: pytest.Pytester
 ) -> None:
     """`"result": Order()` was kept as `<agent.Order object at 0x7f...>`, a text that changed
     each run; what the agent's results say is the same in every run."""
-    make_project(
-        "p",
-        """
-        models:
-          default: [mine]
-          define:
-            mine: {connector: python, callable: "agent:run"}
-        tests:
-          - {id: q, input: x, reference: done}
-        """,
-        {"agent.py": AGENT},
-    )
+    reporting_agent(make_project, "done")
     result, found = records(pytester)
     result.assert_outcomes(passed=1)
     contents = [
@@ -109,18 +114,7 @@ def test_a_reported_call_without_a_result_is_not_shown_as_returning_an_empty_tex
 ) -> None:
     """A call the agent said without its `result` was shown as `notify({"to": "ops"}) -> ''`,
     as if the tool had returned ''."""
-    make_project(
-        "p",
-        """
-        models:
-          default: [mine]
-          define:
-            mine: {connector: python, callable: "agent:run"}
-        tests:
-          - {id: q, input: x, reference: something else}
-        """,
-        {"agent.py": AGENT},
-    )
+    reporting_agent(make_project, "something else")
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
