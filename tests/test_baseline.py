@@ -198,8 +198,13 @@ def test_a_missing_baseline_is_a_usage_error(
             b' "status": "passed", "score": 1, "reason": "", "tags": 5, "weight": 1}]}',
             "*base.json:2: a case's score is a number from 0 to 1 or null, its tags a list*",
         ),
+        (  # was read as a score of 0: a rerun of the same answers changed accuracy
+            b'{"format": 1, "cases": [\n{"project": "p", "model": "m", "case": "c",'
+            b' "status": "passed", "score": null, "reason": "", "tags": [], "weight": 1}]}',
+            "*base.json:2: the score of a passed case is a number from 0 to 1, not null*",
+        ),
     ],
-    ids=["utf-16", "deep", "tags"],
+    ids=["utf-16", "deep", "tags", "null-score"],
 )
 def test_a_baseline_of_another_shape_is_a_usage_error_saying_why(
     pytester: pytest.Pytester, make_project: MakeProject, content: bytes, said: str
@@ -257,6 +262,10 @@ def _row(**changed: object) -> str:
         ),
         (f"[{_row(score=1.5)}]", r"base.json:2: a case's score is a number from 0 to 1"),
         (f"[{_row(weight=float('inf'))}]", r"base.json:2: .* its weight a finite number"),
+        (
+            f"[{_row()},\n{_row(case='b', status='failed', score=None)}]",
+            r"base.json:3: the score of a failed case is a number from 0 to 1, not null",
+        ),
         ("{}", r"base.json: 'cases' is not a list"),  # was read as a baseline of no case
         (f"[{_row(status='great')}]", r"base.json:2: a case's status is one of .*not 'great'"),
         (f"[{_row(status=['passed'])}]", r"base.json:2: a case's status is one of"),
@@ -269,6 +278,7 @@ def _row(**changed: object) -> str:
         "nan-score",
         "score-above-1",
         "infinite-weight",
+        "null-score",
         "cases-not-a-list",
         "status",
         "status-list",
@@ -280,6 +290,14 @@ def test_a_hand_edited_baseline_that_no_run_wrote_is_refused_at_its_line(
 ) -> None:
     with pytest.raises(ValueError, match=said + ".*--arena-save-baseline"):
         read_baseline(f'{{"format": 1, "cases": {cases}}}', "base.json")
+
+
+def test_a_score_of_null_is_read_for_an_unscored_case_and_an_error() -> None:
+    cases = (
+        f"[{_row(status='unscored', score=None)},\n{_row(case='b', status='error', score=None)}]"
+    )
+    read = read_baseline(f'{{"format": 2, "cases": {cases}}}', "base.json")
+    assert [(r.status, r.score) for r in read] == [("unscored", None), ("error", None)]
 
 
 @pytest.mark.parametrize("workers", [0, 2])

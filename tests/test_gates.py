@@ -123,6 +123,14 @@ def test_a_gate_that_checked_nothing_leaves_a_failing_run_failed() -> None:
     assert exit_status(0, [result], 0) == 0
 
 
+def test_a_gate_that_checked_nothing_keeps_only_its_own_projects_failures() -> None:
+    nothing = check_gate(BOARD, {"models": {"sim_perfect": {"accuracy": {"min": 0.9}}}})
+    other = build_board("other", [Record(project="other", case_id="x", model="m", status=FAILED)])
+    held = check_gate(other, {"all": {"accuracy": {"min": 0}}})
+    assert exit_status(1, [nothing, held], 0, failed_projects={"other"}) == 0
+    assert exit_status(1, [nothing, held], 0, failed_projects={"quiz", "other"}) == 1
+
+
 def test_only_projects_with_a_gate_are_checked() -> None:
     with_gate = record("sim_small", "c0", True)
     with_gate.board = {"gate": {"all": {"pass_rate": {"min": 1.0}}}}
@@ -172,6 +180,15 @@ tests:
     reference: "4"
 """
 # sim_perfect answers both (pass rate 1.0); sim_echo repeats the prompt and fails both (0.0)
+ECHOED = """
+models: [sim_perfect, sim_echo]
+{gate}
+tests:
+  - id: echo_ok
+    input: hello
+    reference: hello
+"""
+# a case both models pass
 
 
 def test_a_held_gate_makes_the_run_pass_while_failed_cases_still_show_failed(
@@ -230,6 +247,32 @@ def test_a_failing_python_test_still_fails_a_gated_run(
     result.assert_outcomes(passed=2, failed=3)
     assert result.ret == 1
     result.stdout.fnmatch_lines(["the gates held, but 1 failure(s) outside any gate*"])
+
+
+def test_a_gate_that_checked_nothing_does_not_keep_another_projects_failures(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A gate naming only a model that did not run decides nothing, for its project alone:
+    the held gate of another project still decides for that project's failed cases."""
+    make_project("ga", ECHOED.format(gate="gate: {models: {sim_large: {accuracy: {min: 0.9}}}}"))
+    make_project("gb", QUIZ.format(gate="gate: {all: {accuracy: {min: 0}}}"))
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=4, failed=2)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["exit status 0 (not 1): the gates decide for their projects;*"])
+
+
+def test_a_failed_case_under_a_gate_that_checked_nothing_fails_the_run_saying_why(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    make_project("ga", QUIZ.format(gate="gate: {models: {sim_large: {accuracy: {min: 0.9}}}}"))
+    make_project("gb", QUIZ.format(gate="gate: {all: {accuracy: {min: 0}}}"))
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=4, failed=4)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["the gates held, but 2 failure(s) outside any gate*whose gate checked nothing*"]
+    )
 
 
 def test_a_misspelt_metric_fails_the_gate_naming_its_line_and_the_metric_meant(

@@ -5,6 +5,7 @@ a line with "PASSED"), and markdown, XML and ids keep their shape."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import unicodedata
@@ -90,6 +91,39 @@ tests:
 """
 
 
+def test_the_compare_page_shows_bidi_overrides_in_reasons_as_their_code(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`arena compare --html` wrote a scorer's reason raw, so the browser reordered it, while
+    the `--arena-html` page shows each such character as its code."""
+    scorer = """
+        from pytest_arena.scorers import Scorer, ScoreResult
+
+        class Odd(Scorer):
+            name = "odd"
+
+            def score(self, output, reference, context):
+                good = output == "x"
+                return ScoreResult(score=float(good), passed=good, reason="why \u202eevil\\a")
+    """
+    yaml = "models: [sim_echo]\nscorers: {default: odd}\ntests:\n  - {id: q0, input: INPUT}\n"
+    make_project("p", yaml.replace("INPUT", "x"), {"scorers/odd.py": scorer})
+    assert pytester.runpytest("-p", "no:cacheprovider", "--arena-json", "a.json").ret == 0
+    make_project("p", yaml.replace("INPUT", "y"), {"scorers/odd.py": scorer})
+    assert pytester.runpytest("-p", "no:cacheprovider", "--arena-json", "b.json").ret == 1
+    compared = subprocess.run(
+        [*ARENA, "compare", "a.json", "b.json", "--html", "cmp.html"],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert compared.returncode == 1, compared.stderr
+    page = (pytester.path / "cmp.html").read_text("utf-8")
+    assert ">why ⟨U+202E⟩evil⟨U+0007⟩</td>" in page
+    assert raw_controls(page) == []
+
+
 def test_an_agents_meta_that_holds_itself_is_kept_cut_and_the_case_is_graded(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:
@@ -164,6 +198,36 @@ def test_a_metric_named_with_a_control_character_leaves_the_junit_xml_well_forme
     names = [p.get("name") for p in tree.iter("property")]
     if family == "xunit1":
         assert "metric.grounded\\x0bness" in names
+
+
+def test_a_gate_on_a_metric_named_with_a_bidi_override_says_it_escaped(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The gate line wrote the name raw, in the terminal and in the HTML gate box, where the
+    override reversed the rest of the line; the leaderboard's header escaped it."""
+    scorer = """
+        from pytest_arena.scorers import Scorer, ScoreResult
+
+        class Odd(Scorer):
+            name = "odd"
+
+            def score(self, output, reference, context):
+                return ScoreResult(score=1.0, passed=True, metrics={"speed\u202e": 0.75})
+    """
+    yaml = (
+        "models: [sim_perfect]\nscorers: {default: odd}\n"
+        'gate: {all: {"speed\\u202e": {min: 0.25}, "sped\\u202e": {min: 0}}}\n'
+        "tests:\n  - {id: a, input: x}\n"
+    )
+    make_project("p", yaml, {"scorers/odd.py": scorer})
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-html", "r.html")
+    assert result.ret == 1
+    line = "sim_perfect speed\\u202e 0.75 within min 0.25 (margin 0.5)"
+    result.stdout.fnmatch_lines([f"  held    {line}", "  failed  sim_perfect sped\\u202e *"])
+    assert raw_controls(result.stdout.str()) == []
+    page = (pytester.path / "r.html").read_text("utf-8")
+    assert f"<li>held: {line}</li>" in page
+    assert "<li>failed: sim_perfect sped\\u202e (limit min 0): no record has a metric" in page
 
 
 def test_invisible_characters_in_an_answer_are_shown_so_a_failure_does_not_look_like_a_pass(
@@ -357,3 +421,17 @@ def test_a_flags_emoji_is_kept_whole_and_an_excerpt_never_splits_an_escape() -> 
     assert printable(f"Flag: {scotland} Scotland") == f"Flag: {scotland} Scotland"
     assert excerpt("x" * 57 + "\U000e0041" * 3) == "'" + "x" * 57 + "…'"
     assert excerpt("a" * 50 + "\xad" * 5) == "'" + "a" * 50 + "\\xad\\xad…'"
+
+
+def test_the_compare_page_and_the_report_page_show_the_same_characters_as_codes() -> None:
+    """The compare page (Python) and the report page (report.js) each list the characters
+    shown as their code: a list changed in one and not the other would show a bidi override
+    on one page and obey it on the other."""
+    from importlib import resources
+
+    from pytest_arena.reports import html
+
+    script = (resources.files("pytest_arena.reports") / "templates" / "report.js").read_text()
+    listed = re.search(r"const UNSEEN = /(\[.*?\])/g;", script)
+    assert listed is not None
+    assert listed.group(1) == html._UNSEEN.pattern

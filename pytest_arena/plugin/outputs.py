@@ -178,6 +178,7 @@ class ArenaOutputs:
         self.xdist = xdist
         self.failures_outside_gates = 0
         self.gated_failures = 0  # failed cases that a gate covers
+        self.gated_by_project: dict[str, int] = {}  # those of each project
         self.rerun: set[str] = set()  # node ids pytest-rerunfailures ran again
         self.passed_on_rerun = 0
         self.results: list[gates.GateResult] = []
@@ -235,6 +236,8 @@ class ArenaOutputs:
             self.failures_outside_gates += 1
         elif not hasattr(report, "wasxfail"):  # as pytest counts it in testsfailed
             self.gated_failures += 1
+            project = str(record.get("project")) if record else ""
+            self.gated_by_project[project] = self.gated_by_project.get(project, 0) + 1
         if record:
             from pytest_arena.reports.junit import with_reason
 
@@ -303,6 +306,13 @@ class ArenaOutputs:
         # plugin's own (pytest-cov's --cov-fail-under); no gate covers them
         unseen = session.testsfailed - self.gated_failures - self.failures_outside_gates
         self.failures_outside_gates += max(0, unseen)
+        # a gate that checked nothing decides nothing: its project's failed cases fail the
+        # run as without a gate (and a gate that checked something vouches for its own only)
+        decided = {r.project for r in self.results if r.counted}
+        for project in [p for p in self.gated_by_project if p not in decided]:
+            moved = self.gated_by_project.pop(project)
+            self.gated_failures -= moved
+            self.failures_outside_gates += moved
         before = int(session.exitstatus)
         enabled = bool(self.config.getoption("arena_gate"))
         stopped_by = self.state.stopped_by(session)
@@ -316,6 +326,7 @@ class ArenaOutputs:
             self.failures_outside_gates,
             enabled=enabled,
             stopped_early=stopped_by is not None,
+            failed_projects=set(self.gated_by_project),
         )
         if after == pytest.ExitCode.OK != before and flaky:
             after = RERUN_PASSED
@@ -551,8 +562,9 @@ class ArenaOutputs:
         elif self.failures_outside_gates and all(r.held for r in self.results):
             terminalreporter.write_line(
                 f"the gates held, but {self.failures_outside_gates} failure(s) outside any gate"
-                " (Python tests, projects without a gate, strict xfails that passed, broken input,"
-                " crashed workers, errors no check of the gate counts: name errors, accuracy,"
+                " (Python tests, projects without a gate or whose gate checked nothing, strict"
+                " xfails that passed, broken input, crashed workers, errors no check of the"
+                " gate counts: name errors, accuracy,"
                 " pass_rate or composite in it)"
                 " fail the run"
             )

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pytest_arena.record import PASSED, UNSCORED, Record
+from pytest_arena.record import FAILED, FLAKY, PASSED, UNSCORED, Record
 from pytest_arena.reports import verdicts
 from pytest_arena.scorers.text import printable
 
@@ -88,6 +88,11 @@ def read_baseline(text: str, where: str) -> list[Record]:
                 f"{where}:{number}: a case's status is one of"
                 f" {', '.join(sorted(LISTED))}, not {printable(repr(row['status']))};"
                 f" {fix}"
+            )
+        if score is None and row["status"] in (PASSED, FAILED, FLAKY):  # read as 0 else
+            raise ValueError(
+                f"{where}:{number}: the score of a {row['status']} case is a number from 0 to"
+                f" 1, not null (null is for an unscored case or an error); {fix}"
             )
         key = (str(row["project"]), str(row["model"]), str(row["case"]))
         if key in first:

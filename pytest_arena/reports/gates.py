@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +10,7 @@ from pytest_arena.numbers import at_least, at_most
 from pytest_arena.record import ERROR, Record
 from pytest_arena.reports.baseline import BaselineComparison
 from pytest_arena.reports.leaderboard import Board, Row
+from pytest_arena.scorers.text import printable
 from pytest_arena.spec.errors import did_you_mean
 
 # Leaderboard values a gate can name, besides the board's custom metrics.
@@ -65,7 +66,12 @@ class Check:
         return f"{self.status:<7} {self.said()}"
 
     def said(self) -> str:
-        """The check without its status: the model, the value against its limits."""
+        """The check without its status: the model, the value against its limits; names
+        and notes escaped as the leaderboard's header escapes them (a metric named with a
+        bidi override reversed the rest of the line)."""
+        return printable(self._said())
+
+    def _said(self) -> str:
         if self.text:
             return f"{self.model} {self.text}"
         bounds = [limit for limit in (self.min, self.max) if limit is not None]
@@ -316,19 +322,24 @@ def exit_status(
     *,
     enabled: bool = True,
     stopped_early: bool = False,
+    failed_projects: Collection[str] | None = None,
 ) -> int:
     """The run's exit status once gates decide.
 
     Gates only turn "tests failed" into "ok" and back: an interrupted run, a usage error or
     a run stopped early (`-x`) keeps its status, and so does a failure the gates do not cover
-    (a Python test, a project without a gate, a broken arena.yaml).
+    (a Python test, a project without a gate, a broken arena.yaml), and a failed case of a
+    project whose gate checked nothing. `failed_projects`: the projects whose failed cases
+    a gate covers (None: not known, so any project's).
     """
     if not enabled or not results or current not in (OK, TESTS_FAILED):
         return current
     if stopped_early and current == TESTS_FAILED:
         return current
-    if current == TESTS_FAILED and any(not r.counted for r in results):
-        return current  # a gate that checked nothing cannot vouch for failed cases
+    undecided = {r.project for r in results if not r.counted}
+    failed = undecided if failed_projects is None else undecided.intersection(failed_projects)
+    if current == TESTS_FAILED and failed:
+        return current  # a gate that checked nothing cannot vouch for its failed cases
     if failures_outside_gates or not all(r.held for r in results):
         return TESTS_FAILED
     return OK

@@ -16,6 +16,7 @@ import base64
 import hashlib
 import io
 import json
+import re
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -76,8 +77,21 @@ def _environment() -> Any:
     env.filters["money"] = _money
     env.filters["ms"] = _ms
     env.filters["metric"] = _metric
+    env.filters["seen"] = seen
     env.globals["check_line"] = check_line
     return env
+
+
+# control characters and bidi overrides, as report.js's UNSEEN: newlines and tabs stay
+_UNSEEN = re.compile(
+    r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def seen(value: Any) -> str:
+    """`value` as text with each character that would act unseen (reorder the text around
+    it, as a bidi override does) shown as its code, `⟨U+202E⟩`, as report.js's `seen`."""
+    return _UNSEEN.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", str(value))
 
 
 def _share(value: Any) -> str:
