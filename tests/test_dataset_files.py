@@ -102,6 +102,73 @@ def test_each_item_is_collected_once_whichever_files_are_selected(
     assert all(i[0].split("::")[0] == i[1] for i in items)
 
 
+def test_arena_yaml_alone_runs_a_dataset_file_that_lies_beside_it(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """pytest's walk to `arena.yaml` made a collector of `extra.jsonl` beside it, and threw
+    it away: that one had taken the file, so arena.yaml did not bring it and the run was
+    green without its failing row."""
+    make_project(
+        "quiz",
+        'models: [sim_echo]\ntests: [{id: inline, input: "a", reference: a}]\n'
+        "datasets: [extra.jsonl]\n",
+        files={"extra.jsonl": '{"id": "x1", "input": "1+1?", "reference": "2"}\n'},
+    )
+    result = pytester.runpytest("-v", "-p", "no:cacheprovider", "projects/quiz/arena.yaml")
+    result.assert_outcomes(passed=1, failed=1)
+    assert ran(result) == [
+        "projects/quiz/arena.yaml::inline[sim_echo]",
+        "projects/quiz/extra.jsonl::x1[sim_echo]",
+    ]
+
+
+THREE_FILES = """
+models: [sim_perfect, sim_echo]
+tests:
+  - {id: inline, input: "a", reference: a}
+datasets: [data/a.jsonl, data/b.jsonl]
+"""
+ROWS_A = (
+    '{"id": "a1", "input": "x", "reference": "x"}\n{"id": "a2", "input": "y", "reference": "y"}\n'
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["projects/quiz/arena.yaml", "projects/quiz/data/a.jsonl"],
+        ["projects/quiz/data/a.jsonl", "projects/quiz/arena.yaml"],
+        ["projects/quiz/data/a.jsonl::a1[sim_echo]", "projects/quiz/arena.yaml"],
+        ["projects/quiz/arena.yaml", "projects/quiz/data/a.jsonl::a2"],
+    ],
+)
+def test_arena_yaml_runs_every_dataset_case_once_whatever_else_is_named(
+    pytester: pytest.Pytester, make_project: MakeProject, args: list[str]
+) -> None:
+    """With one dataset file named beside arena.yaml, the other's cases were dropped (and
+    with a node id of a row, that file's other rows): the walk to the named file took both."""
+    make_project(
+        "quiz",
+        THREE_FILES,
+        files={
+            "data/a.jsonl": ROWS_A,
+            "data/b.jsonl": '{"id": "b1", "input": "z", "reference": "z"}\n',
+        },
+    )
+    result = pytester.runpytest("-v", "-p", "no:cacheprovider", *args)
+    result.assert_outcomes(passed=8)
+    assert sorted(ran(result)) == [
+        f"projects/quiz/{file}::{case}[{model}]"
+        for file, case in [
+            ("arena.yaml", "inline"),
+            ("data/a.jsonl", "a1"),
+            ("data/a.jsonl", "a2"),
+            ("data/b.jsonl", "b1"),
+        ]
+        for model in ("sim_echo", "sim_perfect")
+    ]
+
+
 def test_lf_reruns_only_the_failed_dataset_cases(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

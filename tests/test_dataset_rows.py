@@ -243,6 +243,27 @@ def test_line_breaks_in_a_quoted_csv_cell_read_as_in_the_other_formats(tmp_path:
     assert [case.reference for case in project.cases] == ["first line\nsecond line", "old\nmac"]
 
 
+def test_blank_lines_before_a_csv_header_are_skipped_and_each_row_keeps_its_line(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A blank line (or one of spaces) before the header was read as the header: every line
+    after it, the header too, was "this row has more cells than the header has columns",
+    and no row ran."""
+    root = make_project("q", "models: [sim_echo]\ndatasets: [d.csv]\n")
+    (root / "d.csv").write_text("\n   \nid,input,reference\nr1,a,a\n\nr2,b,b\nr3,c,c,extra\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-v")
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/q/d.csv::line7 ERROR*",
+            "projects/q/d.csv::r1?sim_echo? PASSED*",
+            "projects/q/d.csv::r2?sim_echo? PASSED*",
+            "projects/q/d.csv:7: this row has more cells than the header has columns",
+        ]
+    )
+    assert "d.csv:3" not in result.stdout.str()  # the header is no row
+
+
 def test_rows_without_ids_in_files_of_one_name_get_names_of_their_own(tmp_path: Path) -> None:
     """`数学.jsonl` and `历史.jsonl` both named their rows `row-1` (every row of the second a
     duplicate); `q.jsonl` and `q.csv` both `data.q-1`."""
@@ -282,6 +303,26 @@ def test_a_utf16_dataset_is_one_error_of_the_file_and_the_rest_runs(
         [f"projects/wide/data/r.jsonl:1: {name} text: save it as UTF-8", "*fix: *iconv -f UTF-*"]
     )
     assert "binary" not in result.stdout.str()
+
+
+def test_a_csv_row_with_bytes_not_utf8_is_an_error_of_its_own_and_the_others_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """One byte that is not UTF-8 made the whole CSV file one error and no row ran, where
+    in JSONL only its line is lost. Here it is in a quoted cell that spans two lines."""
+    root = make_project("q", "models: [sim_echo]\ndatasets: [d.csv]\n")
+    (root / "d.csv").write_bytes(b'id,input,reference\nr1,a,a\nr2,"b\nb\xff",b\nr3,c,c\n')
+    result = pytester.runpytest("-p", "no:cacheprovider", "-v")
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/q/d.csv::line4 ERROR*",
+            "projects/q/d.csv::r1?sim_echo? PASSED*",
+            "projects/q/d.csv::r3?sim_echo? PASSED*",
+            "projects/q/d.csv:4: not UTF-8 text: byte 0xff at column 2",
+            "  fix: save the file as UTF-8*",
+        ]
+    )
 
 
 def test_text_in_other_encodings_is_not_taken_for_utf16() -> None:

@@ -50,3 +50,47 @@ def test_a_dataset_s_unknown_scorer_is_one_error_at_its_line_in_arena_yaml(
         ]
     )
     assert re.search(r"data/[rs]\.jsonl:\d", result.stdout.str()) is None  # no row said it
+
+
+def test_a_dataset_after_an_invalid_entry_is_said_by_its_own_index(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Once an earlier entry of `datasets:` was invalid, the later ones' errors were at
+    their line but named the entry before: `datasets[0].models` for the second entry."""
+    make_project(
+        "p",
+        """
+        models: [sim_perfect]
+        tests:
+          - {id: a, input: x, reference: x}
+        datasets:
+          - {path: data/a.jsonl, bogus: 1}
+          - {path: data/b.jsonl, models: [no_such_model]}
+          - {path: data/c.jsonl, eval_type: no_such_scorer}
+          - {path: data/d.jsonl, delimiter: ";"}
+          - {path: data/e.csv, fields: {input: nope}}
+          - data/missing.jsonl
+          - "data/f[1].jsonl"
+        """,
+        {
+            **{
+                f"data/{name}.jsonl": f'{{"id": "r{i}", "input": "x", "reference": "x"}}\n'
+                for i, name in enumerate(("a", "b", "c", "d", "f[1]"))
+            },
+            "data/e.csv": "id,input,reference\nr9,x,x\n",
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rE")
+    result.assert_outcomes(passed=1, errors=7)
+    said = {
+        5: "datasets[[]0].bogus: unknown key 'bogus'",
+        6: "datasets[[]1].models: 'no_such_model' is neither a model key*",
+        7: "datasets[[]2].eval_type: no scorer is named 'no_such_scorer'*",
+        8: "datasets[[]3].delimiter: 'delimiter' is for CSV files*",
+        9: "datasets[[]4].fields.input: column 'nope' is not in data/e.csv*",
+        10: "datasets[[]5].path: dataset file 'data/missing.jsonl' does not exist*",
+        11: "datasets[[]6].path: dataset path 'data/f[[]1].jsonl' holds '[[]'*",
+    }
+    for line, message in said.items():
+        result.stdout.fnmatch_lines([f"projects/p/arena.yaml:{line}: {message}"])
+    result.stdout.fnmatch_lines(["ERROR projects/p/arena.yaml::datasets.6 *"])

@@ -135,3 +135,29 @@ def test_a_project_that_cannot_be_loaded_stays_an_error_under_k_and_m(
     )
     assert "errors" not in named.parseoutcomes()
     assert "projects/broken" not in named.stdout.str()
+
+
+def test_a_dataset_path_that_holds_a_bracket_is_refused_with_the_fix(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`data/set[v2].jsonl` was collected, but pytest refuses a path with `[` as an
+    argument ("path cannot contain [] parametrization"): neither the file nor a node id of
+    its items could be run, as VS Code runs them."""
+    make_project(
+        "quiz",
+        'models: [sim_perfect]\ntests: [{id: t, input: x, reference: x}]\ndatasets: ["data/set[v2].jsonl"]\n',
+        files={"data/set[v2].jsonl": '{"id": "a1", "input": "x", "reference": "x"}\n'},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rE")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/quiz/arena.yaml:3: datasets[[]0].path: dataset path 'data/set[[]v2].jsonl'"
+            " holds '[[]', which pytest reads as the start of a test's parameters and refuses"
+            ' in a path ("path cannot contain [[]] parametrization"): neither the file nor its'
+            " cases could be run by path or node id, as IDEs run them",
+            "  fix: rename the file without '[[]' (such as data/set-v2.jsonl), and its entry"
+            " under 'datasets:'",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*::a1*")

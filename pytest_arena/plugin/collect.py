@@ -29,9 +29,8 @@ from pytest_arena.reports.failures import error_text, failure_text
 from pytest_arena.spec import Case, SpecError
 from pytest_arena.spec.errors import Problem, location
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE, resolved
-from pytest_arena.spec.loader import CaseProblem
+from pytest_arena.spec.loader import CaseProblem, written_key, written_loc
 from pytest_arena.spec.schema import CASE_ID
-from pytest_arena.spec.validation import dotted
 
 # Seconds pytest's thread waits, before the first item, for the calls started ahead (less
 # once they are all answered). Calls answered at once (a local server, cache hits) cost the
@@ -80,6 +79,7 @@ class RunProject:
     own: dict[Path, str] = field(default_factory=dict)  # its dataset files, resolved -> as written
     refused: set[str] = field(default_factory=set)  # dataset paths that no node id can hold
     collectors: dict[Path, pytest.Collector] = field(default_factory=dict)  # who collects each
+    picked: dict[Path, list[str]] | None = None  # files named by node ids alone: see `picks`
     idle: bool = False  # no models to run: its cases are not collected
     shown: bool = False  # a dataset file carries the problems (arena.yaml is not in the run)
     collected: bool = False  # a file of it is collected: its empty files have been warned of
@@ -94,8 +94,29 @@ class RunProject:
         return self._files[dataset]
 
     def claim(self, source: Path, collector: pytest.Collector) -> bool:
-        """Whether `collector` collects the dataset file `source`: the first to ask does."""
+        """Whether `collector` collects the dataset file `source`: the first to ask does.
+        Only a collector that collects the whole file asks, as it collects (pytest makes
+        collectors it throws away: those of a folder's other files, as it walks to the
+        file an argument names; a file's items that a node id does not pick)."""
         return self.collectors.setdefault(source, collector) is collector
+
+    def picks(self, config: pytest.Config) -> dict[Path, list[str]]:
+        """The files that this run's arguments name by node ids alone
+        (`data/a.jsonl::a1[sim_small]`, with no argument `data/a.jsonl`), each with the
+        names after its `::`: of such a file pytest keeps only the items they pick."""
+        if self.picked is None:
+            whole: set[Path] = set()
+            named: dict[Path, list[str]] = {}
+            for arg in config.args:  # parsed as pytest parses them
+                base, bracket, rest = str(arg).partition("[")
+                written, *parts = base.split("::")
+                path = Path(os.path.abspath(config.invocation_params.dir / written))
+                if parts:
+                    named.setdefault(path, []).append("::".join(parts) + bracket + rest)
+                else:
+                    whole.add(path)
+            self.picked = {path: names for path, names in named.items() if path not in whole}
+        return self.picked
 
     def of_file(self, source: Path) -> tuple[list[CaseProblem], list[Case]]:
         """The problems and the cases of the dataset file `source`: its rows', and those of
@@ -147,9 +168,11 @@ def run_project(session: pytest.Session, arena: Path) -> RunProject:
     project.repeat = state.repeat
     run.project = project
     for index, dataset in enumerate(project.file.spec.datasets):
-        if "::" in dataset.path:
+        unfit = _node_id_unfit(project, index)
+        if unfit is not None:
             run.refused.add(dataset.path)
-            run.problems.append((f"datasets.{index}", _node_id_unfit(project, index)))
+            entry = written_loc(project.file.lines, ("datasets", index))[1]  # as written
+            run.problems.append((f"datasets.{entry}", unfit))
     written = [d.path for d in project.file.spec.datasets]  # and those of its problems
     for path in dict.fromkeys([*written, *(p.dataset for p in project.file.problems)]):
         if path is not None and path not in run.refused:
@@ -180,18 +203,37 @@ def run_project(session: pytest.Session, arena: Path) -> RunProject:
     return run
 
 
-def _node_id_unfit(project: Project, index: int) -> str:
-    """The problem of the dataset at `datasets[index]`, whose path holds `::`."""
+def _node_id_unfit(project: Project, index: int) -> str | None:
+    """The problem of the dataset at `datasets[index]` if its path holds `::` or `[`, which
+    no node id can hold; None if it holds neither."""
     path = project.file.spec.datasets[index].path
+    if "::" in path:
+        unfit, said = (
+            "'::'",
+            (
+                "which ends the file's part of a pytest node id: its cases could not be run by"
+                " node id, nor rerun by --lf"
+            ),
+        )
+    elif "[" in path:
+        unfit, said = (
+            "'['",
+            (
+                "which pytest reads as the start of a test's parameters and refuses in a path"
+                ' ("path cannot contain [] parametrization"): neither the file nor its cases'
+                " could be run by path or node id, as IDEs run them"
+            ),
+        )
+    else:
+        return None
+    fit = path.replace("::", "_").replace("[", "-").replace("]", "")
     lines = project.file.lines
     problem = Problem(
         project.file.path,
         lines.line(("datasets", index, "path")) or lines.line(("datasets", index)),
-        f"dataset path '{path}' holds '::', which ends the file's part of a pytest node id:"
-        " its cases could not be run by node id, nor rerun by --lf",
-        key=dotted(("datasets", index, "path")),
-        hint=f"rename the file without '::' (such as {path.replace('::', '_')}),"
-        " and its entry under 'datasets:'",
+        f"dataset path '{path}' holds {unfit}, {said}",
+        key=written_key(lines, ("datasets", index, "path")),
+        hint=f"rename the file without {unfit} (such as {fit}), and its entry under 'datasets:'",
     )
     return problem.format()
 
@@ -265,13 +307,16 @@ def _own_file(root: Path, written: str, source: Path) -> bool:
     return True
 
 
-def reached(session: pytest.Session, path: Path) -> bool:
+def reached(
+    session: pytest.Session, path: Path, picks: dict[Path, list[str]] | None = None
+) -> bool:
     """Whether pytest's own walk of this run's arguments collects the file `path`: an
     argument names it or a folder above it, and nothing in between is ignored (the rules
-    of `pytest.Dir.collect`)."""
+    of `pytest.Dir.collect`). Given the run's `picks`, whether it collects all of the
+    file: a node id that names it picks some of its items alone."""
     below: list[Path] = []
     for at in (path, *path.parents):
-        if session.isinitpath(at):
+        if session.isinitpath(at) and not (picks and at == path and at in picks):
             return not any(_ignored(session, p, p != path) for p in below)
         below.append(at)
     return False
@@ -301,9 +346,7 @@ def dataset_file(parent: pytest.Collector, path: Path, arena: Path) -> DatasetFi
     written = Path(os.path.normpath(arena.parent / run.own[source]))
     if Path(os.path.normpath(path)) != written and reached(parent.session, written):
         return None  # another name of it (a symlink): collected under the name written
-    if not run.claim(source, parent):
-        return None
-    return DatasetFile.from_parent(parent, path=path, run=run)
+    return DatasetFile.from_parent(parent, path=path, run=run)  # (it claims as it collects)
 
 
 class ArenaFile(pytest.File):
@@ -340,10 +383,18 @@ class ArenaFile(pytest.File):
                     case.dataset, DatasetNode.from_parent(self, name=case.dataset)
                 )
                 node.cases.append(case)
+        picks = run.picks(self.config)
+        picked: dict[Path, list[str]] = {}  # by the file each names, as `run.own` is keyed
+        for named, parts in picks.items():
+            picked.setdefault(resolved(named), []).extend(parts)
         for source, written in run.own.items():
             path = Path(os.path.normpath(self.path.parent / written))  # as `datasets:` names it
-            if not reached(self.session, path) and run.claim(source, self):
-                yield DatasetFile.from_parent(self, path=path, name=written, run=run)
+            if reached(self.session, path, picks) or source in run.collectors:
+                continue  # collected by the run's walk, or (another name of it) already
+            # all its items but those a node id picks, which come with the file it names
+            yield DatasetFile.from_parent(
+                self, path=path, name=written, run=run, left=picked.get(source, [])
+            )
         for node in datasets.values():
             node.project, node.models = project, run.models
             yield node
@@ -352,11 +403,17 @@ class ArenaFile(pytest.File):
 class DatasetFile(pytest.File):
     """A dataset file of a project: its cases, and the problems of its rows and its entry."""
 
-    def __init__(self, *, run: RunProject, **kwargs: Any) -> None:
+    def __init__(self, *, run: RunProject, left: list[str] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.run = run
+        self.left = left or []  # the names of items left out: node ids pick them elsewhere
 
     def collect(self) -> Iterator[pytest.Item]:
+        for item in self._items():
+            if not any(_picks(name, item.name) for name in self.left):
+                yield item
+
+    def _items(self) -> Iterator[pytest.Item]:
         run, project = self.run, self.run.project
         mark_collected(self.config, run)
         folder = run.arena.parent.name
@@ -370,6 +427,13 @@ class DatasetFile(pytest.File):
                 for name, message in run.problems:
                     yield ProblemItem.from_parent(self, name=name, message=message, folder=folder)
             return
+        source = resolved(self.path)
+        # a collector of the whole file (not of items a node id picks) claims it: under
+        # another name (a symlink), or brought by arena.yaml, it may be collected already
+        named = run.arena if isinstance(self.parent, ArenaFile) else self.path
+        whole = reached(self.session, named, run.picks(self.config))
+        if source in run.own and whole and not run.claim(source, self):
+            return
         names = Names()
         if not run.shown and not reached(self.session, run.arena):
             run.shown = True  # the run does not collect arena.yaml: its problems show here
@@ -379,7 +443,6 @@ class DatasetFile(pytest.File):
                 )
         if run.idle:
             return
-        source = resolved(self.path)
         problems, cases = run.of_file(source)
         seen: set[tuple[str, str]] = set()  # a file named twice has its bad rows read twice
         for case_problem in problems:
@@ -392,6 +455,12 @@ class DatasetFile(pytest.File):
             yield problem_item(self, case_problem, names, where=where, folder=folder)
         for case in cases:
             yield from case_items(self, project, case, run.models)
+
+
+def _picks(name: str, item: str) -> bool:
+    """Whether a node id whose last part is `name` picks the item named `item`, as pytest
+    matches them: `a1[sim_small]` that item alone, `a1` the case on every model."""
+    return item == name or ("[" not in name and item.split("[")[0] == name)
 
 
 class DatasetNode(pytest.Collector):

@@ -6,6 +6,7 @@ import contextlib
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,13 @@ from typing import Any
 
 from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
 from pytest_arena.spec.files import DATASET_FORMATS
-from pytest_arena.spec.text_files import check_not_wide, decode, read_bytes
+from pytest_arena.spec.text_files import (
+    UTF8_HINT,
+    check_not_wide,
+    decode,
+    read_bytes,
+    wide_encoding,
+)
 from pytest_arena.spec.yamlfile import MAX_DEPTH, LineMap, load_yaml
 
 
@@ -162,23 +169,32 @@ MAX_CSV_FIELD = 64 * 1024 * 1024  # Python's csv module stops at 128 KiB by defa
 
 def _csv(path: Path, delimiter: str, given: bool) -> Iterator[Row | Problem]:
     """The rows of a CSV (or TSV) file; `given`: the delimiter is the dataset's `delimiter:`."""
-    text = decode(path, read_bytes(path))
+    data = read_bytes(path)
+    text, lines = _csv_text(path, data)
     # strict: a quote never closed is an error at its row, not the rest of the file in one cell
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     number = 0
     with _field_limit(MAX_CSV_FIELD):
+        head = 1  # the header's line: blank lines (or of spaces) before it are skipped
         try:
-            header = [name.strip() for name in next(reader, [])]
+            top = next(reader, None)
+            while top is not None and not any(cell.strip() for cell in top):
+                head = reader.line_num + 1
+                top = next(reader, None)
         except csv.Error as exc:
-            yield _csv_problem(path, 1, str(exc))
+            yield _csv_problem(path, head, str(exc))
             return
+        if lines is not None and top is not None and _not_utf8(top):
+            yield _where_not_utf8(path, lines, head, reader.line_num)
+            return  # (the rows' columns are not known)
+        header = [name.strip() for name in top or []]
         named = tuple(name for name in header if name)  # a spreadsheet's empty columns: none
         other = _other_delimiter(named, delimiter)
         if other is not None and not given:  # one column named `id;input;reference`
             shown = "\\t" if other == "\t" else other
             yield Problem(
                 path,
-                1,
+                head,
                 f"the header is one column, '{named[0]}': the file looks separated by"
                 f" {_said(other)}, not by {_said(delimiter)}",
                 hint=f"set 'delimiter: \"{shown}\"' on the dataset in arena.yaml (as"
@@ -190,7 +206,7 @@ def _csv(path: Path, delimiter: str, given: bool) -> Iterator[Row | Problem]:
             first, second = (i + 1 for i, name in enumerate(header) if name == twice[0])
             yield Problem(
                 path,
-                1,
+                head,
                 f"column '{twice[0]}' is in the header twice (columns {first} and {second})",
                 hint="give every column its own name; rows are not read until then",
             )
@@ -209,7 +225,9 @@ def _csv(path: Path, delimiter: str, given: bool) -> Iterator[Row | Problem]:
             if not cells:
                 continue
             number += 1
-            if len(cells) > len(header) and any(cells[len(header) :]):
+            if lines is not None and _not_utf8(cells):  # this row only: the others still load
+                yield _where_not_utf8(path, lines, start, reader.line_num)
+            elif len(cells) > len(header) and any(cells[len(header) :]):
                 yield Problem(
                     path,
                     start,
@@ -242,6 +260,37 @@ def _csv(path: Path, delimiter: str, given: bool) -> Iterator[Row | Problem]:
 
 
 _STRAY_QUOTE = "expected after '\"'"  # a quote in a cell not quoted: `"12" screen`
+
+
+def _csv_text(path: Path, data: bytes) -> tuple[str, list[bytes] | None]:
+    """The text of a CSV file (`data`, read from `path`), and None; or, where some of its
+    bytes are not UTF-8, its text with each such byte read as a lone surrogate (which no
+    UTF-8 text holds) and its lines as bytes: the rows that hold one are errors of their
+    own, as a JSONL file's lines are. SpecError for the file, if it is UTF-16 or binary."""
+    try:
+        return decode(path, data), None
+    except SpecError:
+        if b"\0" in data or wide_encoding(data) is not None:
+            raise
+    return data.decode("utf-8-sig", errors="surrogateescape"), data.splitlines(keepends=True)
+
+
+def _not_utf8(cells: list[str]) -> bool:
+    """Whether a record of a file read with surrogateescape holds a byte that is not UTF-8."""
+    return any(_ESCAPED.search(cell) for cell in cells)
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8, as surrogateescape reads it
+
+
+def _where_not_utf8(path: Path, lines: list[bytes], start: int, end: int) -> Problem:
+    """The problem of the record on lines `start` to `end` (a quoted cell may hold line
+    breaks) that holds a byte that is not UTF-8: at that byte's line and column."""
+    try:
+        decode(path, b"".join(lines[start - 1 : end]), start)
+    except SpecError as exc:
+        return exc.problems[0]
+    return Problem(path, start, "not UTF-8 text", hint=UTF8_HINT)  # (its lines, as csv counts)
 
 
 def _lf(cell: str) -> str:

@@ -9,7 +9,7 @@ import re
 import stat
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -174,7 +174,7 @@ def check_dataset_scorers(project: ProjectFile, scorers: Scorers) -> None:
                 project.path,
                 project.lines.line(("datasets", index, *at)),
                 scorers.unknown(name),
-                key=dotted(("datasets", index, *at)),
+                key=written_key(project.lines, ("datasets", index, *at)),
             )
             for at, name in named
             if name and scorers.get(name) is None
@@ -200,6 +200,12 @@ def drop_dataset(project: ProjectFile, index: int, problems: list[Problem]) -> N
     """`problems` of `datasets[index]` (its `models:` names no model) said as that dataset's:
     its cases are not run, and the rest of the project is."""
     dataset = project.spec.datasets[index].path
+    spec, written = dotted(("datasets", index)), written_key(project.lines, ("datasets", index))
+    if spec != written:  # keys made of the spec's index (its callers'): said as written
+        problems = [
+            replace(p, key=written + p.key[len(spec) :]) if p.key.startswith(spec) else p
+            for p in problems
+        ]
     _drop(project, dataset, [case for case in project.cases if case.dataset == dataset], problems)
 
 
@@ -271,11 +277,27 @@ class _Renumbered(LineMap):
         self._inner.forget_below(loc)
 
     def line(self, loc: Loc) -> int | None:
+        return self._inner.line(self.written(loc))
+
+    def written(self, loc: Loc) -> Loc:
+        """`loc` of the spec, as written in arena.yaml."""
         loc = tuple(loc)
         at = loc[1] if len(loc) > 1 and loc[0] == "datasets" else None
         if isinstance(at, int) and at < len(self._written):
             loc = ("datasets", self._written[at], *loc[2:])
-        return self._inner.line(loc)
+        return loc
+
+
+def written_loc(lines: LineMap, loc: Loc) -> Loc:
+    """`loc` of a project's spec (`("datasets", 1, "path")`) as written in its arena.yaml,
+    whose `lines` they are: a bad entry of `datasets:` is not in the spec, so `datasets[i]`
+    of the spec may be a later entry of the file."""
+    return lines.written(loc) if isinstance(lines, _Renumbered) else tuple(loc)
+
+
+def written_key(lines: LineMap, loc: Loc) -> str:
+    """The key of `loc` of a project's spec as written in arena.yaml: `datasets[1].path`."""
+    return dotted(written_loc(lines, loc))
 
 
 def _prefixes(paths: list[str]) -> list[str]:
@@ -532,7 +554,7 @@ def _load_dataset(
                     project.path,
                     line,
                     message,
-                    key=dotted((*loc, "path")),
+                    key=written_key(project.lines, (*loc, "path")),
                     hint=hint or "paths are relative to the folder holding arena.yaml",
                 ),
                 rel,
@@ -544,7 +566,7 @@ def _load_dataset(
             project.path,
             line,
             f"dataset path '{rel}' names a project file ({PROJECT_FILE}), not a dataset file",
-            dotted((*loc, "path")),
+            written_key(project.lines, (*loc, "path")),
             "list files that hold cases alone here (JSONL, CSV or YAML, such as"
             " data/cases.jsonl); a project's own cases are under its tests:",
         )
@@ -554,7 +576,13 @@ def _load_dataset(
         fmt = dataset_format(file, dataset.format)
     except SpecError as exc:  # said where the dataset (and its `format:`) is written
         problem = exc.problems[0]
-        at = Problem(project.path, line, problem.message, dotted((*loc, "path")), problem.hint)
+        at = Problem(
+            project.path,
+            line,
+            problem.message,
+            written_key(project.lines, (*loc, "path")),
+            problem.hint,
+        )
         project.problems.append(CaseProblem(rel, at, rel))
         return
     if dataset.delimiter is not None and fmt not in DELIMITERS:
@@ -562,7 +590,7 @@ def _load_dataset(
             project.path,
             project.lines.line((*loc, "delimiter")) or line,
             f"'delimiter' is for CSV files; {rel} is read as {fmt}",
-            dotted((*loc, "delimiter")),
+            written_key(project.lines, (*loc, "delimiter")),
             "take 'delimiter' out, or set 'format: csv' if the file is CSV",
         )
         project.problems.append(CaseProblem(rel, at, rel))
@@ -619,7 +647,7 @@ def _absent_columns(
                 project.path,
                 project.lines.line(where),
                 message + _listed(columns) + ")",
-                key=dotted(where),
+                key=written_key(project.lines, where),
                 hint=f"{close} {hint}" if close else f"{hint}, or take {field} out of fields",
             )
         )
