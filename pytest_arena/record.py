@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import PurePath
 from typing import Any
@@ -157,12 +157,16 @@ ADDRESS = re.compile(r" ?\bat 0x[0-9a-fA-F]+")
 
 def json_safe(value: Any, _within: tuple[int, ...] = ()) -> Any:
     """`value` as plain JSON data: a number JSON has no word for (NaN, an infinity) becomes
-    null; paths and other objects become strings, their repr without a memory address
-    (`<X object>`, the same in every run); a list or dict inside itself becomes CYCLE, and
-    one more than NESTING_LIMIT levels down TOO_DEEP."""
+    null, an integer too long to write (Python writes 4,300 digits at most) a text saying
+    so; paths and other objects become strings, their repr without a memory address
+    (`<X object>`, the same in every run), or a text saying their repr failed; a list or
+    dict inside itself becomes CYCLE, and one more than NESTING_LIMIT levels down TOO_DEEP.
+    Never raises: what a scorer kept in `detail` cannot end the run."""
     kind = type(value)  # the plain types first, by identity: most of what a record holds
-    if kind is str or kind is int or kind is bool or value is None:
+    if kind is str or kind is bool or value is None:
         return value
+    if kind is int:
+        return value if value.bit_length() < _SHORT_INT_BITS else _long_int(value)
     if kind is float:
         return value if math.isfinite(value) else None
     if id(value) in _within:
@@ -171,10 +175,50 @@ def json_safe(value: Any, _within: tuple[int, ...] = ()) -> Any:
         return TOO_DEEP
     within = (*_within, id(value))
     if kind is dict:
-        return {k if type(k) is str else str(k): json_safe(v, within) for k, v in value.items()}
+        return {k if type(k) is str else _key(k): json_safe(v, within) for k, v in value.items()}
     if kind is list:
         return [json_safe(v, within) for v in value]
     return _json_safe(value, within)
+
+
+# an int of fewer bits has fewer than 640 digits, the least limit Python may be set to write
+_SHORT_INT_BITS = 2048
+
+
+def _long_int(value: int) -> int | str:
+    """`value` if Python can write it (its limit: 4,300 digits, unless set otherwise), else
+    a text giving its sign, first digits and length: JSON's writer would raise on it."""
+    try:
+        str(value)
+    except ValueError:
+        pass
+    else:
+        return value
+    digits = int(math.log10(abs(value))) + 1
+    if abs(value) >= 10**digits:  # the float log10 may be one off
+        digits += 1
+    elif abs(value) < 10 ** (digits - 1):
+        digits -= 1
+    first = abs(value) // 10 ** (digits - 20)
+    return f"[an integer of {digits:,} digits: {'-' if value < 0 else ''}{first}...]"
+
+
+def _key(key: Any) -> str:
+    """A dict key as JSON's: a string."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        safe = _long_int(int(key))
+        if isinstance(safe, str):
+            return safe
+    return _text_of(key, str)
+
+
+def _text_of(value: Any, how: Callable[[Any], str]) -> str:
+    """`how(value)` (str, or repr), or, if it raises, a text naming the type and saying so."""
+    try:
+        text = how(value)
+    except Exception as exc:
+        return f"<{type(value).__name__} object: its {how.__name__}() raised {type(exc).__name__}>"
+    return text if isinstance(text, str) else str(text)
 
 
 def encodable(value: Any) -> Any:
@@ -208,8 +252,10 @@ def as_json(value: Any) -> Any:
 
 def _is_json(value: Any) -> bool:
     kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
+    if kind is str or kind is bool or value is None:
         return True
+    if kind is int:
+        return bool(value.bit_length() < _SHORT_INT_BITS)
     if kind is float:
         return math.isfinite(value)
     if kind is dict:
@@ -220,16 +266,18 @@ def _is_json(value: Any) -> bool:
 
 
 def _json_safe(value: Any, within: tuple[int, ...]) -> Any:
-    if isinstance(value, bool | int | str):
+    if isinstance(value, bool | str):
         return value
+    if isinstance(value, int):  # an IntEnum
+        return value if value.bit_length() < _SHORT_INT_BITS else _long_int(int(value))
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, Mapping):
-        return {str(k): json_safe(v, within) for k, v in value.items()}
+        return {_key(k): json_safe(v, within) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [json_safe(v, within) for v in value]
     if isinstance(value, set | frozenset):
         return sorted((json_safe(v, within) for v in value), key=repr)
     if isinstance(value, PurePath):
         return str(value)
-    return ADDRESS.sub("", repr(value))
+    return ADDRESS.sub("", _text_of(value, repr))

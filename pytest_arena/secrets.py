@@ -108,6 +108,7 @@ def _escaped(secret: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
+@functools.lru_cache(maxsize=1024)  # the same few names, asked of every case's results
 def credential_name(name: str) -> bool:
     """Whether `name` (of a header, a query parameter, a variable) names a credential."""
     words = re.findall(r"[a-z0-9]+", name.lower())
@@ -129,8 +130,11 @@ def secret_variable(name: str) -> bool:
     """Whether environment variable `name` holds a secret: a key variable (a provider's, a
     model's `api_key_env`), or one named as a credential (`GITHUB_TOKEN`, `DB_PASSWORD`,
     `SMTP_PASS`) but for those the shell and the desktop set (`PWD`, `SSH_AUTH_SOCK`)."""
-    if name in _key_variables:
-        return True
+    return name in _key_variables or _credential_variable(name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _credential_variable(name: str) -> bool:
     return credential_name(name) and not _PLAIN_VARIABLES.match(name)
 
 

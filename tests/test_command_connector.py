@@ -521,3 +521,35 @@ def test_a_command_agent_that_says_its_tool_calls_is_graded_on_them(
     }
     assert records["where"]["response"]["meta"] == {"plan": "look it up"}
     assert len(records["refund"]["response"]["trajectory"]) == 3
+
+
+@pytest.mark.parametrize(
+    ("first_line", "said"),
+    [
+        (
+            b"#!/bin/sh\r\n",
+            "could not be started: its '#!' line ends in a carriage return (the file has Windows"
+            " CRLF line endings), so the system looks for '/bin/sh\\r', which no program is\n"
+            "  fix: save it with LF line endings: sed -i 's/\\r$//' bin/agent.sh",
+        ),
+        (
+            b"#!/usr/bin/no-such-shell -e\n",
+            "could not be started: its interpreter /usr/bin/no-such-shell, named by its '#!'"
+            " line, is not installed (No such file or directory)\n"
+            "  fix: install it, or name one that is, such as #!/bin/sh",
+        ),
+    ],
+)
+def test_an_agent_whose_shebang_names_no_program_says_why_it_could_not_start(
+    tmp_path: Path, first_line: bytes, said: str
+) -> None:
+    """A file saved with CRLF line endings was 'could not be started: No such file or
+    directory', though the file is there; script scorers already said why."""
+    script = tmp_path / "bin" / "agent.sh"
+    script.parent.mkdir()
+    script.write_bytes(first_line + b"echo hi\r\n")
+    script.chmod(0o755)
+    connector = build(tmp_path, "command: ./bin/agent.sh\n")
+    with pytest.raises(ConnectorError) as caught:
+        call(connector, request(tmp_path / "work"))
+    assert str(caught.value) == f"command './bin/agent.sh' {said}"

@@ -223,8 +223,33 @@ def part(
             [part("a", 1.0, True, 0), part("b", 0.0, False, 0)],
             0.5,
             0.0,
+            None,
+            "no score to hold to 0.50; the graded components weigh 0 in total, so the case"
+            " cannot pass: unscored",
+        ),
+        (
+            [part("a", 1.0, True, 0), part("b", 0.0, False, 0, required=True)],
+            0.5,
+            0.0,
             False,
-            "score 0.00 is below 0.50",
+            "no score to hold to 0.50; required 'b' failed; the graded components weigh 0 in"
+            " total, so the case cannot pass",
+        ),
+        (
+            [part("a", 1.0, True, 0), part("b", 0.0, False, 0)],
+            None,
+            0.0,
+            False,
+            "1 of 2 components passed; the graded components weigh 0 in total, so the case"
+            " cannot pass",
+        ),
+        (
+            [part("a", 0.0, None), part("b", 1.0, True, 0)],
+            None,
+            0.0,
+            None,
+            "1 of 1 components passed; the graded components weigh 0 in total, so the case"
+            " cannot pass: unscored",
         ),
         ([part("a", 0.6, True), part("b", 0.6, True)], 0.6, 0.6, True, "score 0.60 reaches 0.60"),
     ],
@@ -254,6 +279,41 @@ def test_a_component_of_weight_0_moves_no_metric_a_weighted_one_emits() -> None:
     result = combine([a, b, c], None)
     assert result.score == 0.0
     assert result.metrics == {"m": 0.0, "words": 5.0}
+
+
+def test_a_case_only_components_of_weight_0_graded_is_unscored_not_passed(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """exact_match cannot grade a case without a reference; the weight-0 word count that
+    passed alone once passed the case with score 0.00."""
+    make_project(
+        "contract",
+        """
+        models: [sim_echo]
+        scoring:
+          - {scorer: exact_match, weight: 1}
+          - {scorer: length, weight: 0}
+        tests:
+          - {id: with_ref, input: "What is 2+2?", reference: "What is 2+2?"}
+          - {id: no_ref, input: "What is 2+2?"}
+        """,
+        files=SCORERS,
+    )
+    result = pytester.runpytest("-rA")
+    assert result.parseoutcomes() == {"passed": 1, "unscored": 1}
+    result.stdout.fnmatch_lines(
+        [
+            "PASSED projects/contract/arena.yaml::with_ref[[]sim_echo]",
+            "UNSCORED projects/contract/arena.yaml::no_ref[[]sim_echo]",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "1 x 1 of 1 components passed; the graded components weigh 0 in total, so the case"
+            " cannot pass: unscored",
+        ]
+    )
+    result.stdout.no_fnmatch_line("PASSED *no_ref*")
 
 
 def test_a_dataset_sets_the_contract_and_threshold_of_its_rows(

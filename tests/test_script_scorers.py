@@ -318,6 +318,17 @@ def test_a_very_long_output_still_reaches_the_script_in_full(tmp_path: Path) -> 
             "script s printed '{\"score\": \"high\"}', whose 'score' is not a number",
         ),
         ("-0.1", 0.0, False, "script s printed -0.1, which is outside 0-1"),
+        # a rounding error outside 0-1 (0.1 + 0.2 of 0.3) is 0 or 1; more is still refused
+        ("1.0000000000000002", 1.0, True, "script s scored 1"),
+        ('{"score": 1.0000000000000002}', 1.0, True, "script s scored 1"),
+        ('{"score": -1e-17, "passed": null}', 0.0, None, "script s scored 0"),
+        ("1.000001", 0.0, False, "script s printed 1.000001, which is outside 0-1"),
+        (
+            '{"score": -0.000001}',
+            0.0,
+            False,
+            "script s printed a score of -1e-06, which is outside 0-1",
+        ),
         ("nan", 0.0, False, "script s printed nan, which is outside 0-1"),
         (
             '{"score": 1, "metrics": {"n": "x"}}',

@@ -213,14 +213,16 @@ class CommandConnector(Connector):
         too_big += _pass_json(env, "ARENA_MESSAGES", request.messages, workspace)
         if self.root is not None:
             env["ARENA_PROJECT_ROOT"] = str(self.root.resolve())
+        argv = self._run_argv()
         try:
             done = await processes.arun(
-                self._run_argv(), cwd=workspace, env=env, stdin=replaced(request.prompt).encode()
+                argv, cwd=workspace, env=env, stdin=replaced(request.prompt).encode()
             )
-        except OSError as exc:
-            raise ConnectorError(
-                f"{self.shown} could not be started: {exc.strerror or exc}"
-            ) from None
+        except OSError as exc:  # a '#!' line naming no program (one ending in \r) says so
+            root = self.root.resolve() if self.root is not None else workspace
+            program = argv[0] if os.sep in argv[0] else shutil.which(argv[0]) or argv[0]
+            why = processes.shebang_problem(root, program, exc)
+            raise ConnectorError(f"{self.shown} could not be started: {why}") from None
         stdout, stderr = done.stdout, done.stderr
         secrets = environment_secrets(env)
         if done.stdout_cut:  # the end, where answers usually are, is lost: not gradable

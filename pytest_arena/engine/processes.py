@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import signal
 import subprocess
@@ -92,6 +93,36 @@ def ended(returncode: int) -> str:
     except ValueError:
         name = ""
     return f"was killed by signal {-returncode}{name}"
+
+
+def shebang_problem(root: Path, argv0: str, exc: OSError) -> str:
+    """Why program `argv0` could not be started from `root`: when the file exists, what its
+    '#!' line names is what is missing, and a carriage return there (CRLF) is named."""
+    said = str(exc.strerror or exc)
+    program = root / argv0
+    shown = program.relative_to(root) if program.is_relative_to(root) else program
+    if exc.errno != errno.ENOENT or not program.is_file():
+        return said
+    try:
+        with program.open("rb") as handle:
+            first = handle.readline(256)
+    except OSError:
+        return said
+    if not first.startswith(b"#!"):
+        return said
+    line = first[2:].rstrip(b"\n")
+    words = line.rstrip(b"\r").decode(errors="replace").split()
+    interpreter = words[0] if words else ""
+    if line.endswith(b"\r"):
+        return (
+            "its '#!' line ends in a carriage return (the file has Windows CRLF line"
+            f" endings), so the system looks for '{interpreter}\\r', which no program is"
+            f"\n  fix: save it with LF line endings: sed -i 's/\\r$//' {shown}"
+        )
+    return (
+        f"its interpreter {interpreter or '(none)'}, named by its '#!' line, is not"
+        f" installed ({said})\n  fix: install it, or name one that is, such as #!/bin/sh"
+    )
 
 
 def run(

@@ -24,6 +24,7 @@ from pytest_arena.record import ERROR, FAILED, PASSED, UNSCORED, Record
 from pytest_arena.scorers.base import ScoreResult, ScoreResultError, ScoringContext, shown_score
 from pytest_arena.scorers.contract import Part, combine
 from pytest_arena.scorers.script import ScriptFailed
+from pytest_arena.secrets import environment_secrets, redacted, redacted_data
 from pytest_arena.spec import Case
 from pytest_arena.spec.errors import raised
 from pytest_arena.spec.images import shortened
@@ -314,14 +315,19 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
         if hooks.override_verdict is not None:
             verdict = _override(hooks.override_verdict, verdict, output, case, context)
     except _Stop as stop:
-        record.error = stop.message
-        record.reason = stop.message
-        return Outcome(record, _user_traceback(stop.exc))
+        # what user code raised ("401: key sk-...") is said with the environment's secrets
+        # as ***, as a python agent's is: it reaches every report
+        secrets = environment_secrets(os.environ)
+        record.error = record.reason = redacted(stop.message, secrets)
+        trace = _user_traceback(stop.exc)
+        return Outcome(record, None if trace is None else redacted(trace, secrets))
     except Exception as exc:  # no check foresaw it (a bug of ours): the case still counts
         if isinstance(exc, _FOR_THE_RUN):  # pytest.exit()'s Exit is an Exception
             raise
-        record.error = record.reason = f"pytest-arena could not grade the answer: {exc!r}"
-        return Outcome(record, traceback.format_exc())
+        secrets = environment_secrets(os.environ)
+        said = f"pytest-arena could not grade the answer: {exc!r}"
+        record.error = record.reason = redacted(said, secrets)
+        return Outcome(record, redacted(traceback.format_exc(), secrets))
     finally:
         record.judge_tokens = judge.usage.tokens_in + judge.usage.tokens_out
         record.judge_cost = judge.usage.cost
@@ -331,6 +337,22 @@ def finish(prepared: Prepared, plan: Plan, result: CallResult) -> Outcome:
     record.metrics = dict(verdict.metrics)
     record.status = UNSCORED if verdict.passed is None else PASSED if verdict.passed else FAILED
     return Outcome(record)
+
+
+def _without_secrets(verdict: ScoreResult) -> ScoreResult:
+    """The verdict of user code (a scorer of the project's, override_verdict) with the
+    secrets of arena's environment in its reason, detail and metric names written `***`:
+    its own words ("called the API with sk-..."), as a script scorer's and a python agent's
+    are, before any report holds them."""
+    secrets = environment_secrets(os.environ)
+    reason = redacted(verdict.reason, secrets)
+    detail, metrics = (
+        redacted_data(verdict.detail, secrets),
+        redacted_data(verdict.metrics, secrets),
+    )
+    if reason == verdict.reason and detail is verdict.detail and metrics is verdict.metrics:
+        return verdict
+    return ScoreResult(verdict.score, verdict.passed, reason, detail, metrics)
 
 
 def _count_turns(record: Record, result: CallResult) -> None:
@@ -388,7 +410,10 @@ def _score(component: Component, output: str, case: Case, context: ScoringContex
         raise
     if not isinstance(result, ScoreResult):
         raise _Stop(f"{what} returned {type(result).__name__}; it must return a ScoreResult")
-    return _checked(what, result)
+    checked = _checked(what, result)
+    if type(component.entry.scorer).__module__.startswith("pytest_arena."):
+        return checked  # a builtin's, or a script scorer's, which redacts its own
+    return _without_secrets(checked)
 
 
 def _checked(what: str, result: ScoreResult) -> ScoreResult:
@@ -423,7 +448,7 @@ def _override(
             f"hooks.py override_verdict returned {type(new).__name__};"
             " return a ScoreResult, or None to keep the scorer's verdict"
         )
-    new = _checked("hooks.py override_verdict", new)
+    new = _without_secrets(_checked("hooks.py override_verdict", new))
     if not new.reason.strip():
         raise _Stop("hooks.py override_verdict changed the verdict without a reason; give one")
     was = {True: "passed", False: "failed", None: "unscored"}[result.passed]

@@ -198,8 +198,13 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
 
 def _dumps(value: Any, indent: str = "") -> str:
     """`value` as JSON, indented by two spaces a level, its lines after the first by
-    `indent` more: as it reads where it sits inside the whole report."""
-    text = json.dumps(value, indent=2, ensure_ascii=False)
+    `indent` more: as it reads where it sits inside the whole report. What JSON cannot
+    write (an integer past Python's 4,300 digits in a field that is not json_safe'd) is
+    written as json_safe says it, rather than end the report."""
+    try:
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+    except ValueError:
+        text = json.dumps(json_safe(value), indent=2, ensure_ascii=False)
     return text.replace("\n", "\n" + indent) if indent else text
 
 

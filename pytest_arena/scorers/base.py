@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel
 
-from pytest_arena.numbers import at_least
+from pytest_arena.numbers import at_least, at_most
 from pytest_arena.spec.case import Case
 
 
@@ -89,9 +89,10 @@ class ScoreResult:
             raise ScoreResultError(
                 f"ScoreResult.score must be a number from 0 to 1, got {self.score!r}"
             )
-        if math.isnan(score) or not 0.0 <= score <= 1.0:
+        within = within_0_1(score)
+        if within is None:
             raise ScoreResultError(f"ScoreResult.score must be between 0 and 1, got {self.score}")
-        self.score = score
+        self.score = within
         if self.passed is FROM_SCORE:
             self.passed = at_least(score, PASS_AT)
         elif _bool_like(self.passed):
@@ -120,6 +121,20 @@ class ScoreResult:
                     f"metric '{name}' must be a finite number, got {type(value).__name__} {value!r}"
                 )
             self.metrics[name] = number
+
+
+def within_0_1(score: float) -> float | None:
+    """`score` if it is from 0 to 1, or 0 or 1 if a rounding error outside (`got / total`
+    is 1.0000000000000002); None if it is outside, or NaN."""
+    try:
+        score = float(score)
+    except OverflowError:  # an int too large for a float: far outside
+        return None
+    if 0.0 <= score <= 1.0:
+        return score
+    if math.isnan(score) or not (at_least(score, 0.0) and at_most(score, 1.0)):
+        return None
+    return min(1.0, max(0.0, score))
 
 
 def _bool_like(value: object) -> bool:

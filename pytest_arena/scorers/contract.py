@@ -24,7 +24,9 @@ def combine(parts: Sequence[Part], threshold: float | None) -> ScoreResult:
     """The contract's verdict: the weighted mean score, passing when every required
     component passes and the score reaches `threshold` (without one: when every
     component passes). Unscored components are left out of the score; a required one
-    that is unscored keeps the case from passing: it is then unscored, unless it fails."""
+    that is unscored keeps the case from passing: it is then unscored, unless it fails.
+    So do graded components of weight 0 alone: they give no score, nothing that counts
+    graded the case."""
     graded = [p for p in parts if p.result.passed is not None]
     detail = {"components": [_detail(p) for p in parts], "threshold": threshold}
     metrics = _metrics(parts)
@@ -38,6 +40,9 @@ def combine(parts: Sequence[Part], threshold: float | None) -> ScoreResult:
     if threshold is None:
         passed = all(p.result.passed for p in graded)
         rule = f"{sum(bool(p.result.passed) for p in graded)} of {len(graded)} components passed"
+    elif not total:  # no score to hold to the threshold: only a required failure decides
+        passed = not failed_required
+        rule = f"no score to hold to {threshold:.2f}"
     else:
         reached = at_least(score, threshold)
         passed = reached and not failed_required
@@ -45,6 +50,11 @@ def combine(parts: Sequence[Part], threshold: float | None) -> ScoreResult:
     if failed_required:
         rule += f"; required {', '.join(repr(n) for n in failed_required)} failed"
     verdict: bool | None = passed
+    if not total:
+        rule += "; the graded components weigh 0 in total, so the case cannot pass"
+        verdict = False if not passed else None  # failed anyway, else unscored: never a pass
+        if verdict is None and not ungraded_required:
+            rule += ": unscored"
     if ungraded_required:
         rule += (
             f"; required {', '.join(repr(n) for n in ungraded_required)} not graded, so the case"

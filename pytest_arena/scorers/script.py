@@ -10,7 +10,6 @@ valid UTF-8: a lone surrogate (half of a UTF-16 pair, as a model's JSON may hold
 
 from __future__ import annotations
 
-import errno
 import json
 import math
 import os
@@ -24,7 +23,7 @@ from typing import Any
 from pytest_arena.engine import processes
 from pytest_arena.numbers import at_least
 from pytest_arena.record import json_safe
-from pytest_arena.scorers.base import ScoreResult, ScoringContext
+from pytest_arena.scorers.base import ScoreResult, ScoringContext, within_0_1
 from pytest_arena.scorers.text import excerpt, printable
 from pytest_arena.secrets import environment_secrets, redacted
 from pytest_arena.spec.surrogates import json_text, replaced
@@ -121,7 +120,7 @@ class ScriptScorer:
             except processes.TimedOut as exc:
                 raise self._failure(str(exc), _stderr_said(exc.stderr, secrets)) from None
             except OSError as exc:
-                why = _shebang_problem(Path(context.project_root), self.argv[0], exc)
+                why = processes.shebang_problem(Path(context.project_root), self.argv[0], exc)
                 raise self._failure(f"could not be started: {why}", "") from None
         stderr = _stderr_said(done.stderr, secrets)
         if done.stdout_cut:  # its last line, the score, is lost: a line of the middle is none
@@ -157,8 +156,10 @@ class ScriptScorer:
                 " (a number from 0 to 1, or a JSON object with 'score')",
                 stderr,
             ) from None
-        if not math.isfinite(score) or not 0.0 <= score <= 1.0:
+        within = within_0_1(score)
+        if within is None:
             raise self._failure(f"printed {last}, which is outside 0-1", stderr)
+        score = within
         passed = at_least(score, pass_threshold)
         return ScoreResult(score, passed, f"{self.shown} scored {score:g}")
 
@@ -168,8 +169,10 @@ class ScriptScorer:
         score = data.get("score")
         if isinstance(score, bool) or not isinstance(score, int | float):
             raise self._failure(f"printed {excerpt(last)}, whose 'score' is not a number", stderr)
-        if not math.isfinite(score) or not 0.0 <= score <= 1.0:
+        within = within_0_1(score)
+        if within is None:
             raise self._failure(f"printed a score of {score}, which is outside 0-1", stderr)
+        score = within
         passed = data.get("passed", at_least(score, pass_threshold))
         if passed is not None and not isinstance(passed, bool):
             raise self._failure(f"printed 'passed': {passed!r}; use true, false or null", stderr)
@@ -195,36 +198,6 @@ class ScriptScorer:
     def _failure(self, what: str, stderr: str) -> ScriptFailed:
         """The script failed: `what` it did, then `stderr`, what `_stderr_said` says of it."""
         return ScriptFailed(f"{self.shown} {what}{stderr}")
-
-
-def _shebang_problem(root: Path, argv0: str, exc: OSError) -> str:
-    """Why program `argv0` could not be started from `root`: when the file exists, what its
-    '#!' line names is what is missing, and a carriage return there (CRLF) is named."""
-    said = str(exc.strerror or exc)
-    program = root / argv0
-    shown = program.relative_to(root) if program.is_relative_to(root) else program
-    if exc.errno != errno.ENOENT or not program.is_file():
-        return said
-    try:
-        with program.open("rb") as handle:
-            first = handle.readline(256)
-    except OSError:
-        return said
-    if not first.startswith(b"#!"):
-        return said
-    line = first[2:].rstrip(b"\n")
-    words = line.rstrip(b"\r").decode(errors="replace").split()
-    interpreter = words[0] if words else ""
-    if line.endswith(b"\r"):
-        return (
-            "its '#!' line ends in a carriage return (the file has Windows CRLF line"
-            f" endings), so the system looks for '{interpreter}\\r', which no program is"
-            f"\n  fix: save it with LF line endings: sed -i 's/\\r$//' {shown}"
-        )
-    return (
-        f"its interpreter {interpreter or '(none)'}, named by its '#!' line, is not"
-        f" installed ({said})\n  fix: install it, or name one that is, such as #!/bin/sh"
-    )
 
 
 def _number(value: Any) -> bool:
