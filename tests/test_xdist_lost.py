@@ -158,3 +158,23 @@ def test_dist_each_counts_the_spend_of_each_case_once(
     assert spend["on_graded"] == pytest.approx(once["on_graded"])  # the records' answers
     assert spend["on_ungraded"] == pytest.approx(once["on_graded"])  # the second worker's
     each.stdout.fnmatch_lines(["arena: 3 answers graded; * on answers no case was graded by*"])
+
+
+def test_dist_each_lists_each_broken_input_once(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Every worker collects and reports a dataset's bad row under `--dist each`: the run
+    said "2 inputs could not be loaded" and the JSON listed the row twice, for one bad row."""
+    make_project(
+        "dup",
+        "models: [sim_perfect]\ntests:\n  - {id: ok, input: x, reference: x}\n"
+        "datasets:\n  - data/rows.jsonl\n",
+        {
+            "data/rows.jsonl": '{"id": "r1", "input": "y", "reference": "y"}\n'
+            '{"id": "r2", "input": "z", "refrence": "z"}\n'
+        },
+    )
+    each = pytester.runpytest(*XDIST, "-n", "2", "--dist", "each", "--arena-json", "each.json")
+    each.stdout.fnmatch_lines(["arena: 1 input could not be loaded*"])
+    problems = json.loads((pytester.path / "each.json").read_text())["problems"]
+    assert [p["item"] for p in problems] == ["projects/dup/data/rows.jsonl::r2"]

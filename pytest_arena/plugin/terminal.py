@@ -58,6 +58,7 @@ class ArenaReporter:
         # FLAKY and UNSCORED reports listed in pytest's short summary: (category, report,
         # whether the category was made for them)
         self.listed: list[tuple[str, Any, bool]] = []
+        self.problem_items: set[str] = set()  # the items of `state.problems`, each said once
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.session = session
@@ -127,7 +128,8 @@ class ArenaReporter:
         if report.outcome == RERUN:  # pytest-rerunfailures: a try it discards
             return
         problem = getattr(report, PROBLEM_ATTR, None)
-        if problem:
+        if problem and report.nodeid not in self.problem_items:  # (--dist each: every worker's)
+            self.problem_items.add(report.nodeid)
             self.state.problems.append({"item": report.nodeid, "message": str(problem)})
         if record:
             board = record.get("board")
