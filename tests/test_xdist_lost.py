@@ -178,3 +178,100 @@ def test_dist_each_lists_each_broken_input_once(
     each.stdout.fnmatch_lines(["arena: 1 input could not be loaded*"])
     problems = json.loads((pytester.path / "each.json").read_text())["problems"]
     assert [p["item"] for p in problems] == ["projects/dup/data/rows.jsonl::r2"]
+
+
+# a gated project whose weighted case (in a group, with tags) kills its worker; NO_CRASH set,
+# the agent fails it with a plain error instead
+WEIGHTED_AGENT = """
+import os
+
+
+def answer(prompt):
+    if prompt == "crash" and not os.environ.get("NO_CRASH"):
+        os._exit(1)
+    if prompt == "crash":
+        raise RuntimeError("agent failed")
+    return prompt
+"""
+WEIGHTED = """
+models:
+  default: [bot]
+  define:
+    bot: {connector: python, callable: "agent:answer"}
+gate:
+  all: {accuracy: {min: 0.8}}
+tests:
+  - {id: c01, input: "a", reference: "a"}
+  - {id: c02, input: "b", reference: "b"}
+  - {id: c03, input: "c", reference: "c"}
+  - {id: boom, input: "crash", reference: "x", weight: 7, group: doc, tags: [hard]}
+  - {id: c05, input: "e", reference: "e", group: doc}
+  - {id: c06, input: "f", reference: "f"}
+  - {id: c07, input: "g", reference: "g"}
+datasets:
+  - data/rows.jsonl
+"""
+
+
+def _board_and_gate(lines: list[str]) -> list[str]:
+    """The leaderboard's row of `bot` and the gate's lines of a run's terminal."""
+    return [
+        line
+        for line in lines
+        if line.lstrip().startswith(("1      bot", "gate ", "failed  bot", "held  bot"))
+    ]
+
+
+def test_a_case_a_worker_crashed_on_counts_with_its_weight_group_and_gate(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The error record of a crashed or lost case took its weight and tags only from a record
+    of the same case on another model, its project's gate only from another record of the
+    project, and its group from nowhere: with one model a case of weight 7 counted 1
+    (accuracy 0.875, "gate held" where a plain error fails it), and a gated project whose
+    every case was lost had no gate at all."""
+    rows = '{"id": "c08", "input": "h", "reference": "h", "weight": 2, "tags": ["rows"]}\n'
+    make_project("solo", WEIGHTED, {"agent.py": WEIGHTED_AGENT, "data/rows.jsonl": rows})
+    crashed = pytester.runpytest(*XDIST, "-n", "2", "--arena-json", "crashed.json")
+    crashed.assert_outcomes(passed=7, failed=1)
+    crashed.stdout.fnmatch_lines(["*worker 'gw*' crashed while running*boom[[]bot[]]*"])
+    monkeypatch.setenv("NO_CRASH", "1")
+    plain = pytester.runpytest("-p", "no:xdist", "--arena-json", "plain.json")
+    plain.assert_outcomes(passed=7, failed=1)
+    shown = _board_and_gate(crashed.outlines)
+    assert shown == _board_and_gate(plain.outlines)
+    assert any("accuracy 0.5333 outside min 0.8" in line for line in shown), shown  # 8 of 15
+    reports = {
+        name: json.loads((pytester.path / f"{name}.json").read_text())
+        for name in ("crashed", "plain")
+    }
+    booms = {
+        name: [r for r in report["records"] if r["case"] == "boom"]
+        for name, report in reports.items()
+    }
+    assert [(r["weight"], r["tags"], r["group"]) for r in booms["crashed"]] == [
+        (7.0, ["hard"], "doc")
+    ]
+    assert [(r["weight"], r["tags"], r["group"]) for r in booms["plain"]] == [
+        (7.0, ["hard"], "doc")
+    ]
+    rows_of = {name: report["leaderboards"][0]["rows"] for name, report in reports.items()}
+    for key in ("accuracy", "errors", "intervals"):  # the group clusters the intervals
+        assert [r[key] for r in rows_of["crashed"]] == [r[key] for r in rows_of["plain"]]
+    assert [g["held"] for g in reports["crashed"]["gates"]] == [False]
+
+    # every case of the gated project lost with the only worker, the crash in `a` first:
+    # its gate is still checked (and fails, its cases all errors), as without the crash
+    monkeypatch.delenv("NO_CRASH")
+    monkeypatch.setenv("CRASH_AGENT", "1")
+    make_project("a", CRASHING, files={"agent.py": AGENT})
+    lost = pytester.runpytest(
+        *XDIST, "-n", "1", "--max-worker-restart", "0", "--arena-json", "lost.json"
+    )
+    lost.stdout.fnmatch_lines(["*arena gate: solo*", "gate failed: 1 of 1 checks outside*"])
+    report = json.loads((pytester.path / "lost.json").read_text())
+    assert [g["project"] for g in report["gates"]] == ["solo"]
+    rows_record = [r for r in report["records"] if r["case"] == "c08"]
+    assert [(r["weight"], r["tags"], r["detail"].get("lost")) for r in rows_record] == [
+        (2.0, ["rows"], True)
+    ]

@@ -656,7 +656,9 @@ def _whole_suite(config: pytest.Config) -> bool:
 
 
 def _fill_crashed(records: list[Record]) -> None:
-    """Give the error records of crashed items the weight, tags and board of their case."""
+    """Give the error records of crashed items the weight, tags, group and board of their
+    case, from a record of the same case (or project) when the controller could not read
+    them from the project's arena.yaml."""
     if not any("crash" in r.detail for r in records):
         return  # the usual run: no index of every record to build (and collect)
     known = {(r.project, r.case_id): r for r in records if "crash" not in r.detail}
@@ -666,6 +668,7 @@ def _fill_crashed(records: list[Record]) -> None:
             sibling = known.get((record.project, record.case_id))
             if sibling is not None:
                 record.weight, record.tags = sibling.weight, list(sibling.tags)
+                record.group = sibling.group
             record.board = record.board or boards.get(record.project, {})
 
 

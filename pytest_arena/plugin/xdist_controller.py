@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -22,6 +22,9 @@ from pytest_arena.plugin import progress_line
 from pytest_arena.plugin.state import COLLECTED, EXIT_CODE, LEDGERS, NEAR_MISSES, SPENT, ArenaState
 from pytest_arena.record import ERROR, Record
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
+
+if TYPE_CHECKING:
+    from pytest_arena.spec.case import Case
 
 _NODE_ID = re.compile(
     r"^(?P<file>[^:]+)(?:::.+)?::(?P<case>[A-Za-z0-9_.-]+)\[(?P<model>[^\]]+)\](?:@.*)?$"
@@ -111,6 +114,24 @@ def project_name(arena: Path) -> str | None:
         return None
 
 
+def case_settings(arena: Path) -> tuple[dict[str, Case], dict[str, Any]] | None:
+    """The cases (by id) and the leaderboard settings of the project of `arena` (its
+    arena.yaml, with its datasets), as its workers load them: what the error record of a
+    case a worker crashed on, or took down unrun, must hold (weight, tags, group, board).
+    None if the project cannot be loaded (its records are then filled from others')."""
+    from pytest_arena.evaluation.project import Project
+    from pytest_arena.evaluation.project_hooks import ProjectHooks
+    from pytest_arena.scorers.discovery import ScorerSet
+    from pytest_arena.spec.loader import load_project
+
+    try:
+        file = load_project(arena, keep_raw=False)
+        board = Project(file, ScorerSet(), ProjectHooks()).board()  # only the file is read
+    except Exception:  # a project the workers could not load either: nothing to add
+        return None
+    return {case.id: case for case in file.cases}, board
+
+
 class ArenaXdist:
     """Keeps, on the xdist controller, what is needed to account for lost items."""
 
@@ -121,6 +142,8 @@ class ArenaXdist:
         self.domains: dict[str, str] = {}  # node id -> project::case[model]
         self.projects: dict[str, str] = {}  # arena.yaml path -> project name
         self.project_files: dict[str, str | None] = {}  # a node id's file -> its arena.yaml
+        # arena.yaml path -> its cases and board, loaded for a crashed or lost item's record
+        self.settings: dict[str, tuple[dict[str, Case], dict[str, Any]] | None] = {}
         self.reported: set[str] = set()
         self.crashes: list[str] = []
         self.ledgers: Path | None = None
@@ -164,7 +187,7 @@ class ArenaXdist:
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport) -> None:
         key = self._key(crashitem)
         if key is not None:
-            record = error_record(key, str(report.longrepr))
+            record = self._error_record(crashitem, key, str(report.longrepr))
             setattr(report, self.record_attr, record.to_dict())  # JUnitRecords adds it to the XML
 
     @pytest.hookimpl
@@ -254,8 +277,27 @@ class ArenaXdist:
         for nodeid in self.expected:
             key = self._key(nodeid)
             if nodeid not in self.reported and key is not None:
-                lost.append((nodeid, error_record(key, why, lost=True)))
+                lost.append((nodeid, self._error_record(nodeid, key, why, lost=True)))
         return lost
+
+    def _error_record(self, nodeid: str, key: ItemKey, message: str, lost: bool = False) -> Record:
+        """The error record of the item, with what its case and project define (weight,
+        tags, group, board), read from its arena.yaml: loaded once per project, and only
+        when a worker crashed."""
+        record = error_record(key, message, lost)
+        project_file = self._project_file(without_group(nodeid))
+        if project_file is None:
+            return record
+        if project_file not in self.settings:
+            self.settings[project_file] = case_settings(self.config.rootpath / project_file)
+        found = self.settings[project_file]
+        if found is not None:
+            cases, board = found
+            case = cases.get(key.case_id)
+            if case is not None:
+                record.weight, record.tags, record.group = case.weight, list(case.tags), case.group
+            record.board = board
+        return record
 
     def _key(self, nodeid: str) -> ItemKey | None:
         """The item's (project, case, model): the project named as its items that started
