@@ -34,6 +34,9 @@ subprocess in a fresh folder of generated files. The targets and their baselines
   failing run's default output within 1.3 x of it; the peak memory against bare pytest
   with as many failures. Bare pytest runs with --tb=no: under the default output pytest's
   summary of 29,000 failures takes time quadratic in them, over 11 minutes here.)
+- --no-bytecode-cache: each command runs with PYTHONDONTWRITEBYTECODE=1, where pytest can
+  cache no module it rewrites (bare pytest's test file is compiled on every run, and a
+  plugin's modules would be too: pytest-arena takes its own off pytest's list).
 - (d) first: the time from launching `pytest` on an http project of --cases cases to the
   first request reaching the server, within 0.5 s. The server is a small one in this
   script's own process (http.server on a thread), so launch and arrival are read on one
@@ -541,6 +544,13 @@ def main() -> None:
         help="sim, http: more pytest options for bare pytest alone (e.g. --tb=no)",
     )
     parser.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="run every command with PYTHONDONTWRITEBYTECODE=1, as many containers and CI"
+        " images do: pytest can then keep no rewritten module, and compiles every module"
+        " it rewrites from source on each run",
+    )
+    parser.add_argument(
         "--url", default="", help="http: a server already running (default: start the fake one)"
     )
     parser.add_argument(
@@ -585,8 +595,10 @@ def main() -> None:
     # pytest rewrites the asserts of a test file and caches the result as bytecode: with
     # PYTHONDONTWRITEBYTECODE set it cannot, and every run of bare pytest compiles its test
     # file again from source (pytest-arena takes its own modules off what pytest rewrites).
-    # Timed as most machines run it, where the cache is written once.
+    # Timed as most machines run it, where the cache is written once, unless asked.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if args.no_bytecode_cache:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         if args.target == "first":
             measure_first(args, Path(tmp), env)
