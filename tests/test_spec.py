@@ -499,6 +499,18 @@ def test_a_case_id_ending_in_a_newline_is_refused_like_any_other_character(
     )
 
 
+@pytest.mark.parametrize(
+    ("written", "fixed"),
+    [("'a::b'", "a-b"), ("'order 1182'", "order-1182"), ("'q[1]'", "q-1"), ("'::'", "case-1")],
+)
+def test_a_case_id_pytest_cannot_select_by_is_refused_with_one_it_can(
+    tmp_path: Path, written: str, fixed: str
+) -> None:
+    text = f"tests:\n  - {{id: {written}, input: x}}\n"
+    (problem,) = load_project(write(tmp_path, {"arena.yaml": text})).problems
+    assert problem.problem.format(tmp_path).endswith(f"; write it as '{fixed}'")
+
+
 def test_a_case_with_no_scorer_listed_is_a_problem_of_that_case(tmp_path: Path) -> None:
     text = "tests:\n  - {id: a, input: x, scoring: []}\n  - {id: b, input: y}\n"
     project = load_project(write(tmp_path, {"arena.yaml": text}))

@@ -635,8 +635,10 @@ class CaseSpec(SamplingSettings):
         if isinstance(value, int | float) and not isinstance(value, bool):
             value = str(value)
         if isinstance(value, str) and not CASE_ID.match(value):
+            written = re.sub(r"[^A-Za-z0-9_.]+", "-", value).strip("-") or "case-1"
             raise ValueError(
-                f"case id {value!r} may hold only ASCII letters, digits, '_', '.' and '-'"
+                f"case id {value!r} may hold only ASCII letters, digits, '_', '.' and '-';"
+                f" write it as {written!r}"
             )
         return value
 

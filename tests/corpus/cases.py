@@ -37,7 +37,7 @@ cases(
     "case_id_with_space",
     one_bad("{id: 'has space', input: y, reference: y}"),
     "projects/case_id_with_space/arena.yaml:4: tests[[]1].id: case id 'has space' may hold only"
-    " ASCII letters, digits, '_', '.' and '-'",
+    " ASCII letters, digits, '_', '.' and '-'; write it as 'has-space'",
 )
 cases(
     "case_id_bool",
