@@ -603,6 +603,30 @@ def test_a_large_report_draws_its_rows_page_by_page_and_filters_them_all(
     assert drill(browser, "big", "c1199", "m").count("answer 1199") == 1
 
 
+def test_the_count_says_how_many_cases_are_drawn_when_a_table_draws_only_its_first_page(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """It said "620 of 620 cases shown" with 500 rows on the page, the rest behind "show
+    more"."""
+    many = [
+        Record("big", f"c{i:04d}", "m", FAILED if i % 2 else PASSED, 1.0 - i % 2, i % 2 == 0)
+        for i in range(620)
+    ]
+    opened(browser, page(tmp_path, many))
+
+    def count() -> str:
+        said: str = browser.js("document.getElementById('f-count').textContent")
+        return said
+
+    assert len(visible_rows(browser)) == 500
+    assert count() == "500 of 620 cases shown; 120 more match, drawn by “show more” below"
+    click(browser, "button.more")
+    assert len(visible_rows(browser)) == 620
+    assert count() == "620 of 620 cases shown"
+    click(browser, "#f-failing")  # 310 match: all drawn
+    assert count() == "310 of 620 cases shown"
+
+
 def test_the_drill_down_shows_a_tool_loops_trajectory(tmp_path: Path, browser: Browser) -> None:
     call = {"id": "c1", "name": "lookup_order", "arguments": {"order_id": "<b>1182</b>"}}
     steps = [

@@ -144,7 +144,7 @@
     p.body = el("tbody");
     p.more = el("button", "more");
     p.more.type = "button";
-    p.more.addEventListener("click", () => { p.limit += PAGE; draw(p); });
+    p.more.addEventListener("click", () => { p.limit += PAGE; draw(p); count(); });
     table.append(el("thead", null, head), p.body);
     table.addEventListener("click", (event) => {
       const td = event.target.closest("td.cell");
@@ -188,13 +188,13 @@
     return row.hay;
   }
 
-  let model = "";
+  let model = "", total = 0;
   function apply() {
     const failing = byId("f-failing").checked, flaky = byId("f-flaky").checked;
     const project = byId("f-project").value, tag = byId("f-tag").value, scorer = byId("f-scorer").value;
     const words = byId("f-text").value.trim().toLowerCase();
     model = byId("f-model").value;
-    let shown = 0, total = 0;
+    total = 0;
     for (const p of projects) {
       const on = (!project || p.name === project) && (!model || p.models.includes(model));
       p.table.hidden = !on;
@@ -210,11 +210,22 @@
         if (words && !haystack(row).includes(words)) return;
         p.matches.push(i);
       });
-      shown += p.matches.length;
       p.limit = PAGE;
       draw(p);
     }
-    byId("f-count").textContent = shown + " of " + total + " cases shown";
+    count();
+  }
+
+  // the cases drawn, not those that match: past PAGE a table draws the rest on "show more"
+  function count() {
+    let drawn = 0, matched = 0;
+    for (const p of projects) {
+      drawn += Math.min(p.matches.length, p.limit);
+      matched += p.matches.length;
+    }
+    const waiting = matched - drawn;
+    byId("f-count").textContent = drawn + " of " + total + " cases shown" +
+      (waiting ? "; " + waiting + " more match, drawn by “show more” below" : "");
   }
 
   function draw(p) {
