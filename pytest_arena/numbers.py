@@ -16,3 +16,12 @@ def at_least(value: float, limit: float) -> bool:
 def at_most(value: float, limit: float) -> bool:
     """Whether `value` stays within `limit`, a rounding error over it included."""
     return value <= limit or math.isclose(value, limit, rel_tol=_SLACK, abs_tol=_SLACK)
+
+
+def signed(value: float, spec: str = ".3f") -> str:
+    """A change written with its sign (`+0.125`, `-0.500`), but none when it rounds to 0:
+    `0.000`, neither `-0.000` for a change a little below 0 nor `+0.000`."""
+    text = f"{value:+{spec}}"
+    if math.isfinite(value) and not any(c in "123456789" for c in text):
+        return text[1:]
+    return text

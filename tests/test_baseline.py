@@ -147,9 +147,9 @@ def test_a_baseline_replayed_from_the_cache_is_exact_and_free(
                 "arena: 80 answers graded, 80 from the response cache (*); $0.00 spent on*",
                 # no case moved: the interval still allows the share of cases 80 cannot rule
                 # out to move, not a width of 0
-                "quiz candidate: accuracy 0.688 -> 0.688, change +0.000 (95% CI -0.046 to"
+                "quiz candidate: accuracy 0.688 -> 0.688, change 0.000 (95% CI -0.046 to"
                 " +0.046), p=1.000 McNemar (exact), 80 cases; 0 regressed, 0 fixed, 0 new, 0 gone",
-                "*held    candidate accuracy change against the baseline +0.000 (p=1)*",
+                "*held    candidate accuracy change against the baseline 0.000 (p=1)*",
             ]
         )
         assert result.ret == 0  # the gate holds, and decides for its project
@@ -653,11 +653,11 @@ def test_the_accuracy_then_is_of_the_cases_both_runs_graded(
         result = pytester.runpytest(
             "-k", "q2 or q5", "--arena-baseline", "base.json", "--arena-json", "out.json"
         )
-    said = "quiz sim_perfect: accuracy 0.000 -> 0.000, change +0.000 (95% CI *), *, 2 cases;"
+    said = "quiz sim_perfect: accuracy 0.000 -> 0.000, change 0.000 (95% CI *), *, 2 cases;"
     result.stdout.fnmatch_lines([f"{said} 0 regressed, 0 fixed, 0 new, 0 gone, 6 not run *"])
     (compared,) = json.loads(Path(pytester.path, "out.json").read_text())["baseline"]
     assert (compared["accuracy_then"], compared["accuracy_now"], compared["cases"]) == (0, 0, 2)
-    assert "accuracy 0.000 -&gt; 0.000, change +0.000" in summary.read_text()  # (markdown)
+    assert "accuracy 0.000 -&gt; 0.000, change 0.000" in summary.read_text()  # (markdown)
 
 
 def test_the_accuracies_then_and_now_differ_by_the_change_said() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_arena.numbers import at_least, at_most
+from pytest_arena.numbers import at_least, at_most, signed
 from pytest_arena.scorers.similarity import TokenF1
 from pytest_arena.testing import scoring_context
 from tests.conftest import MakeProject
@@ -39,3 +39,22 @@ def test_token_f1_at_exactly_its_threshold_passes() -> None:
     result = TokenF1().score("alpha beta gamma", "alpha beta gamma delta epsilon", context)
     assert result.score == pytest.approx(0.75)
     assert result.passed  # 2 * 1 * 0.6 / 1.6 is 0.7499999999999999 in floating point
+
+
+@pytest.mark.parametrize(
+    ("value", "spec", "written"),
+    [
+        (0.125, ".3f", "+0.125"),
+        (-0.5, ".3f", "-0.500"),
+        (-0.0001, ".3f", "0.000"),  # was "-0.000": a change below 0 that rounds to none
+        (0.0, ".3f", "0.000"),
+        (-0.2, ".0f", "0"),  # "-0 ms"
+        (-0.04, ".1f", "0.0"),  # "-0.0 pts"
+        (-1e-9, ".1f", "0.0"),
+        (float("-inf"), ".3f", "-inf"),
+    ],
+)
+def test_a_change_that_rounds_to_0_is_written_without_a_sign(
+    value: float, spec: str, written: str
+) -> None:
+    assert signed(value, spec) == written

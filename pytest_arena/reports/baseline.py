@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pytest_arena.numbers import signed
 from pytest_arena.record import FAILED, FLAKY, PASSED, UNSCORED, Record
 from pytest_arena.reports import verdicts
 from pytest_arena.scorers.text import printable
@@ -193,7 +194,7 @@ class BaselineComparison:
             p = "<0.001" if d.p_value < 0.001 else f"={d.p_value:.3f}"
             change = (
                 f"accuracy {_num(self.accuracy_then)} -> {_num(self.accuracy_now)},"
-                f" change {d.estimate:+.3f} (95% CI {d.low:+.3f} to {d.high:+.3f}),"
+                f" change {signed(d.estimate)} (95% CI {signed(d.low)} to {signed(d.high)}),"
                 f" p{p} {self.comparison.test}, {d.n} cases"
             )
         counts = (

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_arena.engine.money import dollars
+from pytest_arena.numbers import signed
 from pytest_arena.record import NESTING_LIMIT, Record
 from pytest_arena.reports import verdicts
 from pytest_arena.reports.baseline import LOST
@@ -78,7 +79,8 @@ def check_report(data: Any, name: str) -> Mapping[str, Any]:
     """`data` if it is an `--arena-json` report this version reads; NotAReport saying where
     it is not otherwise. A report of this version is checked against its JSON Schema (its
     first SCHEMA_CHECKED records: checking 50,000 would take longer than the command); every
-    record, of any version, must name its project, case and model."""
+    record, of any version, must name its project, case and model, and no two the same
+    sample of them (--arena-json writes one: `json_report.unique`)."""
     from pytest_arena.reports.json_report import VERSION
 
     fix = "write one with `pytest --arena-json RUN.json`"
@@ -90,11 +92,20 @@ def check_report(data: Any, name: str) -> Mapping[str, Any]:
             f"{name} is a report of version {version!r}, and this pytest-arena reads versions"
             f" up to {VERSION}: update pytest-arena, or {fix}"
         )
+    first: dict[tuple[str, str, str, int], int] = {}  # each key's first record
     for index, record in enumerate(data["records"]):
         if not _is_record(record):
             raise NotAReport(
                 f"{name}: records[{index}] is not a record (an object whose project, case and"
                 f" model are text, its sample a whole number and its score a number); {fix}"
+            )
+        key = (record["project"], record["case"], record["model"], record.get("sample", 0))
+        if first.setdefault(key, index) != index:  # compared, one of them would be, unsaid
+            project, case, model, sample = key
+            raise NotAReport(
+                f"{name}: records[{index}] repeats records[{first[key]}]: both are project"
+                f" {project!r}, case {case!r}, model {model!r}, sample {sample}, and a report"
+                f" holds one record of each; {fix}"
             )
     for part in ("leaderboards", "gates"):
         found = data.get(part, [])
@@ -384,13 +395,15 @@ def aggregate_lines(item: ModelComparison) -> list[tuple[str, str, str, str]]:
         if isinstance(x, int | float) and isinstance(y, int | float):
             d = y - x
             if metric == "cost":
-                delta = ("+" if d >= 0 else "-") + dollars(abs(d))
+                shown = dollars(abs(d))  # unsigned when it rounds to 0, as signed() writes
+                zero = not any(digit in shown for digit in "123456789")
+                delta = shown if zero else ("+" if d >= 0 else "-") + shown
             elif metric == "latency_ms":
-                delta = f"{d:+.0f} ms"
+                delta = f"{signed(d, '.0f')} ms"
             elif metric == "pass_rate":
-                delta = f"{d * 100:+.1f} pts"
+                delta = f"{signed(d * 100, '.1f')} pts"
             else:
-                delta = f"{d:+.3f}"
+                delta = signed(d)
         lines.append((metric.replace("_ms", ""), _num(x, metric), _num(y, metric), delta))
     return lines
 
@@ -402,11 +415,11 @@ def interval_text(item: ModelComparison) -> str:
         if item.weightless:
             return f"no case of weight above 0 graded in both runs ({item.weightless} of weight 0)"
         return "no case graded in both runs"
-    text = f"mean score change {d.estimate:+.3f} over {d.n} paired cases"
+    text = f"mean score change {signed(d.estimate)} over {d.n} paired cases"
     if item.weightless:
         text += f" ({item.weightless} more of weight 0 left out)"
     if d.low is not None and d.high is not None:
-        text += f", 95% CI [{d.low:+.3f}, {d.high:+.3f}]"
+        text += f", 95% CI [{signed(d.low)}, {signed(d.high)}]"
     if d.p_value is not None:
         text += f", p={d.p_value:.3g}" + (f" {item.test}" if item.test else "")
     mcnemar = item.test.startswith("McNemar")  # said once

@@ -6,7 +6,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_arena.numbers import at_least, at_most
+from pytest_arena.numbers import at_least, at_most, signed
 from pytest_arena.record import ERROR, Record
 from pytest_arena.reports.baseline import BaselineComparison
 from pytest_arena.reports.leaderboard import Board, Row
@@ -237,7 +237,7 @@ def check_baseline(
             level = float(gate.get("regression_level", 0.05))
             d = c.comparison.difference
             p = "-" if d.p_value is None else f"{d.p_value:.3g}"
-            change = "-" if d.estimate is None else f"{d.estimate:+.3f}"
+            change = "-" if d.estimate is None else signed(d.estimate)
             worse = c.significant(level)
             text = (
                 f"accuracy change against the baseline {change} (p={p}):"

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_arena.engine.money import dollars
+from pytest_arena.numbers import signed
 from pytest_arena.record import ERROR, UNSCORED, Record
 from pytest_arena.reports.leaderboard import Board, Row
 from pytest_arena.reports.statistics import Interval
@@ -338,7 +339,7 @@ def _compared(c: Comparison) -> str:
         return f"{c.model}: {d.n} case(s) in common, too few to compare"
     verdict = "different" if c.significant else "not told apart"
     return (
-        f"{c.model} {d.estimate:+.3f} (95% CI {d.low:+.3f} to {d.high:+.3f}),"
+        f"{c.model} {signed(d.estimate)} (95% CI {signed(d.low)} to {signed(d.high)}),"
         f" p{_p(d.p_value)} {c.test}, {d.n} cases: {verdict}"
     )
 
