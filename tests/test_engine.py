@@ -816,3 +816,33 @@ def test_the_head_start_is_bounded_and_slow_calls_are_answered_while_items_run(
     # the first item did not wait for the 4 s the calls take one at a time
     assert arrivals_before_the_first_item(pytester, fake_llm) == 1
     assert time.monotonic() - started < 8  # and the calls still overlapped the items
+
+
+@pytest.mark.parametrize("workers", [[], ["-p", "xdist", "-n", "2"]], ids=["-n0", "-n2"])
+def test_a_model_the_budget_kept_from_every_case_is_named_under_its_board(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: list[str]
+) -> None:
+    """It had no row, and neither the board nor the JSON report said that it ran out: only
+    the run's count of cases not run."""
+    make_project(
+        "b",
+        """
+models:
+  default: [cheap, dear]
+  define:
+    cheap: {profile: sim_perfect, price: {input_per_mtok: 100000, output_per_mtok: 0}}
+    dear: {profile: sim_perfect, price: {input_per_mtok: 100000, output_per_mtok: 0}}
+budget: {max_cost: 0.4}
+tests:
+  - {id: a, input: one, reference: one, models: [cheap]}
+  - {id: b, input: two, reference: two, models: [dear]}
+  - {id: c, input: three, reference: three, models: [dear]}
+""",
+    )
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "-p", "no:randomly", "--arena-json", "run.json", *workers
+    )
+    said = "dear has no row: its 2 cases not run: budget spent"
+    result.stdout.fnmatch_lines(["*arena leaderboard: b*", "*1  *cheap*", f"note: {said}"])
+    report = json.loads((pytester.path / "run.json").read_text())
+    assert report["leaderboards"][0]["notes"] == [said]

@@ -318,3 +318,20 @@ def test_large_metrics_and_an_unknown_latency_are_said_compactly_with_the_cost_d
     row = next(line for line in summary.read_text().splitlines() if "mine" in line)
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[-3:] == ["\u2013", "1e+300", "0.0001234"]  # latency, energy, tiny
+
+
+def test_a_model_the_budget_kept_from_every_case_is_named_under_the_board() -> None:
+    """It had no row, and nothing on the board, its JSON or its HTML said it ran out."""
+    from pytest_arena.reports.html import render
+    from pytest_arena.reports.json_report import build_report
+    from pytest_arena.reports.tables import render_board
+
+    records = [rec("cheap", "a", PASSED, 1.0), rec("cheap", "b", FAILED, 0.0)]
+    not_run = {("p", "dear"): 2, ("p", "cheap"): 1, ("other", "dear"): 5}
+    (board,) = build_boards(records, not_run)
+    said = "dear has no row: its 2 cases not run: budget spent"
+    assert board.notes == [said]  # not cheap, which has a row, nor another project's model
+    assert f"note: {said}" in render_board(board).splitlines()
+    report = build_report(records, [board])
+    assert report["leaderboards"][0]["notes"] == [said]
+    assert f"note: {said}" in render(report)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -87,9 +88,9 @@ def test_junit_xml_reuses_the_boards_of_the_run(
     built: list[int] = []
     build_boards = leaderboard.build_boards
 
-    def counted(records: list[Record]) -> list[leaderboard.Board]:
+    def counted(records: list[Record], not_run: Any = None) -> list[leaderboard.Board]:
         built.append(len(records))
-        return build_boards(records)
+        return build_boards(records, not_run)
 
     monkeypatch.setattr(leaderboard, "build_boards", counted)
     make_project(

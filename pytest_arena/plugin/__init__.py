@@ -23,7 +23,7 @@ from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import failure_style, options, outputs, progress_line
 from pytest_arena.plugin.state import COLLECT, COLLECTED, LEDGERS, NEAR_MISSES, SPENT, ArenaState
-from pytest_arena.plugin.terminal import PROBLEM_ATTR, RECORD_ATTR, ArenaReporter
+from pytest_arena.plugin.terminal import MODEL_ATTR, PROBLEM_ATTR, RECORD_ATTR, ArenaReporter
 from pytest_arena.spec.files import DATASET_FORMATS, MISNAMED_FILE, PROJECT_FILE
 
 if TYPE_CHECKING:
@@ -271,6 +271,8 @@ def pytest_runtest_makereport(
         path, line, _ = item.reportinfo()
         report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])  # the case, not our code
     phase_done = call.when == "call" or (call.when == "setup" and report.failed)
+    if report.skipped and isinstance(item, collect.ArenaItem):  # a spent budget's, perhaps
+        setattr(report, MODEL_ATTR, [item.project.name, item.model])
     if isinstance(item, collect.ProblemItem) and phase_done and report.failed:
         setattr(report, PROBLEM_ATTR, item.message)  # for the JSON report, also from workers
     if record is not None and phase_done:

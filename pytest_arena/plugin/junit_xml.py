@@ -121,7 +121,7 @@ class JUnitRecords:
             if any("crash" in r.detail for r in records):  # not final yet: built apart
                 from pytest_arena.reports.leaderboard import build_boards
 
-                boards = build_boards(records)
+                boards = build_boards(records, state.budget_not_run)
             else:
                 boards = state.boards()
             for name, value in board_properties(boards):

@@ -7,6 +7,7 @@ a pytest run without `arena.yaml` files pays nothing for them.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,7 @@ class ArenaState:
     workers_near_misses: dict[str, int] = field(default_factory=dict)  # and their caches'
     finished: set[str] = field(default_factory=set)  # items whose run ended (as xdist tells)
     budget_skips: int = 0  # cases a budget kept from running (or cut short)
+    budget_not_run: Counter[tuple[str, str]] = field(default_factory=Counter)  # by model
     # Ctrl-C (or pytest.exit) ended the run: not pytest-xdist's stop after -x or --maxfail,
     # nor pytest's after collection errors, which raise their own KeyboardInterrupt
     interrupted: bool = False
@@ -180,7 +182,8 @@ class ArenaState:
         if self._boards is None or self._boards[0] != len(self.records):
             from pytest_arena.reports.leaderboard import build_boards
 
-            self._boards = (len(self.records), build_boards(self.records))
+            boards = build_boards(self.records, self.budget_not_run)
+            self._boards = (len(self.records), boards)
         return self._boards[1]
 
     @property

@@ -18,6 +18,7 @@ from pytest_arena.reports.failures import message
 
 RECORD_ATTR = "arena_record"  # a record travels on its test report as JSON-safe data
 PROBLEM_ATTR = "arena_problem"  # and a problem item's message on its failed report
+MODEL_ATTR = "arena_model"  # and a skipped case's [project, model] on its report
 _VERDICT = {True: "passed", False: "failed", None: "unscored"}
 UNSCORED_REASONS = 5  # the most common reasons of unscored cases said, the rest counted
 # the categories of pytest's short test summary (-rf, -rp, -rA) arena's own are listed in:
@@ -159,6 +160,9 @@ class ArenaReporter:
             and report.longrepr[2].removeprefix("Skipped: ").startswith(BUDGET_SPENT)
         ):
             self.state.budget_skips += 1
+            project, model = getattr(report, MODEL_ATTR, None) or ("", "")
+            self.state.budget_not_run[project, model] += 1  # a model it kept from every case:
+            # named under its project's board, where it has no row
 
     def _gated(self, records: list[Record]) -> bool:
         """Whether a gate decides the exit status for any of `records` (FLAKY ones that fail

@@ -74,12 +74,30 @@ class Board:
     ties_by: str = "interval"
 
 
-def build_boards(records: Iterable[Record]) -> list[Board]:
-    """One board per project, rows ranked by composite."""
+def build_boards(
+    records: Iterable[Record], not_run: Mapping[tuple[str, str], int] | None = None
+) -> list[Board]:
+    """One board per project, rows ranked by composite. `not_run`: by (project, model), the
+    cases a spent budget kept from running; a model of them with no row is named under its
+    project's board, which would otherwise not show that it ran out."""
     by_project: dict[str, dict[str, Record]] = {}
     for record in sorted(records, key=_order):  # the same sums whatever the order
         by_project.setdefault(record.project, {}).setdefault(_order(record), record)
-    return [build_board(name, list(found.values())) for name, found in sorted(by_project.items())]
+    boards = [build_board(name, list(found.values())) for name, found in sorted(by_project.items())]
+    for board in boards:
+        board.notes += _not_run(board, not_run or {})
+    return boards
+
+
+def _not_run(board: Board, not_run: Mapping[tuple[str, str], int]) -> list[str]:
+    """A note for each model of the board's project that a spent budget kept from running
+    any case (so it has no row), as the spend line says budget skips."""
+    ranked = {row.model for row in board.rows}
+    return [
+        f"{model} has no row: its {n} case{'' if n == 1 else 's'} not run: budget spent"
+        for (project, model), n in sorted(not_run.items())
+        if project == board.project and model not in ranked and n
+    ]
 
 
 def _order(record: Record) -> str:
