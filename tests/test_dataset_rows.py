@@ -264,6 +264,35 @@ def test_blank_lines_before_a_csv_header_are_skipped_and_each_row_keeps_its_line
     assert "d.csv:3" not in result.stdout.str()  # the header is no row
 
 
+def test_lines_of_spaces_or_tabs_between_csv_rows_are_skipped_as_blank_lines_are(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A line of spaces (or tabs) between rows was "this row has 1 cells and the header 3
+    columns", where an empty line is skipped."""
+    root = make_project("q", "models: [sim_echo]\ndatasets: [d.csv, t.tsv]\n")
+    (root / "d.csv").write_text("id,input,reference\nr1,a,a\n   \n\t\nr2,b,b\n  \n")
+    (root / "t.tsv").write_text("id\tinput\treference\nt1\tc\tc\n \t \t\nt2\td\td\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-v")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["projects/q/d.csv::r2?sim_echo? PASSED*"])
+    assert "cells" not in result.stdout.str()
+
+
+def test_a_line_of_spaces_in_a_one_column_csv_is_blank_and_a_quoted_one_a_value(
+    tmp_path: Path,
+) -> None:
+    """As before the header, a line of spaces is a blank line (it was a case whose input is
+    spaces, counted among the rows); a cell of spaces is written quoted."""
+    (tmp_path / "one.csv").write_text('input\nhello\n   \n"  "\n\t\nbye\n')
+    project = load_project(write(tmp_path, {"arena.yaml": "datasets: [one.csv]\n"}))
+    assert project.problems == []
+    assert [(case.id, case.input) for case in project.cases] == [
+        ("one-1", "hello"),
+        ("one-2", "  "),
+        ("one-3", "bye"),
+    ]
+
+
 def test_rows_without_ids_in_files_of_one_name_get_names_of_their_own(tmp_path: Path) -> None:
     """`数学.jsonl` and `历史.jsonl` both named their rows `row-1` (every row of the second a
     duplicate); `q.jsonl` and `q.csv` both `data.q-1`."""

@@ -171,8 +171,9 @@ def _csv(path: Path, delimiter: str, given: bool) -> Iterator[Row | Problem]:
     """The rows of a CSV (or TSV) file; `given`: the delimiter is the dataset's `delimiter:`."""
     data = read_bytes(path)
     text, lines = _csv_text(path, data)
+    read = [""]  # the line the reader read last
     # strict: a quote never closed is an error at its row, not the rest of the file in one cell
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    reader = csv.reader(_lines(text, read), delimiter=delimiter, strict=True)
     number = 0
     with _field_limit(MAX_CSV_FIELD):
         head = 1  # the header's line: blank lines (or of spaces) before it are skipped
@@ -222,8 +223,8 @@ def _csv(path: Path, delimiter: str, given: bool) -> Iterator[Row | Problem]:
                 if _STRAY_QUOTE in str(exc):
                     continue  # the reader goes on at the next line: one row lost, not all
                 return
-            if not cells:
-                continue
+            if not cells or (reader.line_num == start and not read[0].strip()):
+                continue  # a blank line, or one of spaces or tabs; a quoted "  " is a value
             number += 1
             if lines is not None and _not_utf8(cells):  # this row only: the others still load
                 yield _where_not_utf8(path, lines, start, reader.line_num)
@@ -257,6 +258,13 @@ def _csv(path: Path, delimiter: str, given: bool) -> Iterator[Row | Problem]:
                 values = {name: cell for name, cell in pairs if cell}
                 blank = frozenset(name for name, cell in pairs if not cell)
                 yield Row(number, start, values, blank=blank, columns=named)
+
+
+def _lines(text: str, read: list[str]) -> Iterator[str]:
+    """The lines of `text` as csv reads them, each kept in `read` as it is read."""
+    for line in io.StringIO(text, newline=""):
+        read[0] = line
+        yield line
 
 
 _STRAY_QUOTE = "expected after '\"'"  # a quote in a cell not quoted: `"12" screen`
