@@ -200,7 +200,13 @@ def _long_int(value: int) -> int | str:
     elif abs(value) < 10 ** (digits - 1):
         digits -= 1
     first = abs(value) // 10 ** (digits - 20)
-    return f"[an integer of {digits:,} digits: {'-' if value < 0 else ''}{first}...]"
+    return long_int_said(digits, str(first), value < 0)
+
+
+def long_int_said(digits: int, first: str, negative: bool) -> str:
+    """An integer too long for Python to write, as reports say it: its sign, its first
+    digits and how many it has."""
+    return f"[an integer of {digits:,} digits: {'-' if negative else ''}{first}...]"
 
 
 def _key(key: Any) -> str:

@@ -342,6 +342,30 @@ def test_a_very_long_output_still_reaches_the_script_in_full(tmp_path: Path) -> 
             False,
             "script s printed metrics that are not all finite numbers: ['n']",
         ),
+        # an integer of more digits than Python reads (4,300) was "raised ValueError"
+        (
+            '{"score": 1' + "0" * 5000 + "}",
+            0.0,
+            False,
+            'script s printed \'{"score": 1' + "0" * 48 + "…', whose 'score' is an integer of"
+            " 5,001 digits, not a number arena can read; print a number from 0 to 1, such as"
+            ' {"score": 0.8}',
+        ),
+        (
+            "-1" + "0" * 5000,
+            0.0,
+            False,
+            "script s printed '-1" + "0" * 57 + "…' as its last line, an integer of 5,001"
+            " digits, not a score arena can read; print a number from 0 to 1, or a JSON object"
+            " with 'score'",
+        ),
+        (
+            '{"score": 1, "metrics": {"n": 1' + "0" * 5000 + "}}",
+            0.0,
+            False,
+            "script s printed metrics that are not all finite numbers: ['n']",
+        ),
+        ('{"score": 1, "detail": {"n": 1' + "0" * 5000 + "}}", 1.0, True, "script s scored 1"),
         (
             '{"score": 1, "metrics": [1, 2]}',
             0.0,

@@ -22,7 +22,7 @@ from typing import Any
 
 from pytest_arena.engine import processes
 from pytest_arena.numbers import at_least
-from pytest_arena.record import json_safe
+from pytest_arena.record import json_safe, long_int_said
 from pytest_arena.scorers.base import ScoreResult, ScoringContext, within_0_1
 from pytest_arena.scorers.text import excerpt, printable
 from pytest_arena.secrets import environment_secrets, redacted
@@ -142,12 +142,20 @@ class ScriptScorer:
             raise self._failure("printed nothing; it must print a score as its last line", stderr)
         last = lines[-1]
         data: Any
+        long: dict[str, int] = {}  # integers too long for Python to read: `_int`'s text, digits
         try:
-            data = json.loads(last)
+            data = json.loads(last, parse_int=lambda digits: _int(digits, long))
         except json.JSONDecodeError:
             data = None
         if isinstance(data, dict):
-            return self._from_object(data, last, stderr, pass_threshold)
+            return self._from_object(data, last, stderr, pass_threshold, long)
+        if isinstance(data, str) and data in long:
+            raise self._failure(
+                f"printed {excerpt(last)} as its last line, an integer of {long[data]:,} digits,"
+                " not a score arena can read; print a number from 0 to 1, or a JSON object"
+                " with 'score'",
+                stderr,
+            )
         try:
             score = float(last)
         except ValueError:
@@ -164,9 +172,20 @@ class ScriptScorer:
         return ScoreResult(score, passed, f"{self.shown} scored {score:g}")
 
     def _from_object(
-        self, data: dict[str, Any], last: str, stderr: str, pass_threshold: float
+        self,
+        data: dict[str, Any],
+        last: str,
+        stderr: str,
+        pass_threshold: float,
+        long: dict[str, int],
     ) -> ScoreResult:
         score = data.get("score")
+        if isinstance(score, str) and score in long:
+            raise self._failure(
+                f"printed {excerpt(last)}, whose 'score' is an integer of {long[score]:,} digits,"
+                ' not a number arena can read; print a number from 0 to 1, such as {"score": 0.8}',
+                stderr,
+            )
         if isinstance(score, bool) or not isinstance(score, int | float):
             raise self._failure(f"printed {excerpt(last)}, whose 'score' is not a number", stderr)
         within = within_0_1(score)
@@ -198,6 +217,20 @@ class ScriptScorer:
     def _failure(self, what: str, stderr: str) -> ScriptFailed:
         """The script failed: `what` it did, then `stderr`, what `_stderr_said` says of it."""
         return ScriptFailed(f"{self.shown} {what}{stderr}")
+
+
+def _int(digits: str, long: dict[str, int]) -> int | str:
+    """A whole number the script printed; one of more digits than Python reads (4,300,
+    unless set otherwise) is a text saying so, as reports write one, kept in `long` with
+    its digits: json would raise a bare ValueError."""
+    try:
+        return int(digits)
+    except ValueError:
+        negative = digits.startswith("-")
+        digits = digits.removeprefix("-")
+        said = long_int_said(len(digits), digits[:20], negative)
+        long[said] = len(digits)
+        return said
 
 
 def _number(value: Any) -> bool:
