@@ -4,6 +4,7 @@ on its workers, or ran every case on every worker (`--dist each`)."""
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 import jsonschema
 import pytest
@@ -275,3 +276,36 @@ def test_a_case_a_worker_crashed_on_counts_with_its_weight_group_and_gate(
     assert [(r["weight"], r["tags"], r["detail"].get("lost")) for r in rows_record] == [
         (2.0, ["rows"], True)
     ]
+
+
+def test_a_case_a_worker_crashed_on_or_lost_with_it_keeps_its_file_and_line_in_junit_xml(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under `xunit1` the testcase of a crashed or lost case had no `line` (xdist's crash
+    report and the lost cases' reports gave none), where every other testcase has one."""
+    rows = '{"id": "r1", "input": "one", "reference": "yes"}\n\n'
+    rows += '{"id": "r2", "input": "two", "reference": "yes"}\n'
+    make_project("a", CRASHING + "datasets: [data/rows.jsonl]\n", {"agent.py": AGENT})
+    (pytester.path / "projects" / "a" / "data").mkdir()
+    (pytester.path / "projects" / "a" / "data" / "rows.jsonl").write_text(rows)
+    run = (*XDIST, "-n", "1", "--max-worker-restart", "0", "-o", "junit_family=xunit1")
+    pytester.runpytest(*run, "--junitxml=plain.xml").assert_outcomes(passed=5)
+    monkeypatch.setenv("CRASH_AGENT", "1")
+    crashed = pytester.runpytest(*run, "--junitxml=crashed.xml")
+    crashed.assert_outcomes(failed=1, errors=4)  # c0 crashed, the rest lost with it
+
+    def places(xml: str) -> dict[str, tuple[str | None, str | None]]:
+        testcases = ET.parse(pytester.path / xml).getroot().iter("testcase")
+        return {t.get("name", ""): (t.get("file"), t.get("line")) for t in testcases}
+
+    assert (
+        places("crashed.xml")
+        == places("plain.xml")
+        == {
+            "c0[mine]": ("projects/a/arena.yaml", "5"),
+            "c1[mine]": ("projects/a/arena.yaml", "6"),
+            "c2[mine]": ("projects/a/arena.yaml", "7"),
+            "r1[mine]": ("projects/a/data/rows.jsonl", "0"),
+            "r2[mine]": ("projects/a/data/rows.jsonl", "2"),
+        }
+    )

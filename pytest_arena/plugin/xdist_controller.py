@@ -132,6 +132,9 @@ def case_settings(arena: Path) -> tuple[dict[str, Case], dict[str, Any]] | None:
     return {case.id: case for case in file.cases}, board
 
 
+Location = tuple[str, int | None, str]  # a report's: file, 0-based line, domain
+
+
 class ArenaXdist:
     """Keeps, on the xdist controller, what is needed to account for lost items."""
 
@@ -140,6 +143,7 @@ class ArenaXdist:
         self.record_attr = record_attr
         self.expected: dict[str, None] = {}  # node ids the workers collected, in order
         self.domains: dict[str, str] = {}  # node id -> project::case[model]
+        self.locations: dict[str, Location] = {}  # node id -> its report's, once it started
         self.projects: dict[str, str] = {}  # arena.yaml path -> project name
         self.project_files: dict[str, str | None] = {}  # a node id's file -> its arena.yaml
         # arena.yaml path -> its cases and board, loaded for a crashed or lost item's record
@@ -175,6 +179,7 @@ class ArenaXdist:
     def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         nodeid = without_group(nodeid)
         self.domains[nodeid] = location[2]
+        self.locations[nodeid] = location
         project_file, named = self._project_file(nodeid), _DOMAIN.match(location[2])
         if project_file is not None and named is not None:
             self.projects[project_file] = named["project"]  # as it was loaded
@@ -189,6 +194,8 @@ class ArenaXdist:
         if key is not None:
             record = self._error_record(crashitem, key, str(report.longrepr))
             setattr(report, self.record_attr, record.to_dict())  # JUnitRecords adds it to the XML
+            # xdist's is (file, None, file): the XML's testcase lost its line, --tb=line its place
+            report.location = self._location(crashitem, record)
 
     @pytest.hookimpl
     def pytest_testnodedown(self, node: Any, error: object | None) -> None:
@@ -251,8 +258,7 @@ class ArenaXdist:
                 session.exitstatus = self.exit_code
         per_case = properties_per_case(self.config)
         for nodeid, record in self._lost():
-            domain = f"{record.project}::{record.case_id}[{record.model}]"
-            location = (nodeid.split("::", 1)[0], None, domain)
+            location = self._location(nodeid, record)
             said: list[tuple[str, object]] = []
             if per_case:
                 set_properties(said, record)
@@ -285,12 +291,7 @@ class ArenaXdist:
         tags, group, board), read from its arena.yaml: loaded once per project, and only
         when a worker crashed."""
         record = error_record(key, message, lost)
-        project_file = self._project_file(without_group(nodeid))
-        if project_file is None:
-            return record
-        if project_file not in self.settings:
-            self.settings[project_file] = case_settings(self.config.rootpath / project_file)
-        found = self.settings[project_file]
+        found = self._settings(nodeid)
         if found is not None:
             cases, board = found
             case = cases.get(key.case_id)
@@ -298,6 +299,26 @@ class ArenaXdist:
                 record.weight, record.tags, record.group = case.weight, list(case.tags), case.group
             record.board = board
         return record
+
+    def _settings(self, nodeid: str) -> tuple[dict[str, Case], dict[str, Any]] | None:
+        project_file = self._project_file(without_group(nodeid))
+        if project_file is None:
+            return None
+        if project_file not in self.settings:
+            self.settings[project_file] = case_settings(self.config.rootpath / project_file)
+        return self.settings[project_file]
+
+    def _location(self, nodeid: str, record: Record) -> Location:
+        """The item's location as its own reports give it (the file and line of its testcase
+        in the JUnit XML): the one it started with, else its node id's file and its case's
+        line, as `ArenaItem.reportinfo` gives it (no line if the case cannot be loaded)."""
+        nodeid = without_group(nodeid)
+        if nodeid in self.locations:
+            return self.locations[nodeid]
+        domain = f"{record.project}::{record.case_id}[{record.model}]"
+        found = self._settings(nodeid)
+        case = None if found is None else found[0].get(record.case_id)
+        return nodeid.split("::", 1)[0], None if case is None else case.line - 1, domain
 
     def _key(self, nodeid: str) -> ItemKey | None:
         """The item's (project, case, model): the project named as its items that started
