@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -105,8 +106,13 @@ def test_a_command_with_an_unclosed_quote_is_an_error_at_its_line(tmp_path: Path
     )
 
 
-def test_a_reply_whose_text_is_none_says_so(tmp_path: Path) -> None:
+def test_a_reply_whose_text_is_none_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`{"text": None}` was "returned a dict with keys ['text']; return one with 'text'"."""
+    temp = tmp_path / "temp"  # the command agent, called without a workspace, made one here
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     python = build(
         tmp_path / "py",
         'connector: python\ncallable: "agent:run"\n',
@@ -117,11 +123,15 @@ def test_a_reply_whose_text_is_none_says_so(tmp_path: Path) -> None:
         f"connector: command\ncommand: [{json.dumps(sys.executable)}, agent.py]\noutput: json\n",
         {"agent.py": "print('{\"text\": null}')\n"},
     )
-    request = Request("agent", [{"role": "user", "content": "x"}], CASE)
+    # a workspace, as a run gives each call: the connector's own would be left in /tmp
+    request = Request(
+        "agent", [{"role": "user", "content": "x"}], CASE, workspace=tmp_path / "work"
+    )
     for connector, says in ((python, "agent:run returned"), (printed, "agent.py' printed")):
         with pytest.raises(ConnectorError) as caught:
             connector.complete(request)
         assert f"{says} a dict whose text is None; " in str(caught.value)
+    assert list(temp.iterdir()) == []
 
 
 def test_a_cached_command_agents_key_holds_its_env_as_the_agent_gets_it(
