@@ -434,7 +434,10 @@ def _models_command(args: argparse.Namespace) -> int:
 def _price(price: Any) -> str:
     if not price.input_per_mtok and not price.output_per_mtok:
         return "free"
-    return f"${price.input_per_mtok:g} / ${price.output_per_mtok:g}"
+    said = f"${price.input_per_mtok:g} / ${price.output_per_mtok:g}"
+    if price.cached_input_per_mtok is not None:
+        said += f" (cached in ${price.cached_input_per_mtok:g})"
+    return said
 
 
 def _limits(info: Any) -> str:

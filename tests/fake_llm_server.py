@@ -18,6 +18,7 @@ and Anthropic's `system`), so a test project can ask for a behaviour per case:
     [[fault=400 about=image]]          an error saying image input is not supported
     [[fault=redirect]]                 reply 307 to the same path on `localhost` (another origin)
     [[fault=endless]]                  reply 200 and stream bytes without end, no Content-Length
+    [[cached=1024]]                    OpenAI: usage says 1024 of prompt_tokens were cached
     [[together=20]]                    hold each such request until 20 are held at once
                                        (504 if they do not come within the hang limit)
     [[call=lookup {"id": "7"}]]        call a tool: the first such marker on the first turn,
@@ -212,6 +213,8 @@ class FakeLLMServer:
         )
 
         turns = sum(1 for m in messages if m.get("role") == "assistant" and m.get("tool_calls"))
+        said = markers(prompt).get("cached")  # of prompt_tokens, read from the prompt cache
+        cached = {"prompt_tokens_details": {"cached_tokens": int(said)}} if said else {}
 
         def answer(
             text: str, tokens_in: int, tokens_out: int, call: ToolCall | None = None
@@ -242,6 +245,7 @@ class FakeLLMServer:
                     "prompt_tokens": tokens_in,
                     "completion_tokens": tokens_out,
                     "total_tokens": tokens_in + tokens_out,
+                    **cached,
                 },
             }
 

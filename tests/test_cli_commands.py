@@ -243,7 +243,7 @@ def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
               api_key_env: LOCAL_KEY
               rpm: 30
             router: {connector: openai, base_url: "http://127.0.0.1:8/v1", model: llama}
-            openai:gpt-4o-mini: {price: {input_per_mtok: 1, output_per_mtok: 2}}
+            openai:gpt-4o-mini: {price: {input_per_mtok: 1, output_per_mtok: 2, cached_input_per_mtok: 0.5}}
             pasted:  # a Groq key pasted as the variable's name
               connector: openai
               base_url: "http://127.0.0.1:7/v1"
@@ -271,7 +271,8 @@ def test_models_lists_builtins_defined_and_provider_keys_never_a_key(
             "*sim_perfect*builtin*free*",
             "*local*defined*openai*http://127.0.0.1:9/v1*llama3*–*30 rpm*LOCAL_KEY (set)*",
             "*router*defined*openai*http://127.0.0.1:8/v1*none sent (set api_key_env to send one)*",
-            "*openai:gpt-4o-mini*defined*openai*https://api.openai.com/v1*gpt-4o-mini*$1 / $2*"
+            "*openai:gpt-4o-mini*defined*openai*https://api.openai.com/v1*gpt-4o-mini*$1 / $2 (cached"
+            " in $0.5)*"
             "OPENAI_API_KEY (not set)*",
             "*pasted*defined*openai*http://127.0.0.1:7/v1*(api_key_env) (not set)*",
             "*passworded*defined*openai*http://127.0.0.1:6/v1?key=[*][*][*]*",

@@ -157,6 +157,52 @@ def test_anthropic_prompt_cache_tokens_are_counted_and_priced_as_anthropic_price
     assert not any(key.startswith("cache_") for key in plain.meta)
 
 
+def test_openai_cached_input_is_priced_at_the_cached_price_when_it_is_given(
+    fake_llm: FakeLLMServer,
+) -> None:
+    """prompt_tokens counts the tokens OpenAI read from its prompt cache, which cost a half
+    to a tenth of the input price: all were priced as input."""
+    price = {"input_per_mtok": 2, "output_per_mtok": 8, "cached_input_per_mtok": 0.5}
+    connector = make("openai", fake_llm, price=price)
+    prompt = "[[answer=Paris]] [[cached=4]] " + "word " * 8  # 10 words: 10 tokens in
+    response = call(connector, request(prompt))
+    assert (response.tokens_in, response.tokens_out) == (10, 1)
+    assert response.meta["cache_read_tokens"] == 4
+    # 6 at $2, 4 cached at $0.50, 1 out at $8 (per million)
+    assert connector.cost_of(response) == pytest.approx((6 * 2 + 4 * 0.5 + 1 * 8) / 1e6)
+    # without a cached price: the input price, as before (the discount is the model's)
+    plain = make("openai", fake_llm, price={k: price[k] for k in list(price)[:2]})
+    assert plain.cost_of(response) == pytest.approx((10 * 2 + 1 * 8) / 1e6)
+    # no cached tokens said: nothing kept
+    assert "cache_read_tokens" not in call(connector, request("[[answer=Paris]] q")).meta
+
+
+def test_openai_cached_tokens_said_beyond_the_prompt_count_only_the_prompt() -> None:
+    connector = make(
+        "openai",
+        api_key_env=None,
+        price={"input_per_mtok": 2, "output_per_mtok": 8, "cached_input_per_mtok": 0.5},
+    )
+    usage = {"prompt_tokens": 3, "completion_tokens": 1}
+    data = {"choices": [{"message": {"content": "ok"}}], "usage": usage}
+    for details, kept in [({"cached_tokens": 9}, 3), ({"cached_tokens": -1}, None), (7, None)]:
+        given = {**usage, "prompt_tokens_details": details}
+        response = connector.parse({**data, "usage": given}, request("q"))
+        assert response.meta.get("cache_read_tokens") == kept
+        cached = kept or 0  # of the 3 tokens in, at $0.50 rather than $2; 1 out at $8
+        expected = ((3 - cached) * 2 + cached * 0.5 + 1 * 8) / 1e6
+        assert connector.cost_of(response) == pytest.approx(expected)
+
+
+def test_anthropic_cache_reads_take_the_cached_price_when_it_is_given() -> None:
+    price = {"input_per_mtok": 3, "output_per_mtok": 15, "cached_input_per_mtok": 0.6}
+    connector = make("anthropic", api_key_env=None, price=price)
+    usage = {"input_tokens": 10, "cache_read_input_tokens": 2000, "output_tokens": 100}
+    data = {"content": [{"type": "text", "text": "Paris"}], "usage": usage}
+    response = connector.parse(data, request("q"))
+    assert connector.cost_of(response) == pytest.approx((10 * 3 + 2000 * 0.6 + 100 * 15) / 1e6)
+
+
 def test_a_claude_refusal_with_no_text_is_a_refusal_all_the_same() -> None:
     """stop_reason refusal and no text: `message.refusal`, which the agents guide promises
     when the model refused, was missing (an empty refusal was dropped)."""

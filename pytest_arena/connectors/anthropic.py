@@ -130,17 +130,21 @@ class AnthropicConnector(HttpConnector):
     def cost_of(self, response: Response) -> float | None:
         """As for any model, with prompt caching's input priced as Anthropic prices it: 1.25
         times the input price for tokens written to a 5-minute cache, 2 times for a 1-hour
-        one, 0.1 times for tokens read from the cache."""
+        one, 0.1 times for tokens read from the cache (or `cached_input_per_mtok`)."""
         cost = super().cost_of(response)
         if cost is None or response.cost is not None or self.price is None:
             return cost
         meta = response.meta
-        extra = sum(
-            rate * int(meta[key])
-            for key, rate in CACHE_RATES.items()
-            if type(meta.get(key)) is int  # (a replay of an older record may lack them)
-        )
-        return cost + extra * self.price.input_per_mtok / 1_000_000
+        price = self.price
+        read = price.cached_input_per_mtok  # the project's own price of a cache read, if given
+        extra = 0.0  # dollars per million tokens over the input price
+        for key, rate in CACHE_RATES.items():
+            if type(meta.get(key)) is int:  # (a replay of an older record may lack them)
+                each = rate * price.input_per_mtok
+                if key == "cache_read_tokens" and read is not None:
+                    each = read - price.input_per_mtok
+                extra += each * int(meta[key])
+        return cost + extra / 1_000_000
 
 
 # what a token of each kind of cached input costs beyond the input price, as a share of it

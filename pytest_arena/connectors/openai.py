@@ -71,9 +71,35 @@ class OpenAIConnector(HttpConnector):
                 text, meta["rendered_calls"] = render_calls(calls), True
         if message.get("refusal"):
             meta["refusal"] = message["refusal"]
-        return answer(
-            text, data.get("usage"), ("prompt_tokens", "completion_tokens"), request, meta
-        )
+        usage = data.get("usage")
+        response = answer(text, usage, ("prompt_tokens", "completion_tokens"), request, meta)
+        cached = _cached_tokens(usage, response.tokens_in)
+        if cached and not meta.get("tokens_estimated"):
+            meta[CACHE_READ] = cached  # of prompt_tokens, which counts them
+        return response
+
+    def cost_of(self, response: Response) -> float | None:
+        """As for any model, with the input read from OpenAI's prompt cache (usage's
+        prompt_tokens_details.cached_tokens) at `cached_input_per_mtok` when it is given."""
+        cost = super().cost_of(response)
+        price = self.price
+        if cost is None or response.cost is not None or price is None:
+            return cost
+        cached = response.meta.get(CACHE_READ)
+        if type(cached) is not int or price.cached_input_per_mtok is None:
+            return cost
+        return cost + cached * (price.cached_input_per_mtok - price.input_per_mtok) / 1_000_000
+
+
+CACHE_READ = "cache_read_tokens"  # as the anthropic connector keeps its own
+
+
+def _cached_tokens(usage: Any, tokens_in: int) -> int:
+    """The input tokens OpenAI read from its prompt cache, as usage says (0 if it does not,
+    and never more than the input's)."""
+    details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return min(cached, tokens_in) if type(cached) is int and cached > 0 else 0
 
 
 def _part_text(part: Any) -> str:

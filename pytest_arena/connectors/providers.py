@@ -20,19 +20,20 @@ SEPARATOR = ":"
 BASE_URL_ENV: dict[str, str] = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 
 
-def _p(inp: float, out: float) -> Price:
-    return Price(input_per_mtok=inp, output_per_mtok=out)
+def _p(inp: float, out: float, cached: float | None = None) -> Price:
+    return Price(input_per_mtok=inp, output_per_mtok=out, cached_input_per_mtok=cached)
 
 
-# Dollars per million tokens, from the providers' price pages (2025). A model missing here
-# is priced unknown unless `price:` is written for it.
+# Dollars per million tokens, from the providers' price pages (2025): input, output and
+# OpenAI's cached input. A model missing here is priced unknown unless `price:` is written
+# for it.
 PRICES: dict[tuple[str, str], Price] = {
-    ("openai", "gpt-4o"): _p(2.5, 10.0),
-    ("openai", "gpt-4o-mini"): _p(0.15, 0.6),
-    ("openai", "gpt-4.1"): _p(2.0, 8.0),
-    ("openai", "gpt-4.1-mini"): _p(0.4, 1.6),
-    ("openai", "gpt-4.1-nano"): _p(0.1, 0.4),
-    ("openai", "o3-mini"): _p(1.1, 4.4),
+    ("openai", "gpt-4o"): _p(2.5, 10.0, 1.25),
+    ("openai", "gpt-4o-mini"): _p(0.15, 0.6, 0.075),
+    ("openai", "gpt-4.1"): _p(2.0, 8.0, 0.5),
+    ("openai", "gpt-4.1-mini"): _p(0.4, 1.6, 0.1),
+    ("openai", "gpt-4.1-nano"): _p(0.1, 0.4, 0.025),
+    ("openai", "o3-mini"): _p(1.1, 4.4, 0.55),
     ("anthropic", "claude-3-5-haiku-latest"): _p(0.8, 4.0),
     ("anthropic", "claude-3-5-sonnet-latest"): _p(3.0, 15.0),
     ("anthropic", "claude-3-7-sonnet-latest"): _p(3.0, 15.0),

@@ -98,6 +98,9 @@ class Price(Strict):
 
     input_per_mtok: float = Field(0.0, ge=0)
     output_per_mtok: float = Field(0.0, ge=0)
+    # input the provider read from its prompt cache; None: OpenAI's at input_per_mtok, and
+    # Anthropic's at 0.1 times it (as Anthropic prices every model's)
+    cached_input_per_mtok: float | None = Field(None, ge=0)
 
 
 class ModelDef(Spec):

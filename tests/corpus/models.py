@@ -80,7 +80,7 @@ models(
     "models_price_misspelt",
     defined("mine", "profile: sim_perfect, price: {input: 1.0}"),
     "projects/models_price_misspelt/arena.yaml:4: models.define.mine.price.input: unknown key 'input'",
-    "  fix: known keys here: input_per_mtok, output_per_mtok",
+    "  fix: known keys here: cached_input_per_mtok, input_per_mtok, output_per_mtok",
 )
 models(
     "models_price_negative",
