@@ -366,6 +366,13 @@ def test_a_very_long_output_still_reaches_the_script_in_full(tmp_path: Path) -> 
             "script s printed metrics that are not all finite numbers: ['n']",
         ),
         ('{"score": 1, "detail": {"n": 1' + "0" * 5000 + "}}", 1.0, True, "script s scored 1"),
+        # a number of 5,000 digits, infinite as a float: said in full, 5,000 digits long
+        (
+            "1" * 5000 + ".5",
+            0.0,
+            False,
+            "script s printed '" + "1" * 59 + "…', which is outside 0-1",
+        ),
         (
             '{"score": 1, "metrics": [1, 2]}',
             0.0,

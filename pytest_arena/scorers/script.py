@@ -166,7 +166,8 @@ class ScriptScorer:
             ) from None
         within = within_0_1(score)
         if within is None:
-            raise self._failure(f"printed {last}, which is outside 0-1", stderr)
+            shown = last if len(last) <= 60 else excerpt(last)  # 1e400 written out: cut
+            raise self._failure(f"printed {shown}, which is outside 0-1", stderr)
         score = within
         passed = at_least(score, pass_threshold)
         return ScoreResult(score, passed, f"{self.shown} scored {score:g}")
