@@ -335,3 +335,34 @@ def test_a_model_the_budget_kept_from_every_case_is_named_under_the_board() -> N
     report = build_report(records, [board])
     assert report["leaderboards"][0]["notes"] == [said]
     assert f"note: {said}" in render(report)
+
+
+@pytest.mark.parametrize(
+    ("weights", "said"),
+    [
+        ((0, 0, 0), "sim_perfect: 3 cases in common, all of weight 0: nothing to compare"),
+        (
+            (0, 1, 0),
+            "sim_perfect: 1 case of weight above 0 in common (2 more of weight 0), too few to"
+            " compare",
+        ),
+        (
+            (1, 1, 0),
+            "sim_perfect 0.000 (95% CI -0.658 to +0.658), p=1.000 McNemar (exact), 2 cases (1"
+            " more of weight 0 left out): not told apart",
+        ),
+    ],
+)
+def test_cases_in_common_of_weight_0_are_said_against_the_leader(
+    pytester: pytest.Pytester, make_project: Any, weights: tuple[int, ...], said: str
+) -> None:
+    """Three cases in common, all of weight 0, were said as "0 case(s) in common, too few to
+    compare" (and 0, 1, 0 as "1 case(s) in common"): the comparison counted them apart, and
+    the board never said so."""
+    tests = "".join(
+        f"  - {{id: {case}, input: {case}, reference: {case}, weight: {weight}}}\n"
+        for case, weight in zip("abc", weights, strict=True)
+    )
+    make_project("w", "models: [sim_perfect, sim_echo]\ntests:\n" + tests)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines([f"against the leader sim_echo, * (accuracy): {said}"])

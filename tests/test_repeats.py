@@ -475,3 +475,41 @@ def test_the_spend_line_counts_the_answers_graded_not_the_records(
     )
     result = pytester.runpytest()
     result.stdout.fnmatch_lines(["arena: 4 answers graded; $0.00 spent on models and judges*"])
+
+
+def test_a_repeated_case_that_ended_in_an_error_has_no_score_as_the_board_counts_it(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """Its record said `score: 1.0`, the mean of its graded samples, while the board counted
+    it 0 (accuracy 0.25 of 0.5 and 0): a case drawn once that errs has no score, and the
+    repeated one now has none either; its samples keep theirs."""
+    agent = (
+        "def run(prompt, request):\n"
+        "    said = prompt[request.sample % len(prompt)]\n"
+        "    if said == 'x':\n"
+        "        raise RuntimeError('the agent fell over')\n"
+        "    return 'yes' if said == '1' else 'no'\n"
+    )
+    tests = (
+        "repeat: 4\nmin_pass_rate: 0.5\ntests:\n"
+        "  - {id: half, input: '1100', reference: 'yes'}\n"
+        "  - {id: crash, input: '11x1', reference: 'yes'}\n"
+        "  - {id: once, input: 'x', reference: 'yes', repeat: 1}\n"
+    )
+    make_project(
+        "err",
+        "models:\n  default: [agent]\n  define:\n    agent: {connector: python, callable:"
+        ' "agent:run"}\n' + tests,
+        files={"agent.py": agent},
+    )
+    pytester.runpytest("-p", "no:cacheprovider", "--arena-json=r.json")
+    data = report(pytester, "r.json")
+    found = records(data)
+    crash, once = found["crash[agent]"], found["once[agent]"]
+    assert (crash["status"], crash["score"]) == (ERROR, None)
+    assert (once["status"], once["score"]) == (ERROR, None)  # as a case drawn once
+    assert [s["score"] for s in crash["samples"]] == [1.0, 1.0, None]
+    assert (crash["sampling"]["graded"], crash["sampling"]["passed"]) == (2, 2)
+    (row,) = data["leaderboards"][0]["rows"]
+    scores = [r["score"] or 0.0 for r in data["records"]]  # an error's counts 0
+    assert row["accuracy"] == pytest.approx(sum(scores) / len(scores)) == pytest.approx(0.5 / 3)

@@ -202,3 +202,34 @@ def test_a_nan_is_never_scaled_to_0() -> None:
     assert math.isnan(normalised("m", math.nan, rows, set()))
     assert normalised("m", 2.0, rows, set()) == 1.0
     assert math.isnan(composite(rows[0], rows, {"m": 1.0}, set()))
+
+
+ECHO_FAILS = """
+models: [sim_perfect, sim_echo]
+metrics:
+  weights: {accuracy: 0.8, tokens: 0.2}
+tests:
+  - {id: a, input: "Capital of France?", reference: "Paris"}
+  - {id: b, input: "2+2?", reference: "4"}
+  - {id: c, input: "Opposite of hot?", reference: "cold"}
+  - {id: d, input: "Capital of Italy?", reference: "Rome"}
+  - {id: e, input: "3+3?", reference: "6"}
+"""
+
+
+def test_an_accuracy_that_does_not_vary_widens_the_composite_it_weighs(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """sim_echo failed all 5 cases, its tokens varying: the bootstrap moved only the tokens,
+    and the board said 0.162 ± 0.018, the composite [0.148, 0.184] of an accuracy in
+    [0, 0.434] that weighs 0.8 (0.8 · 0.434 + 0.2 is reachable). The accuracy's own reach
+    over the cases not drawn counts, at its weight."""
+    make_project("echo", ECHO_FAILS)
+    result = pytester.runpytest("--arena-json", "report.json")
+    result.stdout.fnmatch_lines(["    =1     sim_echo  0.162 ± 0.192  0.000 ± 0.217  *"])
+    echo = report(pytester)["sim_echo"]["intervals"]
+    accuracy, composite = echo["accuracy"], echo["composite"]  # type: ignore[index]
+    assert (accuracy["low"], accuracy["high"]) == (0.0, pytest.approx(unseen_share(5)))
+    width = composite["high"] - composite["low"]
+    assert width >= 0.8 * (accuracy["high"] - accuracy["low"])
+    assert composite["high"] >= composite["estimate"] + 0.8 * accuracy["high"]

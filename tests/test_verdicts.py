@@ -577,3 +577,69 @@ def test_the_power_line_of_grouped_cases_counts_each_case_for_less() -> None:
     report = build_report([], [board])
     jsonschema.validate(report, schema())
     assert report["leaderboards"][0]["power"]["design_effect"] == pytest.approx(effect)
+
+
+def heavy(model: str, outcomes: list[int], weights: list[float]) -> list[Record]:
+    return [
+        record(f"c{i:03}", model, float(o), weight=w)
+        for i, (o, w) in enumerate(zip(outcomes, weights, strict=True))
+    ]
+
+
+def test_one_heavy_case_is_about_one_case_drawn() -> None:
+    """Cases a, b, d of weight 1 and c of weight 1,000, which only `a` passed: the board said
+    `b` 0.003 ± 0.008 and -0.997 (95% CI -1.000 to -0.984), p=1.000 sign-flip, not told apart,
+    and that a 3-point difference needs about 14 cases. Kish's effective number of cases is
+    1.006: too few to measure a spread, so the intervals are all a score (a difference) can
+    take, and agree with the test."""
+    weights = [1.0, 1.0, 1000.0, 1.0]
+    board = build_board("p", heavy("a", [1, 1, 1, 1], weights) + heavy("b", [1, 1, 0, 1], weights))
+    b = board.rows[1]
+    assert b.model == "b" and b.accuracy == pytest.approx(3 / 1003)
+    accuracy = b.intervals["accuracy"]
+    assert (accuracy.low, accuracy.high) == (0.0, 1.0)
+    (c,) = board.comparisons
+    d = c.difference
+    assert d.low is not None and d.high is not None and d.low < 0 < d.high
+    assert d.p_value == 1.0 and not c.significant
+    said = render_board(board)
+    assert "b -0.997 (95% CI -1.000 to +1.000), p=1.000 sign-flip (exact)" in said
+    assert "b  0.003 ± 0.500" in said
+    assert board.power is not None and board.power.needed is not None
+    assert board.power.needed > 1000  # not 14: the spread of the light cases says little
+
+
+def test_weights_that_leave_one_case_give_no_interval_of_width_0() -> None:
+    """Weights 1e-300, 1e-300 and 1: the board said 0.000 ± 0.000 for scores 1, 1, 0."""
+    weights = [1e-300, 1e-300, 1.0]
+    board = build_board("p", heavy("m", [1, 1, 0], weights))
+    accuracy = board.rows[0].intervals["accuracy"]
+    assert accuracy.estimate == pytest.approx(0.0)
+    assert (accuracy.low, accuracy.high) == (0.0, 1.0)
+    assert "0.000 ± 0.500" in render_board(board)
+
+
+def test_a_t_test_of_weighted_cases_agrees_with_its_interval() -> None:
+    """40 graded cases, one of weight 60 (Kish's effective number of cases 2.7): the board
+    said -0.068 (95% CI -0.093 to -0.043), p<0.001, different, as if of 39 degrees of
+    freedom, though the mean is 60/99 one case's. The interval counts 2.7 cases, and the
+    paired t-test takes its degrees of freedom and standard error, so p < 0.05 exactly when
+    the interval leaves out 0."""
+    rng = random.Random(4)
+    a = [rng.random() for _ in range(40)]
+    b = [min(1.0, x + rng.gauss(0.1, 0.05)) for x in a]
+    weights = [60.0] + [1.0] * 39
+    records = [
+        record(f"c{i}", "a", x, weight=w) for i, (x, w) in enumerate(zip(a, weights, strict=True))
+    ]
+    records += [
+        record(f"c{i}", "b", x, weight=w) for i, (x, w) in enumerate(zip(b, weights, strict=True))
+    ]
+    (c,) = build_board("p", records).comparisons
+    d = c.difference
+    assert c.test == "paired t" and d.low is not None and d.high is not None
+    assert c.significant == (d.low > 0 or d.high < 0)
+    assert not c.significant and d.p_value is not None and d.p_value > 0.05
+    plain = mean_interval([y - x for x, y in zip(a, b, strict=True)])
+    assert plain.low is not None and plain.high is not None
+    assert d.high - d.low > plain.high - plain.low  # wider than 40 equal cases'

@@ -121,8 +121,10 @@ def flaky_tally(record: Record) -> str:
 
 
 def combine(samples: Sequence[Record], status: str, sampling: Sampling) -> Record:
-    """The case's one record: its verdict `status`, the mean score of its graded samples,
-    the sums of what they cost, and every sample in `samples`. One sample: that sample."""
+    """The case's one record: its verdict `status`, the mean score of its graded samples
+    (none for an error, as a case drawn once that errs has none: the board counts it 0,
+    whatever its other samples scored), the sums of what they cost, and every sample in
+    `samples`. One sample: that sample."""
     if len(samples) == 1 and not sampling.repeated:
         return samples[0]
     passes, graded = counts(samples)
@@ -164,7 +166,7 @@ def combine(samples: Sequence[Record], status: str, sampling: Sampling) -> Recor
     return replace(
         shown,
         status=status,
-        score=math.fsum(scores) / len(scores) if scores else None,
+        score=math.fsum(scores) / len(scores) if scores and status != ERROR else None,
         passed={PASSED: True, FAILED: False}.get(status),
         reason=reason,
         detail=detail,

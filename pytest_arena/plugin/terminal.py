@@ -164,13 +164,39 @@ class ArenaReporter:
             self.state.budget_not_run[project, model] += 1  # a model it kept from every case:
             # named under its project's board, where it has no row
 
+    def _gates_on(self) -> bool:
+        """Whether gates decide the exit status: unless --no-arena-gate."""
+        config = self.session.config if self.session is not None else None
+        return config is not None and bool(config.getoption("arena_gate", True))
+
     def _gated(self, records: list[Record]) -> bool:
         """Whether a gate decides the exit status for any of `records` (FLAKY ones that fail
         the run): theirs, unless --no-arena-gate."""
-        config = self.session.config if self.session is not None else None
-        if config is None or not config.getoption("arena_gate", True):
-            return False
-        return any(r.board.get("gate") and r.sampling.get("flaky") != "pass" for r in records)
+        return self._gates_on() and any(
+            r.board.get("gate") and r.sampling.get("flaky") != "pass" for r in records
+        )
+
+    def _flaky_said(self, flaky: list[Record]) -> str:
+        """Whether the FLAKY cases `flaky` fail the run, as their projects' `flaky:` says:
+        those of `flaky: pass` do not (a limit of their gate still can), the others do
+        unless a gate decides for them, as for failed cases."""
+        failing = [r for r in flaky if r.sampling.get("flaky") != "pass"]
+        decides = "a gate, which then decides ('flaky: {max: 0}' in it fails the run on any)"
+        if len(failing) == len(flaky):
+            gated = f" or has {decides}" if self._gated(failing) else ""
+            return f"they fail the run unless arena.yaml says 'flaky: pass'{gated}"
+        if failing:
+            gated = f", unless it has {decides}" if self._gated(failing) else ""
+            return (
+                "those marked (flaky: pass) do not fail the run, as their arena.yaml says so;"
+                f" the others do, as theirs does not say 'flaky: pass'{gated}"
+            )
+        limits = (
+            " unless a limit of its gate does ('flaky: {max: 0}' fails the run on any)"
+            if self._gates_on() and any(r.board.get("gate") for r in flaky)
+            else ""
+        )
+        return f"arena.yaml says 'flaky: pass', so they do not fail the run{limits}"
 
     def _unpriced_on_calls(self) -> int:
         """The answers of models without a price that the run's calls got, graded or not."""
@@ -221,14 +247,9 @@ class ArenaReporter:
                 terminalreporter.write_line(
                     f"FLAKY {r.project}::{r.case_id}[{r.model}] - {flaky_tally(r)}"
                 )
-            gated = (  # a gate decides for them as for failed cases
-                " or has a gate, which then decides ('flaky: {max: 0}' in it fails the run on any)"
-                if self._gated(flaky)
-                else ""
-            )
             terminalreporter.write_line(
                 "the 95% interval of their pass rate still holds min_pass_rate after the most"
-                f" samples; they fail the run unless arena.yaml says 'flaky: pass'{gated}"
+                f" samples; {self._flaky_said(flaky)}"
             )
         unscored = Counter(
             r.reason for r in self.state.records if r.status == UNSCORED and not r.xfail

@@ -180,6 +180,7 @@ def build_board(project: str, records: list[Record]) -> Board:
     board = Board(
         project, rows, weights, metric_names, warnings, k, _uneven(by_model), mistakes=mistakes
     )
+    board.notes += _pass_k_notes(by_model, k, board_settings.get("pass_k"))
     _judge(board, by_model, lower)
     return board
 
@@ -223,7 +224,8 @@ def _judge(
             row.intervals["composite"] = row.intervals["accuracy"]
     elif board.weights:
         cases, composites = _bootstrap_table(by_model, board.weights, lower)
-        boot = verdicts.composite_intervals(cases, composites)
+        parts = _unscaled_parts(by_model, board.weights, lower)
+        boot = verdicts.composite_intervals(cases, composites, parts)
         for row in rows:
             if row.model in boot and not _no_score(row, board.weights):
                 row.intervals["composite"] = boot[row.model]
@@ -258,6 +260,35 @@ def _judge(
         for row in members:
             row.rank_label = f"={members[0].rank}" if len(members) > 1 else str(row.rank)
     board.power = verdicts.power_line([r.model for r in rows], by_model)
+
+
+def _unscaled_parts(
+    by_model: Mapping[str, list[Record]],
+    weights: Mapping[str, float],
+    lower: frozenset[str] | set[str],
+) -> dict[str, tuple[float, verdicts.Counted]]:
+    """The dimensions the composite weighs as they are (`normalised` scales none of them
+    against other models): higher-is-better, every case's value in [0, 1] on every model;
+    each with its share of the composite and what a record adds to it (`_counted`)."""
+    total = sum(weights.values())
+    records = [r for found in by_model.values() for r in found]
+    parts: dict[str, tuple[float, verdicts.Counted]] = {}
+    for dimension, weight in weights.items():
+        if weight <= 0 or total <= 0 or dimension in lower:
+            continue
+        counted = [c for r in records if (c := _counted(r, dimension)) is not None]
+        if all(value is not None and 0.0 <= value <= 1.0 for value, _ in counted):
+            parts[dimension] = (weight / total, _counter(dimension))
+    return parts
+
+
+def _counter(dimension: str) -> verdicts.Counted:
+    """`_counted` of one dimension."""
+
+    def counted(record: Record) -> tuple[float | None, float] | None:
+        return _counted(record, dimension)
+
+    return counted
 
 
 def _no_score(row: Row, weights: Mapping[str, float]) -> bool:
@@ -408,12 +439,15 @@ def _k(records: list[Record], asked: int | None) -> int | None:
 
 def _pass_k(records: list[Record], k: int) -> tuple[float | None, float | None]:
     """pass@k (Chen et al. 2021, unbiased) and pass^k (τ-bench), each the mean over the
-    cases with at least k graded samples; a repeated case that ended in an error counts as
-    one that never passes (a case drawn once, or that erred before its samples, in none)."""
+    cases with at least k graded samples, and the repeated cases that ended in an error and
+    could have drawn k (`_erred`: they count as never passing); None when no graded case
+    has k samples: errors alone are no pass@k. `_pass_k_notes` says what is left out."""
+    if not any((t := _tries(r)) is not None and t[0] >= k for r in records):
+        return None, None
     at: list[float] = []
     hat: list[float] = []
     for r in records:
-        if r.status == ERROR and r.sampling:
+        if _erred(r, k):
             at.append(0.0)
             hat.append(0.0)
             continue
@@ -423,9 +457,88 @@ def _pass_k(records: list[Record], k: int) -> tuple[float | None, float | None]:
         n, c = tries
         at.append(pass_at_k(n, c, k))
         hat.append(pass_hat_k(n, c, k))
-    if not at:
-        return None, None
     return sum(at) / len(at), sum(hat) / len(hat)
+
+
+def _erred(record: Record, k: int) -> bool:
+    """Whether a case counts in pass@k as one that never passes: repeated, ended in an
+    error, and allowed k samples or more (a case that errs before its samples, or whose
+    `repeat` stops short of k, is in neither)."""
+    return record.status == ERROR and bool(record.sampling) and record.sampling.get("max", k) >= k
+
+
+def _pass_k_notes(
+    by_model: Mapping[str, list[Record]], k: int | None, asked: int | None
+) -> list[str]:
+    """What the pass@k and pass^k columns are over, said under the board when it is not
+    every case of a model: how many of them, and why the others are left out. One note
+    instead when `metrics.pass_k` is more samples than any case may draw."""
+    if k is None:
+        return []
+    records = [r for found in by_model.values() for r in found]
+    most = max((_drawn(r)[1] for r in records if r.sampling), default=0)
+    if asked and k > most:
+        return [
+            f"metrics.pass_k is {k}, but no case may draw more than {most} sample"
+            f"{'' if most == 1 else 's'} (its repeat's most), so pass@{k} and pass^{k} have"
+            f" no case to go by (-): set pass_k to {most} or less, or repeat to {k} or more"
+        ]
+    return [note for model in sorted(by_model) if (note := _left_out(model, by_model[model], k))]
+
+
+def _left_out(model: str, records: list[Record], k: int) -> str | None:
+    """A note on the cases of `model` its pass@k and pass^k leave out; None: none."""
+    counted = sum((t := _tries(r)) is not None and t[0] >= k for r in records)
+    if counted:
+        counted += sum(_erred(r, k) for r in records)
+    if counted == len(records):
+        return None
+    short = [r for r in records if (t := _tries(r)) is not None and t[0] < k]
+    why = "; ".join(
+        because
+        for because, found in (
+            ("sequential sampling stops a case once its verdict is clear", "stopped"),
+            ("unscored samples are not graded", "unscored"),
+            (f"repeat draws fewer than {k}", "too few"),
+        )
+        if any(_short_by(r, k) == found for r in short)
+    )
+    reasons = [
+        (len(short), f"with fewer than {k} graded samples{f' ({why})' if why else ''}"),
+        (sum(not r.sampling and r.status != ERROR for r in records), "drawn once"),
+        (sum(bool(r.sampling) and r.status == UNSCORED for r in records), "unscored"),
+        (sum(r.status == ERROR and not (counted and _erred(r, k)) for r in records), "error"),
+    ]
+    said = ", ".join(
+        f"{n} {what}{'s' if what == 'error' and n > 1 else ''}" for n, what in reasons if n
+    )
+    if not counted:
+        cases = f"{len(records)} case{'' if len(records) == 1 else 's'}"
+        return (
+            f"{model} has no pass@{k} or pass^{k} (-): none of its {cases} has {k} graded"
+            f" samples ({said})"
+        )
+    return (
+        f"pass@{k} and pass^{k} of {model} are over {counted} of its {len(records)} cases,"
+        f" leaving out {said}"
+    )
+
+
+def _short_by(record: Record, k: int) -> str:
+    """Why a repeated case has fewer than k graded samples: sampling "stopped" before its
+    most, some of k or more drawn were "unscored", or its repeat allows "too few"."""
+    drawn, most = _drawn(record)
+    if drawn < most:
+        return "stopped"
+    return "unscored" if drawn >= k else "too few"
+
+
+def _drawn(record: Record) -> tuple[int, int]:
+    """(samples drawn, the most its repeat allows) of a repeated case (a record that does
+    not say them: its graded samples, of as many)."""
+    sampling = record.sampling
+    drawn = int(sampling.get("drawn", sampling.get("graded", 1)))
+    return drawn, int(sampling.get("max", drawn))
 
 
 def _uneven(by_model: dict[str, list[Record]]) -> list[str]:

@@ -334,13 +334,25 @@ def verdicts_said(
 
 
 def _compared(c: Comparison) -> str:
+    """One model against the leader; the cases in common of weight 0, which the difference
+    leaves out, said apart (counted with the others, they hid why nothing was compared)."""
     d = c.difference
+    weightless = f"{c.weightless} more of weight 0" if c.weightless else ""
     if d.estimate is None or d.low is None or d.high is None or d.p_value is None:
-        return f"{c.model}: {d.n} case(s) in common, too few to compare"
+        if not weightless:
+            return f"{c.model}: {d.n} case(s) in common, too few to compare"
+        if not d.n:
+            common = _count(c.weightless, "case")
+            return f"{c.model}: {common} in common, all of weight 0: nothing to compare"
+        return (
+            f"{c.model}: {_count(d.n, 'case')} of weight above 0 in common ({weightless}),"
+            " too few to compare"
+        )
     verdict = "different" if c.significant else "not told apart"
+    cases = f"{d.n} cases ({weightless} left out)" if weightless else f"{d.n} cases"
     return (
         f"{c.model} {signed(d.estimate)} (95% CI {signed(d.low)} to {signed(d.high)}),"
-        f" p{_p(d.p_value)} {c.test}, {d.n} cases: {verdict}"
+        f" p{_p(d.p_value)} {c.test}, {cases}: {verdict}"
     )
 
 

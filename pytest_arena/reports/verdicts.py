@@ -34,6 +34,7 @@ from pytest_arena.reports.statistics import (
     no_spread_interval,
     sign_flip_p,
     student_p_value,
+    t_value,
     weighted_mean,
     wilson_bounds,
     wilson_interval,
@@ -166,7 +167,8 @@ def weighted_interval(
     clustered by group, cut to [0, 1] for values in [0, 1] (`bounded`: where all values
     there can be are, as far as is known). Values that all came out the same have no spread
     to go by: in [0, 1], `no_spread_interval` over Kish's effective number of cases; without
-    bounds, no interval (it would be a guess)."""
+    bounds, no interval (it would be a guess). Unequal weights: no narrower than Kish's
+    interval (`kish_floored`)."""
     kept = [r for r in records if r.weight > 0]
     raw = [value(r) for r in kept]
     weights = [r.weight for r in kept]
@@ -178,11 +180,73 @@ def weighted_interval(
         if not bounded:
             return Interval(raw[0], None, None, None, len(values))
         return no_spread_interval(raw[0], len(values), LEVEL, effective=effective_count(weights))
-    if _clustered(kept):
-        found = clustered_interval(values, [_cluster(r) for r in kept], LEVEL)
+    clusters = [_cluster(r) for r in kept] if _clustered(kept) else None
+    if clusters is not None:
+        found = clustered_interval(values, clusters, LEVEL)
     else:
         found = mean_interval(values, LEVEL)
-    return clipped(found) if bounded else found
+    if not bounded:
+        return found
+    return clipped(kish_floored(found, weights, (0.0, 1.0), _df(len(values), clusters)))
+
+
+def kish_floored(
+    interval: Interval,
+    weights: Sequence[float],
+    bounds: tuple[float, float],
+    df: float,
+) -> Interval:
+    """A t interval of a weighted mean in `bounds` (`df`: its t's degrees of freedom), of
+    unequal `weights` widened to count the cases Kish's effective number n_e does
+    (`_kish_half`). The linearised standard error is kept: it is taken of values pulled to
+    the mean by the heaviest cases, so of few cases in effect it says little (of one case of
+    weight 1,000 among three of weight 1, n_e 1.006, it was 0.004 on a mean of 0.003)."""
+    estimate, se = interval.estimate, interval.se
+    if estimate is None or se is None or interval.high is None or len(set(weights)) < 2:
+        return interval
+    half = _kish_half(estimate, se, interval.n, weights, bounds, df)
+    if half <= interval.high - estimate:
+        return interval
+    return Interval(estimate, se, estimate - half, estimate + half, interval.n)
+
+
+def _kish_half(
+    estimate: float,
+    se: float,
+    n: int,
+    weights: Sequence[float],
+    bounds: tuple[float, float],
+    df: float,
+) -> float:
+    """Half the width of a weighted mean's interval over Kish's n_e = (Σw)² / Σw² cases: t of
+    no more than n_e - 1 degrees of freedom, and no narrower than `no_spread_interval` over
+    n_e around the mean (a share of cases up to z²/(n_e + z²) not drawn may lie anywhere in
+    `bounds`, whatever the drawn ones did); below two cases in effect, no spread can be
+    measured: all of `bounds`."""
+    effective = effective_count(weights)
+    low, high = bounds
+    if effective < 2:
+        return max(estimate - low, high - estimate)
+    floor = no_spread_interval(min(max(estimate, low), high), n, LEVEL, bounds, effective)
+    assert floor.low is not None and floor.high is not None
+    t = t_value(LEVEL, min(df, effective - 1))
+    return max(t * se, estimate - floor.low, floor.high - estimate)
+
+
+def _kish_df(df: float, weights: Sequence[float]) -> float | None:
+    """`df`, no more than Kish's n_e - 1 of unequal `weights`; None below two cases in effect."""
+    if len(set(weights)) < 2:
+        return df
+    effective = effective_count(weights)
+    return None if effective < 2 else min(df, effective - 1)
+
+
+def _df(n: int, clusters: Sequence[Hashable] | None) -> int:
+    """The degrees of freedom of `clustered_interval`'s t (`mean_interval`'s without
+    clusters): one fewer than the clusters, when two or more and fewer than the cases, else
+    than the cases."""
+    count = n if clusters is None else len(set(clusters))
+    return count - 1 if 2 <= count < n else n - 1
 
 
 def clipped(interval: Interval, low: float = 0.0, high: float = 1.0) -> Interval:
@@ -290,12 +354,18 @@ def _paired_spread(
     clusters: Sequence[Hashable] | None,
 ) -> Interval:
     """The interval of the mean paired difference (`diffs`, linearised from `raw`): clustered
-    by group; when every case moved alike, `no_spread_interval` in [-1, 1]."""
-    if len(set(raw)) == 1 and -1.0 <= raw[0] <= 1.0:
+    by group; when every case moved alike, `no_spread_interval` in [-1, 1]; of unequal
+    weights, no narrower than Kish's interval (`kish_floored`)."""
+    bounded = all(-1.0 <= d <= 1.0 for d in raw)
+    if len(set(raw)) == 1 and bounded:
         return no_spread_interval(raw[0], len(diffs), LEVEL, (-1.0, 1.0), effective_count(weights))
     if clusters is not None:
-        return clustered_interval(diffs, clusters, LEVEL)
-    return mean_interval(diffs, LEVEL)
+        found = clustered_interval(diffs, clusters, LEVEL)
+    else:
+        found = mean_interval(diffs, LEVEL)
+    if not bounded:
+        return found
+    return kish_floored(found, weights, (-1.0, 1.0), _df(len(diffs), clusters))
 
 
 def _paired_test(
@@ -309,18 +379,25 @@ def _paired_test(
     so a group is one draw. When at most SIGN_FLIP_MOST sums differ from 0, their signs are
     counted out (the t tail is no guide to a few: one group, or one heavy case, that moved
     gives p = 1); when more all moved alike, the sign test; else the paired t-test, whose
-    degrees of freedom are the interval's (one fewer than the cases, or the groups), so that
-    p < ALPHA exactly when the interval leaves out 0."""
+    degrees of freedom and standard error are the interval's (one fewer than the cases, or
+    the groups; of unequal weights, no more than Kish's n_e - 1, and the se its half-width
+    over t: p = 1 below two cases in effect), so that p < ALPHA exactly when the interval
+    leaves out 0."""
     units = _unit_sums([w * d for w, d in zip(weights, raw, strict=True)], clusters)
     by = "" if clusters is None else " by group"
     if sum(u != 0 for u in units) <= SIGN_FLIP_MOST:
         return sign_flip_p(units), f"sign-flip{by} (exact)"
     if len(set(raw)) == 1:  # every case moved alike: the t-test would say p = 0
         return min(1.0, 2.0 ** (1 - len(units))), f"sign test{by} (exact)"
-    assert spread.estimate is not None and spread.se is not None
+    assert spread.estimate is not None and spread.se is not None and spread.high is not None
     clustered = "" if clusters is None else ", clustered"
-    p = student_p_value(spread.estimate, spread.se, len(units) - 1)
-    return p, f"paired t{clustered}"
+    df = _kish_df(len(units) - 1, weights)
+    if df is None:
+        return 1.0, f"paired t{clustered}"
+    se = spread.se
+    if len(set(weights)) > 1:  # Kish's interval's: t · se is its half-width
+        se = max(se, (spread.high - spread.estimate) / t_value(LEVEL, df))
+    return student_p_value(spread.estimate, se, df), f"paired t{clustered}"
 
 
 def _unit_sums(moved: Sequence[float], clusters: Sequence[Hashable] | None) -> list[float]:
@@ -347,13 +424,15 @@ def _pass_fail(pairs: Sequence[tuple[Record, Record]]) -> bool:
 @dataclass(frozen=True)
 class _Spread:
     """What sizes a comparison: the sd of the per-case differences, their count, their
-    design effect (1 unless cases share groups), the groups, and the test that compares."""
+    design effect (1 unless cases share groups), the groups, the test that compares, and
+    the least sd a case counts with (`kish_floored`'s, of unequal weights)."""
 
     sd: float
     n: int
     effect: float
     groups: int | None
     test: str
+    least_sd: float = 0.0
 
 
 def paired_sd(mine: Sequence[Record], theirs: Sequence[Record]) -> tuple[float, int, float] | None:
@@ -368,21 +447,48 @@ def _paired_spread_of(mine: Sequence[Record], theirs: Sequence[Record]) -> _Spre
     pairs = [(a, by_case[a.case_id]) for a in graded(mine) if a.case_id in by_case]
     pairs = [(a, b) for a, b in pairs if a.weight > 0]
     weights = [a.weight for a, _ in pairs]
-    diffs = linearised([case_score(a) - case_score(b) for a, b in pairs], weights)
+    raw = [case_score(a) - case_score(b) for a, b in pairs]
+    diffs = linearised(raw, weights)
     if len(diffs) < 2:
         return None
     clusters = [_cluster(a, b) for a, b in pairs]
     grouped = _clustered([r for pair in pairs for r in pair])
     test = _test_of(_mcnemar(pairs, clusters if grouped else None, weights), clusters, grouped)
-    return _spread_with(stdlib_statistics.stdev(diffs), diffs, clusters, grouped, test)
+    least = _least_sd(raw, diffs, weights, (-1.0, 1.0))
+    return _spread_with(stdlib_statistics.stdev(diffs), diffs, clusters, grouped, test, least)
 
 
 def _spread_with(
-    sd: float, values: Sequence[float], clusters: Sequence[str], grouped: bool, test: str
+    sd: float,
+    values: Sequence[float],
+    clusters: Sequence[str],
+    grouped: bool,
+    test: str,
+    least_sd: float = 0.0,
 ) -> _Spread:
     count = len(set(clusters))
     groups = count if grouped and count < len(values) else None
-    return _Spread(sd, len(values), _effect(values, clusters), groups, test)
+    return _Spread(sd, len(values), _effect(values, clusters), groups, test, least_sd)
+
+
+def _least_sd(
+    raw: Sequence[float],
+    values: Sequence[float],
+    weights: Sequence[float],
+    bounds: tuple[float, float],
+) -> float:
+    """The sd of `values` (linearised from `raw`, unclustered) that Kish's interval
+    (`kish_floored`) takes them as having: its half-width over t, times √n. 0 of equal
+    weights, of values that all came out the same (no spread to size by), or that go past
+    `bounds`."""
+    if len(set(weights)) < 2 or len(set(raw)) == 1:
+        return 0.0
+    if not all(bounds[0] <= v <= bounds[1] for v in raw):
+        return 0.0
+    n = len(values)
+    mean, se = stdlib_statistics.fmean(values), stdlib_statistics.stdev(values) / math.sqrt(n)
+    half = _kish_half(mean, se, n, weights, bounds, n - 1)
+    return half / t_value(LEVEL, _kish_df(n - 1, weights) or n - 1) * math.sqrt(n)
 
 
 def _test_of(mcnemar: bool, clusters: Sequence[str], grouped: bool) -> str:
@@ -412,7 +518,9 @@ def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) 
     `least_all_one_way` units; and McNemar's, which counts only the cases where one model
     passed and the other failed, finds a difference d no more often than at least that many
     of n cases do when each differs with chance d, all one way: `detectable` is at least
-    that d, `needed` at least that n."""
+    that d, `needed` at least that n. The sd they size by is no less than the one Kish's
+    interval takes (`kish_floored`): where a few heavy cases carry the weight, the spread of
+    the light ones, which count for little, says little of a run's."""
     if len(ranked) >= 2:
         found = _paired_spread_of(by_model[ranked[1]], by_model[ranked[0]])
         models: tuple[str, ...] = (ranked[0], ranked[1])
@@ -420,7 +528,8 @@ def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) 
     elif ranked:
         kept = [r for r in graded(by_model[ranked[0]]) if r.weight > 0]
         weights = [r.weight for r in kept]
-        values = linearised([case_score(r) for r in kept], weights)
+        raw = [case_score(r) for r in kept]
+        values = linearised(raw, weights)
         clusters = [_cluster(r) for r in kept]
         grouped = _clustered(kept)
         mcnemar = not grouped and _pass_fail([(r, r) for r in kept]) and len(set(weights)) == 1
@@ -431,6 +540,7 @@ def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) 
                 clusters,
                 grouped,
                 _test_of(mcnemar, clusters, grouped),
+                math.sqrt(2) * _least_sd(raw, values, weights, (0.0, 1.0)),
             )
             if len(values) > 1
             else None
@@ -442,7 +552,8 @@ def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) 
     if found is None:
         return None
     n, effect = found.n, found.effect
-    spread = found.sd * math.sqrt(effect)  # the sd a case counts with, its group's share in it
+    # the sd a case counts with, its group's share in it, and no less than the interval's floor
+    spread = max(found.sd * math.sqrt(effect), found.least_sd)
     per_unit = n / found.groups if found.groups else 1.0  # cases a unit of the test holds
     df = max(1, (found.groups or n) - 1)  # (one group finds nothing: `least` says so)
     detectable = min_detectable_difference(spread, n, ALPHA, POWER, df)
@@ -526,9 +637,13 @@ def resamples_for(cases: int) -> int:
     return max(RESAMPLES_LEAST, min(RESAMPLES, RESAMPLED_MOST // max(cases, 1)))
 
 
+Counted = Callable[[Record], "tuple[float | None, float] | None"]  # a record's (value, weight)
+
+
 def composite_intervals(
     cases: Sequence[Mapping[str, Record]],
     composites: Callable[[Sequence[int]], Mapping[str, float]],
+    parts: Mapping[str, tuple[float, Counted]] | None = None,
 ) -> dict[str, Interval]:
     """A bootstrap over cases of every model's composite, and of each pair's difference
     ("a - b"). `cases` holds each case's record of each model that answered it, in an order
@@ -540,7 +655,10 @@ def composite_intervals(
     groups or more), groups are drawn whole too, and each interval is the wider of the two
     bootstraps' (groups only ever widen an interval). A composite, or a difference, that came
     out the same on every draw has no spread to go by: its interval is `no_spread_interval`
-    in [0, 1] ([-1, 1] for a difference) over the cases it is of, as an accuracy's is. A
+    in [0, 1] ([-1, 1] for a difference) over the cases it is of, as an accuracy's is.
+    `parts`: the dimensions the composite weighs as they are, in [0, 1] (by name: their share
+    of the composite, and what a record adds to them); one that came out the same on every
+    case of a model (of a pair) widens its interval as `_with_flat_parts` says. A
     difference whose interval leaves out 0 carries the exact sign-flip test of the per-case
     differences of composites (each case's computed on it alone; summed by group when cases
     share one), which `separated` also asks of it: a percentile bootstrap of a few cases (two
@@ -569,8 +687,11 @@ def composite_intervals(
         drawn = bootstrap_intervals(sorted(clusters), grouped, LEVEL, resamples, SEED)
         found = {name: _wider(interval, drawn.get(name)) for name, interval in found.items()}
     for name, interval in found.items():
+        of_models = pairs.get(name) or (name,)
+        widened = _with_flat_parts(interval, cases, of_models, parts or {})
         if _flat(interval):
-            found[name] = _no_spread_composite(interval, cases, pairs.get(name) or (name,))
+            widened = _hull(widened, _no_spread_composite(interval, cases, of_models))
+        found[name] = widened
     alone: dict[int, Mapping[str, float]] = {}  # a case's composites, on it alone, once
 
     def of(i: int) -> Mapping[str, float]:
@@ -607,6 +728,77 @@ def _no_spread_composite(
     effective = effective_count(weights) or float(len(weights))
     found = no_spread_interval(value, len(weights), LEVEL, bounds, effective)
     return Interval(interval.estimate, found.se, found.low, found.high, interval.n)
+
+
+def _with_flat_parts(
+    interval: Interval,
+    cases: Sequence[Mapping[str, Record]],
+    models: tuple[str, ...],
+    parts: Mapping[str, tuple[float, Counted]],
+) -> Interval:
+    """A composite's (one model) or a difference's (two) bootstrap interval, widened by each
+    part that came out the same on every case of the model (moved alike on every case of
+    the pair): no resample moves it, yet cases not drawn may (`no_spread_interval`, as its
+    own interval says), so it adds its share of the composite times its own interval's reach
+    below and above its value to the bootstrap's ends, cut to [0, 1] ([-1, 1]). Summed, not
+    taken in quadrature: the reach is a bound on what unseen cases may do, not a spread. A
+    composite that weighs an accuracy of all passed at 0.8 is then no narrower than 0.8
+    times the accuracy's interval."""
+    if interval.estimate is None or interval.low is None or interval.high is None:
+        return interval
+    bounds = (-1.0, 1.0) if len(models) > 1 else (0.0, 1.0)
+    low, high = interval.low, interval.high
+    for share, counted in parts.values():
+        flat = _flat_part(cases, models, counted, bounds)
+        if flat is None or flat.estimate is None or flat.low is None or flat.high is None:
+            continue
+        low -= share * (flat.estimate - flat.low)
+        high += share * (flat.high - flat.estimate)
+    low, high = max(bounds[0], low), min(bounds[1], high)
+    return Interval(interval.estimate, interval.se, low, high, interval.n)
+
+
+def _flat_part(
+    cases: Sequence[Mapping[str, Record]],
+    models: tuple[str, ...],
+    counted: Counted,
+    bounds: tuple[float, float],
+) -> Interval | None:
+    """`no_spread_interval` of a part whose values (their differences, for a pair) came out
+    the same on the two or more cases of weight above 0 that count in it for every model,
+    over Kish's effective number of them; None when they vary, or one is unknown."""
+    values: list[float] = []
+    weights: list[float] = []
+    for case in cases:
+        found = [counted(case[m]) if m in case else None for m in models]
+        if any(c is None for c in found):
+            continue
+        known = [c for c in found if c is not None]
+        if any(value is None for value, _ in known):
+            return None
+        weight = known[0][1]
+        if weight > 0:
+            scored = [value for value, _ in known if value is not None]
+            values.append(scored[0] - scored[1] if len(scored) > 1 else scored[0])
+            weights.append(weight)
+    if len(values) < 2 or len(set(values)) > 1 or not bounds[0] <= values[0] <= bounds[1]:
+        return None
+    return no_spread_interval(values[0], len(values), LEVEL, bounds, effective_count(weights))
+
+
+def _hull(interval: Interval, other: Interval) -> Interval:
+    """The least interval that holds both, with `other`'s standard error."""
+    if interval.low is None or interval.high is None:
+        return other
+    if other.low is None or other.high is None:
+        return interval
+    return Interval(
+        other.estimate,
+        other.se,
+        min(interval.low, other.low),
+        max(interval.high, other.high),
+        other.n,
+    )
 
 
 def _wider(interval: Interval, other: Interval | None) -> Interval:
