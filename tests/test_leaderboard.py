@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import pytest
@@ -364,5 +365,8 @@ def test_cases_in_common_of_weight_0_are_said_against_the_leader(
         for case, weight in zip("abc", weights, strict=True)
     )
     make_project("w", "models: [sim_perfect, sim_echo]\ntests:\n" + tests)
-    result = pytester.runpytest("-p", "no:cacheprovider")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-html", "report.html")
     result.stdout.fnmatch_lines([f"against the leader sim_echo, * (accuracy): {said}"])
+    # the HTML report, drawn from the JSON report's numbers, says it alike
+    page = html.unescape((pytester.path / "report.html").read_text())
+    assert said in page

@@ -194,8 +194,15 @@ def _verdicts(board: Mapping[str, Any]) -> list[str]:
             difference = Difference(
                 c["difference"], c["se"], c["low"], c["high"], c["p_value"], int(c["cases"])
             )
+            weightless = int(c.get("weightless") or 0)  # (reports before it: none)
             comparisons.append(
-                Comparison(str(c["model"]), str(c["against"]), difference, str(c["test"]))
+                Comparison(
+                    str(c["model"]),
+                    str(c["against"]),
+                    difference,
+                    str(c["test"]),
+                    weightless=weightless,
+                )
             )
         except (KeyError, TypeError, ValueError):
             continue

@@ -333,6 +333,7 @@ def _comparison(c: Comparison) -> dict[str, Any]:
         "high": json_safe(d.high),
         "p_value": json_safe(d.p_value),
         "cases": d.n,
+        "weightless": c.weightless,
         "test": c.test,
         "only_model_passed": c.only_model,
         "only_against_passed": c.only_against,
