@@ -65,6 +65,17 @@ def _command(commands: Any, name: str, help: str, description: str) -> argparse.
     return parser
 
 
+def _count(raw: str) -> int:
+    """A whole number of 1 or more (`--limit N`); anything else is argparse's usage error."""
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {raw!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{raw}: give a whole number, 1 or more")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="arena",
@@ -126,7 +137,7 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("b", type=Path, metavar="B.json", help="the later run")
     compare.add_argument("--html", type=Path, metavar="OUT", help="also write the comparison here")
     compare.add_argument(
-        "--limit", type=int, default=50, metavar="N", help="changed cases shown per model (50)"
+        "--limit", type=_count, default=50, metavar="N", help="changed cases shown per model (50)"
     )
     models = _command(
         commands,
@@ -364,7 +375,7 @@ def _compare_command(args: argparse.Namespace) -> int:
     print(f"A: {args.a}  B: {args.b}")
     for note in comparison.run_notes(a, b):
         print(note)
-    print(comparison.as_text(items, limit=max(args.limit, 0), html=args.html is not None))
+    print(comparison.as_text(items, limit=args.limit, html=args.html is not None))
     nothing = comparison.nothing_compared(items)
     if nothing:
         print(nothing)

@@ -179,3 +179,20 @@ def test_evaluate_given_an_option_with_its_value_after_an_equals_sign_runs_what_
     result = pytester.run(*ARENA, "evaluate", "--arena-json=run.json", "projects/mine", "--co")
     result.stdout.fnmatch_lines(["*2 tests collected*"])
     assert "other" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("limit", ["-1", "0", "x"])
+def test_compare_refuses_a_limit_below_one_as_it_refuses_one_not_a_number(
+    pytester: pytest.Pytester, make_project: MakeProject, limit: str
+) -> None:
+    """`arena compare --limit -1` (or 0) was taken, and said "... and 1 more (--limit N
+    ...)" of each changed case it showed; `--limit x` was a usage error."""
+    make_project("mine", PROJECT)
+    pytester.runpytest_subprocess("projects", "--arena-json", "a.json", "-q")
+    result = pytester.run(*ARENA, "compare", "a.json", "a.json", f"--limit={limit}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    said = "invalid int value: 'x'" if limit == "x" else f"{limit}: give a whole number, 1 or more"
+    result.stderr.fnmatch_lines(
+        ["usage: arena compare *", f"arena compare: error: argument --limit: {said}"]
+    )
+    assert result.stdout.str() == ""  # nothing compared
