@@ -171,7 +171,8 @@ def test_the_job_summary_shows_reasons_and_names_as_text_not_markup(
     assert "<img" not in text and "</script>" not in text and "[details](" not in text
     line = next(line for line in text.splitlines() if "regressed plain" in line)
     assert (
-        "got '&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; \\[details\\](https://exa" in line
+        "got '&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; \\[details\\](https:<wbr>//exa"
+        in line
     )
 
 

@@ -50,6 +50,42 @@ def test_each_case_carries_its_record_and_the_reason_is_the_message(
         assert_valid(pytester.path / "out.xml")
 
 
+@pytest.mark.parametrize("reason", ["", "   "])
+def test_a_failure_without_a_reason_says_so_in_one_line(
+    pytester: pytest.Pytester, make_project: MakeProject, reason: str
+) -> None:
+    """A blank reason is none: JUnit's message, --tb=line and the short summary had the
+    whole failure block, or the blank itself."""
+    make_project(
+        "nr",
+        """
+        models: [sim_perfect]
+        scorers: {default: strict}
+        tests:
+          - {id: one, input: "hi", reference: "hi"}
+        """,
+        files={
+            "scorers/strict.py": "from pytest_arena.scorers import Scorer, ScoreResult\n"
+            "class Strict(Scorer):\n"
+            "    name = 'strict'\n"
+            "    def score(self, output, reference, context):\n"
+            f"        return ScoreResult(score=0.0, passed=False, reason={reason!r})\n"
+        },
+    )
+    result = pytester.runpytest("projects", "--junitxml=out.xml", "--tb=line", "-rf")
+    result.assert_outcomes(failed=1)
+    said = "scorer 'strict' failed the output without a reason"
+    failure = cases(pytester.path / "out.xml")["one[sim_perfect]"].find("failure")
+    assert failure is not None
+    assert failure.attrib["message"] == said
+    assert "scorer:    strict (score 0.00)" in (failure.text or "")
+    lines = result.stdout.lines
+    assert f"projects/nr/arena.yaml:4: {said}" in lines
+    assert not any(line.startswith("  scorer:") for line in lines)  # the line alone
+    (summary,) = [line for line in lines if line.startswith("FAILED ")]  # cut to the width
+    assert summary.startswith("FAILED projects/nr/arena.yaml::one[sim_perfect] - scorer 'str")
+
+
 def test_xunit1_points_file_and_line_at_the_case_in_yaml(
     pytester: pytest.Pytester, make_project: MakeProject
 ) -> None:

@@ -15,6 +15,7 @@ from pytest_arena.plugin import failure_style
 from pytest_arena.reports.report_files import overwrites_project, written_at
 from pytest_arena.spec.files import resolved
 
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"  # as reports.github_summary's (not imported: it is slow)
 MAX_REPEAT = 1000  # the most samples of a case, as spec.schema's (not imported: pydantic is slow)
 
 
@@ -36,6 +37,10 @@ def check(config: pytest.Config) -> None:
         if raw is not None:
             option = "--" + name.replace("_", "-")
             problems.append(_file(option, raw, report_path(config, name), example))
+    raw_xml = config.getoption("xmlpath", None)  # pytest's; None with -p no:junitxml
+    xml_path = report_path(config, "xmlpath")
+    if raw_xml and xml_path is not None:  # pytest checks the rest of its path itself
+        problems.append(overwrites_project("--junitxml", raw_xml, xml_path, "report.xml"))
     raw_baseline = config.getoption("arena_baseline", None)
     if raw_baseline is not None and report_path(config, "arena_baseline") is None:
         problems.append(  # `--arena-baseline=$BASELINE` with the variable unset
@@ -53,7 +58,8 @@ def check(config: pytest.Config) -> None:
 
 
 def _one_file_each(config: pytest.Config) -> str:
-    """Two reports given one file: the last written would be the only one left."""
+    """Two reports given one file, the last written the only one left, or a report given
+    the job summary's file, which the summary is appended to."""
     seen: dict[Path, str] = {}
     others = {"xmlpath": "--junitxml", "htmlpath": "--html"}  # pytest's, pytest-html's
     for name in ("arena_json", "arena_html", "arena_save_baseline", *others):
@@ -70,6 +76,13 @@ def _one_file_each(config: pytest.Config) -> str:
                 " would overwrite the other; give each its own file"
             )
         seen[where] = option
+    summary = os.environ.get(STEP_SUMMARY)
+    where = resolved(written_at(Path(config.invocation_params.dir, summary or "")))
+    if summary and where in seen:
+        return (
+            f"{seen[where]} and {STEP_SUMMARY} both name {summary}: the job summary would be"
+            " appended to the report; give the report a file of its own"
+        )
     return ""
 
 

@@ -191,6 +191,7 @@ class ArenaOutputs:
         self.html: Path | None = None  # the HTML report, once written
         self.no_case: list[str] | None = None  # the run collected projects, but not one case
         self.no_project = ""  # why arena's options, given, found no arena.yaml to act on
+        self.no_arena = False  # the run collected no arena.yaml: its reports are left as they are
         self.mistakes: list[str] = []  # leaderboard settings that name what no record has
         self.baseline: list[Record] | None = None
         self.baseline_path = options.report_path(config, "arena_baseline")
@@ -283,7 +284,10 @@ class ArenaOutputs:
         save_path = options.report_path(self.config, "arena_save_baseline")
         if not options.runs_cases(self.config):  # a run that grades nothing by design
             path = html_path = None  # leaves the last run's reports as they are
+        if self.no_arena:  # nothing to act on (`addopts` gave the options to a Python run)
+            path = html_path = save_path = None
         if not records and not path and not html_path:
+            self._ungraded_summary(session)
             return
         from pytest_arena.reports import baseline, gates, github_summary, json_report
 
@@ -353,21 +357,57 @@ class ArenaOutputs:
                 spend=self._spend(records),
             )
             self._write_reports(session, path, html_path, report)
-        summary = os.environ.get(github_summary.STEP_SUMMARY)
-        if summary and boards:
-            try:
-                github_summary.append_step_summary(
-                    Path(summary),
-                    github_summary.markdown(
-                        boards,
-                        self.results,
-                        self.compared,
-                        _flaky(records),
-                        partial=self.state.partial(session, "the errors in the job's log"),
-                    ),
+        if not boards:
+            self._ungraded_summary(session)
+        elif os.environ.get(github_summary.STEP_SUMMARY):
+            self._append_summary(
+                github_summary.markdown(
+                    boards,
+                    self.results,
+                    self.compared,
+                    _flaky(records),
+                    partial=self.state.partial(session, "the errors in the job's log"),
+                    decided=self._not_the_gates(),
                 )
-            except OSError as error:
-                self.unwritten.append(f"the GitHub job summary was not written: {error}")
+            )
+
+    def _ungraded_summary(self, session: pytest.Session) -> None:
+        """The job summary of a run of projects that graded no case, which has no board to
+        show: it says why, when the run stopped early, had input that could not be loaded
+        or projects without a case. A run without projects, or that chose to run no case
+        (-k, --collect-only), writes none."""
+        collected = self._collected()
+        projects = collected is not None and any(collected)  # items or files without cases
+        if not os.environ.get("GITHUB_STEP_SUMMARY") or not options.runs_cases(self.config):
+            return  # (github_summary.STEP_SUMMARY: not imported for a run that says nothing)
+        if not projects and not self.state.problems:
+            return
+        said = []
+        stopped = self.state.stop_reason(session)
+        if stopped:
+            said.append(f"the run stopped early ({stopped}), before it graded a case")
+        lost = len(self.state.problems)
+        if lost:
+            said.append(
+                f"{lost} input{'' if lost == 1 else 's'} could not be loaded (the errors in the"
+                " job's log say why)"
+            )
+        if self.no_case is not None:
+            said.append("no case ran: the projects of this run hold no cases")
+        if said:
+            from pytest_arena.reports.github_summary import ungraded
+
+            self._append_summary(ungraded(said))
+
+    def _append_summary(self, text: str) -> None:
+        """Append `text` to the job summary (`GITHUB_STEP_SUMMARY`); a summary that cannot
+        be written is said under the boards."""
+        from pytest_arena.reports.github_summary import STEP_SUMMARY, append_step_summary
+
+        try:
+            append_step_summary(Path(os.environ[STEP_SUMMARY]), text)
+        except OSError as error:
+            self.unwritten.append(f"the GitHub job summary was not written: {error}")
 
     def _save_baseline(self, session: pytest.Session, path: Path, records: list[Record]) -> None:
         """Write the baseline file, unless the run ran part of what it selected (-x,
@@ -477,14 +517,15 @@ class ArenaOutputs:
         return None
 
     def _no_project(self) -> None:
-        """Arena's options given on the command line (or `arena evaluate` run), and not one
-        arena.yaml collected: say why (most often `testpaths`, set for the repository's own
-        tests)."""
+        """Not one arena.yaml collected: the reports are left as they are, and when arena's
+        options were given on the command line (or `arena evaluate` run), the run says why
+        (most often `testpaths`, set for the repository's own tests)."""
         collected = self._collected()
         if collected is None or self.state.records or self.state.problems:
             return
         items, empty = collected
         if not items and not empty:
+            self.no_arena = True
             self.no_project = _no_project(self.config)
 
     def _unloaded(self, session: pytest.Session) -> None:
@@ -502,7 +543,6 @@ class ArenaOutputs:
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        enabled = bool(self.config.getoption("arena_gate"))
         for problem in self.unwritten:
             terminalreporter.write_line(f"arena: {problem}", red=True)
         if self.lost_cases:
@@ -555,19 +595,9 @@ class ArenaOutputs:
                 terminalreporter.write_line(line)
         if not self.results:
             return
-        if not enabled:
-            terminalreporter.write_line(
-                "gates did not decide the exit status (--no-arena-gate): failed cases fail the run"
-            )
-        elif self.failures_outside_gates and all(r.held for r in self.results):
-            terminalreporter.write_line(
-                f"the gates held, but {self.failures_outside_gates} failure(s) outside any gate"
-                " (Python tests, projects without a gate or whose gate checked nothing, strict"
-                " xfails that passed, broken input, crashed workers, errors no check of the"
-                " gate counts: name errors, accuracy,"
-                " pass_rate or composite in it)"
-                " fail the run"
-            )
+        decided = self._not_the_gates()
+        if decided:
+            terminalreporter.write_line(decided)
         elif self.changed is not None:
             before, after = self.changed
             if self.final != after:  # a report asked for and not written fails the run
@@ -585,6 +615,27 @@ class ArenaOutputs:
                 f"exit status {after} (not {before}): the gates decide for their projects;"
                 " --no-arena-gate lets failed cases decide"
             )
+
+    def _not_the_gates(self) -> str:
+        """Why the gates checked did not decide the exit status, or "": the terminal says
+        it under the gates, the job summary above its boards (a gate there may say it held
+        on a red job)."""
+        if not self.results:
+            return ""
+        if not self.config.getoption("arena_gate"):
+            return (
+                "gates did not decide the exit status (--no-arena-gate): failed cases fail the run"
+            )
+        if self.failures_outside_gates and all(r.held for r in self.results):
+            return (
+                f"the gates held, but {self.failures_outside_gates} failure(s) outside any gate"
+                " (Python tests, projects without a gate or whose gate checked nothing, strict"
+                " xfails that passed, broken input, crashed workers, errors no check of the"
+                " gate counts: name errors, accuracy,"
+                " pass_rate or composite in it)"
+                " fail the run"
+            )
+        return ""
 
     def _spend(self, records: list[Record]) -> dict[str, Any]:
         """The run's spend line as data: dollars and counts (`Spent`)."""

@@ -42,7 +42,7 @@ def failure_text(record: Record, whole: str = "") -> str:
     the whole texts are."""
     lines = [
         clip(record.reason, REASON_LIMIT, whole)
-        if record.reason
+        if record.reason.strip()  # a blank reason says nothing: said as none
         else f"scorer '{record.scorer}' failed the output without a reason",
         f"  scorer:    {record.scorer} (score {record.score:.2f})"
         if record.score is not None
@@ -107,7 +107,7 @@ def trajectory_lines(steps: list[dict[str, Any]], limit: int = 120) -> list[str]
 def error_text(record: Record, traceback: str | None, whole: str = "") -> str:
     """The text of a case that could not be run or scored: the reason, then the traceback
     of the user's code that raised, if any, cut to a readable size."""
-    text = clip(record.reason or "error", REASON_LIMIT, whole)
+    text = clip(record.reason if record.reason.strip() else "error", REASON_LIMIT, whole)
     agent = _agent_lines(record)
     if agent:
         text += "\n" + "\n".join(agent)

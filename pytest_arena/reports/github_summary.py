@@ -20,17 +20,19 @@ def markdown(
     compared: Iterable[BaselineComparison] = (),
     flaky: Mapping[str, Sequence[tuple[str, str]]] | None = None,
     partial: Sequence[str] = (),
+    decided: str = "",
 ) -> str:
     """One section per project: its leaderboard (intervals, ties, each model against the
     leader, power), its FLAKY cases (`flaky`: per project, each case's `case[model]` and
     what its samples did), its change against the baseline, then its gate if it has one;
-    first, why the boards are not the whole benchmark (`partial`), if they are not."""
+    first, why the boards are not the whole benchmark (`partial`), if they are not, and
+    why the gates did not decide the exit status (`decided`), if they did not."""
     by_project = {g.project: g for g in gates}
     flaky = flaky or {}
     against: dict[str, list[BaselineComparison]] = {}
     for c in compared:
         against.setdefault(c.project, []).append(c)
-    parts: list[str] = [f"> ⚠️ {escape_markdown(said)}\n" for said in partial]
+    parts: list[str] = [f"> ⚠️ {escape_markdown(said)}\n" for said in [*partial, decided] if said]
     for board in boards:
         lines = render_board(board, fmt="github").split("\n")
         parts.append(f"### arena leaderboard: {escape_markdown(board.project)}\n")
@@ -50,6 +52,12 @@ def markdown(
             parts.append(f"\n**{mark} {escape_markdown(gate.headline())}**\n")
             parts.extend(f"- {escape_markdown(c.describe())}" for c in gate.checks)
         parts.append("")
+    return "\n".join(parts) + "\n"
+
+
+def ungraded(said: Sequence[str]) -> str:
+    """The summary of a run that graded no case: a heading, and why (`said`)."""
+    parts = ["### arena: no case was graded\n", *(f"> ⚠️ {escape_markdown(s)}\n" for s in said)]
     return "\n".join(parts) + "\n"
 
 

@@ -155,12 +155,15 @@ def with_reason(
     as_line: bool = False,
 ) -> Any:
     """`longrepr` carrying `reason` as its message (cut to a line's length: the text has
-    more), when it is text and there is a reason. Under pytest's `--tb=line`, a failure is
-    `line_only` (pytest prints the message's line, the text is not shown as well) and an
-    error `as_line` (pytest prints its text alone: the whole reason is shown instead, its
-    fix too, after its file and line)."""
-    if not isinstance(longrepr, str) or not reason.strip():
+    more), when it is text. A blank reason is none: the message is then the text's first
+    line, which says so ("failed the output without a reason"). Under pytest's `--tb=line`,
+    a failure is `line_only` (pytest prints the message's line, the text is not shown as
+    well) and an error `as_line` (pytest prints its text alone: the whole reason is shown
+    instead, its fix too, after its file and line)."""
+    if not isinstance(longrepr, str):
         return longrepr
+    if not reason.strip():
+        reason = longrepr.split("\n", 1)[0]
     line = (lineno or 0) + 1
     whole = printable(clip(reason.strip(), REASON_LIMIT), lines=True) if as_line else ""
     return ReasonRepr(longrepr, message(reason), path, line, line_only=line_only, as_line=whole)
