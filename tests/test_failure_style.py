@@ -334,3 +334,27 @@ def test_a_near_identical_answer_is_never_said_to_score_1_00(
     result = pytester.runpytest("-p", "no:cacheprovider", "--arena-failures=compact")
     result.stdout.fnmatch_lines(["FAILED *::c[[]sim_echo] - edit similarity 0.995 to *"])
     assert "edit similarity 1.00" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("reason", ["", "   "])
+def test_a_compact_line_of_a_scorer_that_gave_no_reason_says_so(
+    pytester: pytest.Pytester, make_project: MakeProject, reason: str
+) -> None:
+    """It said only 'failed', or nothing after the dash."""
+    make_project(
+        "nr",
+        "models: [sim_perfect]\nscorers: {default: strict}\ntests:\n  - {id: a, input: a, reference: a}\n",
+        files={
+            "scorers/strict.py": "from pytest_arena.scorers import Scorer, ScoreResult\n\n\n"
+            "class Strict(Scorer):\n    name = 'strict'\n\n"
+            "    def score(self, output, reference, context):\n"
+            f"        return ScoreResult(score=0.0, passed=False, reason={reason!r})\n"
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-failures=compact")
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED projects/nr/arena.yaml::a[sim_perfect] - scorer 'strict' failed the output"
+            " without a reason"
+        ]
+    )

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from pytest_arena.plugin.outputs import failed_by_pytest, shown_nodeid
-from pytest_arena.reports.failures import message
+from pytest_arena.reports.failures import message, no_reason
 
 OPTION = "arena_failures"
 STYLES = ("auto", "compact", "full")
@@ -116,7 +116,8 @@ class FailureStyle:
         first: dict[str, str] = {}  # a reason many cases share (a model down): said once
         for key, report in self.held:
             record = getattr(report, self.record_attr)
-            reason = message(one_line(str(record.get("reason") or "")) or "failed")
+            reason = one_line(str(record.get("reason") or "")).strip()
+            reason = message(reason or no_reason(str(record.get("scorer") or "")))
             said = reason
             if reason in first and len(f"the same reason as {first[reason]}") < len(reason):
                 said = f"the same reason as {first[reason]}"

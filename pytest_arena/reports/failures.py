@@ -36,6 +36,11 @@ def message(reason: str) -> str:
     return printable(clip(reason.strip(), MESSAGE_LIMIT), lines=True)
 
 
+def no_reason(scorer: str) -> str:
+    """What a failed case whose scorer gave no reason, or a blank one, says in its place."""
+    return f"scorer '{scorer}' failed the output without a reason"
+
+
 def failure_text(record: Record, whole: str = "") -> str:
     """The text of a failed case: the reason first (pytest's one-line summaries show that
     line), then the scorer and excerpts of the output and the reference. `whole` says where
@@ -43,7 +48,7 @@ def failure_text(record: Record, whole: str = "") -> str:
     lines = [
         clip(record.reason, REASON_LIMIT, whole)
         if record.reason.strip()  # a blank reason says nothing: said as none
-        else f"scorer '{record.scorer}' failed the output without a reason",
+        else no_reason(record.scorer),
         f"  scorer:    {record.scorer} (score {record.score:.2f})"
         if record.score is not None
         else f"  scorer:    {record.scorer}",
