@@ -312,3 +312,41 @@ def test_an_image_that_many_cases_show_is_read_and_encoded_once(tmp_path: Path) 
     chart.write_bytes(PNG + bytes(100_001))
     (again,) = set(urls())
     assert again != first[0] and base64.b64decode(again.partition(",")[2]).endswith(bytes(100_001))
+
+
+def test_an_image_in_a_system_message_fails_on_anthropic_and_is_not_sent_as_its_alt(
+    pytester: pytest.Pytester, make_project: MakeProject, server: FakeLLMServer
+) -> None:
+    """Anthropic's `system` field takes text alone: the image went there as its alt text
+    ("[image: ref pic]") while the record showed the image. OpenAI takes it as it is."""
+    project = photo(server.base_url, server.root_url, "gpt, claude").split("tests:")[0]
+    make_project(
+        "pics",
+        project
+        + """
+tests:
+  - id: ref
+    input:
+      - role: system
+        content:
+          - {type: text, text: "Look at this reference image"}
+          - {image: "https://example.com/ref.png", alt: ref pic}
+      - {role: user, content: "[[answer=same]] Is the next one the same?"}
+    reference: same
+""",
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-v")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*ref?claude? FAILED*",
+            "*case 'ref': anthropic takes no image in a system message: move the image into a"
+            " user message*",
+        ]
+    )
+    assert not [b for b in server.bodies if "max_tokens" in b]  # nothing else was sent
+    openai = next(b for b in server.bodies if b.get("model") == "vision")
+    assert openai["messages"][0]["content"][1] == {
+        "type": "image_url",
+        "image_url": {"url": "https://example.com/ref.png"},
+    }

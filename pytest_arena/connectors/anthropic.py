@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from pytest_arena.connectors.base import Request, Response
+from pytest_arena.connectors.base import ConnectorError, Request, Response
 from pytest_arena.connectors.http_api import HttpConnector, HttpSettings, answer, joined
 from pytest_arena.connectors.tool_format import (
     anthropic_calls,
@@ -14,7 +14,7 @@ from pytest_arena.connectors.tool_format import (
     anthropic_tools,
     render_calls,
 )
-from pytest_arena.spec.images import anthropic_content, content_text
+from pytest_arena.spec.images import anthropic_content, content_text, image_count
 
 DEFAULT_MAX_TOKENS = 1024
 THINKING_BLOCKS = ("thinking", "redacted_thinking")
@@ -49,11 +49,15 @@ class AnthropicConnector(HttpConnector):
         return joined(self.settings.base_url, "/v1/messages")
 
     def body(self, request: Request) -> dict[str, Any]:
-        system = [
-            content_text(m.get("content", ""))
-            for m in request.messages
-            if m.get("role") == "system"
-        ]
+        said = [m for m in request.messages if m.get("role") == "system"]
+        if image_count(said):
+            # its `system` field takes text blocks alone: sending the alt text there would
+            # ask the model something else than the case says
+            raise ConnectorError(
+                f"case '{request.case.id}': anthropic takes no image in a system message:"
+                " move the image into a user message"
+            )
+        system = [content_text(m.get("content", "")) for m in said]
         messages = anthropic_messages(
             [
                 {**m, "content": anthropic_content(m["content"])}

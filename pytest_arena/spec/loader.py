@@ -885,8 +885,10 @@ def _json_cells(
 
 
 def _in_column(problem: Problem, column_of: dict[str, str]) -> Problem:
-    """Name the dataset's own column rather than the case field it maps to."""
+    """Name the dataset's own column rather than the case field it maps to, and keep where
+    in it (`question[0].name`, not `question`)."""
     head = problem.key.split(".")[0].split("[")[0]
     if head not in column_of:
         return problem
-    return Problem(problem.path, problem.line, problem.message, column_of[head], problem.hint)
+    key = column_of[head] + problem.key[len(head) :]
+    return Problem(problem.path, problem.line, problem.message, key, problem.hint)

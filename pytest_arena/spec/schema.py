@@ -553,12 +553,26 @@ def _text_or_list(value: Any) -> str:
 
 
 class Message(Strict):
-    role: Literal["system", "user", "assistant", "tool"]
+    role: Literal["system", "user", "assistant"]
     # one alternative is checked: a list is not also said to be "not a valid string"
     content: Annotated[
         Annotated[str, Tag("str")] | Annotated[list[ContentPart], Tag("list[parts]")],
         Discriminator(_text_or_list),
     ]
+
+    @field_validator("role", mode="before")
+    @classmethod
+    def _no_tool_result(cls, value: Any) -> Any:
+        # a tool's result answers the model's call of it (by the call's id), which no
+        # message of a case holds: no API would take it
+        if value == "tool":
+            raise ValueError(
+                "role 'tool' is a tool's result, which answers a model's tool call, and a"
+                " case's input holds no such call: write the result in a user message's text,"
+                " or give the project a tools.py, whose functions arena offers to the models,"
+                " running each call in a tool loop"
+            )
+        return value
 
 
 def _not_json(value: Any) -> str | None:

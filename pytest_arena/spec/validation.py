@@ -8,7 +8,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Tag, ValidationError
 
 from pytest_arena.spec.errors import Problem, SpecError, did_you_mean
 from pytest_arena.spec.yamlfile import LineMap, Loc
@@ -61,9 +61,11 @@ def _problems(
         key = dotted(full)
         if kind == "extra_forbidden":
             name = str(loc[-1])
-            known = sorted({*_fields_at(model, loc[:-1]), *(beside if len(loc) == 1 else ())})
+            fields = _fields_at(model, tuple(error["loc"][:-1]))
+            known = sorted({*fields, *(beside if len(loc) == 1 else ())})
             runloop = _runloop_key(name, known)
-            hint = f"{runloop}; " if runloop else did_you_mean(name, known) + " "
+            meant = did_you_mean(name, known) or _alike(name, known)
+            hint = f"{runloop}; " if runloop else meant + " "
             hint = f"{hint.lstrip()}known keys here: {', '.join(known)}"
             problems.append(Problem(path, at, f"unknown key '{name}'", key=key, hint=hint))
         elif kind == "missing":
@@ -124,6 +126,16 @@ _RUNLOOP_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
 def _runloop_key(name: str, known: Collection[str]) -> str:
     """The fix for Runloop's key `name` where its own key is one of `known`, else ''."""
     return next((fix for ours, fix in _RUNLOOP_KEYS.get(name, ()) if ours in known), "")
+
+
+# keys other tools give an image for arena's own, spelt too unlike it for a did-you-mean
+_ALIKE = {"caption": "alt", "description": "alt", "alt_text": "alt"}
+
+
+def _alike(name: str, known: Collection[str]) -> str:
+    """A did-you-mean for `name` written for one of `known` that it does not resemble."""
+    ours = _ALIKE.get(name.lower())
+    return f"did you mean '{ours}'?" if ours in known else ""
 
 
 def _scorer_name_hint(loc: Loc, got: Any) -> str:
@@ -230,9 +242,16 @@ def _bound(ctx: dict[str, Any], name: str) -> str:
 
 
 def _fields_at(model: type[BaseModel], loc: Loc) -> set[str]:
-    """The field names of the model found at `loc` inside `model`, best effort."""
+    """The field names of the model found at `loc` inside `model`, best effort. `loc` is
+    pydantic's own: a tagged union's tag there (`part[image]`) picks its branch."""
     current: Any = model
     for part in loc:
+        branch = _tagged(current, part)
+        if branch is not None:
+            current = branch
+            continue
+        if isinstance(part, str) and ("[" in part or part in _TYPES):
+            continue  # another union's branch: the next part descends from here
         current = _descend(current, part)
         if current is None:
             return set()
@@ -240,7 +259,23 @@ def _fields_at(model: type[BaseModel], loc: Loc) -> set[str]:
     return set(cls.model_fields) if cls is not None else set()
 
 
+def _tagged(annotation: Any, part: str | int) -> Any:
+    """The branch of the tagged union `annotation` whose tag is `part`, else None."""
+    for arg in typing.get_args(_bare(annotation)) if isinstance(part, str) else ():
+        if any(isinstance(m, Tag) and m.tag == part for m in getattr(arg, "__metadata__", ())):
+            return _bare(arg)
+    return None
+
+
+def _bare(annotation: Any) -> Any:
+    """`annotation` without its `Annotated[...]` wrappers (a Tag, a Discriminator)."""
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
 def _descend(annotation: Any, part: str | int) -> Any:
+    annotation = _bare(annotation)
     cls = _model_in(annotation)
     if cls is not None and isinstance(part, str) and part in cls.model_fields:
         return cls.model_fields[part].annotation
@@ -259,10 +294,11 @@ def _descend(annotation: Any, part: str | int) -> Any:
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:
+    annotation = _bare(annotation)
     if _is_model(annotation):
         return annotation
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        for arg in typing.get_args(annotation):
+        for arg in map(_bare, typing.get_args(annotation)):
             if _is_model(arg):
                 return arg
     return None

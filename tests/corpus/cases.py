@@ -125,7 +125,7 @@ cases(
     "case_message_bad_role",
     one_bad("{id: b, input: [{role: robot, content: hi}], reference: y}"),
     "projects/case_message_bad_role/arena.yaml:4: tests[[]1].input[[]0].role: Input should be"
-    " 'system', 'user', 'assistant' or 'tool' (got str 'robot')",
+    " 'system', 'user' or 'assistant' (got str 'robot')",
 )
 cases(
     "case_message_without_content",
