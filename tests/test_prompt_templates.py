@@ -133,3 +133,96 @@ def test_a_system_prompt_needs_no_variable(
         "tests:\n  - {id: a, input: x, reference: x}\n",
     )
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_input_in_a_system_prompt_is_an_error_for_a_chat_input(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """{input} was the chat's messages dumped as JSON, image data and all: megabytes of
+    system prompt, billed and kept in the report."""
+    make_project(
+        "chat",
+        """
+        models:
+          default: [agent]
+          define:
+            agent: {connector: python, callable: "agent:run"}
+        prompt:
+          system: "Describe {input}."
+        tests:
+          - {id: plain, input: cat, reference: "Describe cat. | cat"}
+          - id: chart
+            input:
+              - {role: user, content: [{type: text, text: What does it show?}]}
+            reference: x
+        """,
+        files={"agent.py": AGENT},
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["projects/chat/arena.yaml:9: prompt.system uses {input}, which this case's input lacks"]
+    )
+
+
+def test_id_is_the_cases_id_even_beside_an_input_key_named_id(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """An input's own `id` key filled in {id} instead (the agent got "Sys for inner-id");
+    an `input` key, though, is what {input} fills in."""
+    make_project(
+        "ids",
+        """
+        models:
+          default: [agent]
+          define:
+            agent: {connector: python, callable: "agent:run"}
+        prompt:
+          system: "Sys for {id}."
+          template: "{input} in {language}"
+        tests:
+          - id: fr
+            input: {language: French, input: the cat, id: inner-id}
+            reference: "Sys for fr. | the cat in French"
+        """,
+        files={"agent.py": AGENT},
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_a_brace_closed_but_not_around_a_name_is_sent_as_written(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """'{return 1;}' was "'{return' is never closed: write '{return}'": it is closed, and
+    that fix makes it a variable the input lacks."""
+    make_project(
+        "code",
+        """
+        models:
+          default: [agent]
+          define:
+            agent: {connector: python, callable: "agent:run"}
+        prompt:
+          system: "Write C like: if (x) {return 1;}"
+        tests:
+          - {id: a, input: x, reference: "Write C like: if (x) {return 1;} | x"}
+        """,
+        files={"agent.py": AGENT},
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_a_variable_left_open_before_a_later_brace_is_never_closed(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """The '}' of a later '{a: 1}' made '{input,' pass for a brace written as it is."""
+    make_project(
+        "open",
+        'models: [sim_echo]\nprompt:\n  template: "Q: {input, as in {a: 1}"\n'
+        "tests:\n  - {id: a, input: x, reference: x}\n",
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["projects/open/arena.yaml:3: prompt.template: '{input' is never closed: write '{input}'"]
+    )

@@ -13,8 +13,9 @@ from pytest_arena.spec.case import Case, as_text
 
 NAME = r"[^\W\d]\w*"  # a variable's name: letters (any script), digits and '_'; not a digit first
 _PART = re.compile(rf"\{{\{{|\}}\}}|\{{({NAME})\}}")
-_UNCLOSED = re.compile(rf"\{{{NAME}(?=\s|$)")  # "{input" then a space or the end
-_OPEN = re.compile(rf"\{{{NAME}(?=[^}}\w])")  # "{input," and the like
+# "{input" unclosed: at the end, before spaces and "}" ("{input }"), or with no "}" before
+# the next "{"; "{red, green}" and "{return 1;}" are braces written as they are
+_UNCLOSED = re.compile(rf"\{{{NAME}(?=\s*\}}|$|[^}}\w][^{{}}]*(?:\{{|$))")
 _JINJA = re.compile(rf"\{{\{{\s+({NAME})\s+\}}\}}")  # "{{ input }}", Jinja's way
 # Jinja's statements and comments: "{% if x %}", "{# note #}"
 _JINJA_TAGS = (
@@ -73,9 +74,7 @@ class Template:
             tag = pattern.search(self.text)
             if tag:
                 return f"'{tag.group(0)}' is sent as written, braces and all: {what}"
-        unclosed = _UNCLOSED.search(text) or next(
-            (m for m in _OPEN.finditer(text) if "}" not in text[m.end() :]), None
-        )  # "{red, green}" is a brace written as it is; "{input, briefly" is a slip
+        unclosed = _UNCLOSED.search(text)
         if unclosed:
             return f"'{unclosed.group(0)}' is never closed: write '{unclosed.group(0)}}}'"
         jinja = _JINJA.search(self.text)
@@ -107,13 +106,15 @@ def compile_template(text: str) -> Template:
 
 
 def variables(case: Case) -> dict[str, Any]:
-    """The names a template may use for this case."""
-    values: dict[str, Any] = {"id": case.id}
+    """The names a template may use for this case: `id` is the case's, whatever its input's
+    keys; chat messages give no `input` (their dump, images and all, is no prompt text)."""
+    values: dict[str, Any] = {}
     if isinstance(case.input, dict):
         values.update(case.input)
-        values.setdefault("input", case.input)
-    else:
+        values.setdefault("input", case.input)  # an "input" key is the one meant
+    elif not isinstance(case.input, list):
         values["input"] = case.input
+    values["id"] = case.id
     return values
 
 
