@@ -161,7 +161,11 @@ def test_input_in_a_system_prompt_is_an_error_for_a_chat_input(
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
-        ["projects/chat/arena.yaml:9: prompt.system uses {input}, which this case's input lacks"]
+        [
+            "projects/chat/arena.yaml:9: prompt.system uses {input}, but this case's input is a"
+            " chat (a list of messages), which a prompt cannot hold",
+            "  fix: give the chat its own system message, or take {input} out of prompt.system",
+        ]
     )
 
 

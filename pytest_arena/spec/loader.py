@@ -487,6 +487,22 @@ def _add(project: ProjectFile, case: Case, seen: dict[str, tuple[Path, int]]) ->
     }
     for key, text in used.items():
         missing = compile_template(text).missing(variables(case)) if text else []
+        if missing == ["input"] and chat is not None:  # a chat is not text to put in one
+            project.problems.append(
+                CaseProblem(
+                    case.id,
+                    Problem(
+                        case.source,
+                        case.line,
+                        f"prompt.{key} uses {{input}}, but this case's input is a chat (a list"
+                        " of messages), which a prompt cannot hold",
+                        hint=f"give the chat its own system message, or take {{input}} out of"
+                        f" prompt.{key}",
+                    ),
+                    case.dataset,
+                )
+            )
+            return
         if missing:
             project.problems.append(
                 CaseProblem(
