@@ -487,37 +487,22 @@ def _add(project: ProjectFile, case: Case, seen: dict[str, tuple[Path, int]]) ->
     }
     for key, text in used.items():
         missing = compile_template(text).missing(variables(case)) if text else []
+        if not missing:
+            continue
+        said = f"prompt.{key} uses {{{missing[0]}}}, which this case's input lacks"
+        hint = (
+            f"give the case an input mapping with that key, or change the {key}"
+            " (write {{ and }} for a literal brace)"
+        )
         if missing == ["input"] and chat is not None:  # a chat is not text to put in one
-            project.problems.append(
-                CaseProblem(
-                    case.id,
-                    Problem(
-                        case.source,
-                        case.line,
-                        f"prompt.{key} uses {{input}}, but this case's input is a chat (a list"
-                        " of messages), which a prompt cannot hold",
-                        hint=f"give the chat its own system message, or take {{input}} out of"
-                        f" prompt.{key}",
-                    ),
-                    case.dataset,
-                )
+            said = (
+                f"prompt.{key} uses {{input}}, but this case's input is a chat (a list of"
+                " messages), which a prompt cannot hold"
             )
-            return
-        if missing:
-            project.problems.append(
-                CaseProblem(
-                    case.id,
-                    Problem(
-                        case.source,
-                        case.line,
-                        f"prompt.{key} uses {{{missing[0]}}}, which this case's input lacks",
-                        hint=f"give the case an input mapping with that key, or change the {key}"
-                        " (write {{ and }} for a literal brace)",
-                    ),
-                    case.dataset,
-                )
-            )
-            return
+            hint = f"give the chat its own system message, or take {{input}} out of prompt.{key}"
+        problem = Problem(case.source, case.line, said, hint=hint)
+        project.problems.append(CaseProblem(case.id, problem, case.dataset))
+        return
     if case.id in seen:
         first_path, first_line = seen[case.id]
         where = (
