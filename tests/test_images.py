@@ -350,3 +350,82 @@ tests:
         "type": "image_url",
         "image_url": {"url": "https://example.com/ref.png"},
     }
+
+
+def test_a_url_whose_scheme_is_in_capitals_is_sent_as_a_url_not_read_as_a_file(
+    pytester: pytest.Pytester, make_project: MakeProject, server: FakeLLMServer
+) -> None:
+    """'HTTPS://example.com/a.png' was "image file 'HTTPS://example.com/a.png' does not
+    exist": a URL's scheme is written in any case (RFC 3986)."""
+    data = base64.b64encode(PNG).decode()
+    project = photo(server.base_url, server.root_url, "gpt, claude").split("tests:")[0]
+    make_project(
+        "pics",
+        project
+        + f"""
+tests:
+  - id: caps
+    input:
+      - role: user
+        content:
+          - {{type: text, text: "[[answer=three]] How many?"}}
+          - {{type: image_url, image_url: {{url: "HTTPS://Example.com/A.png"}}}}
+          - {{image: "Http://example.com/b.png"}}
+          - {{image: "DATA:image/png;base64,{data}"}}
+    reference: three
+""",
+    )
+    report = pytester.path / "report.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--arena-json={report}")
+    result.assert_outcomes(passed=2)
+    openai = next(b for b in server.bodies if b.get("model") == "vision" and "max_tokens" not in b)
+    assert [part["image_url"]["url"] for part in openai["messages"][0]["content"][1:]] == [
+        "https://Example.com/A.png",
+        "http://example.com/b.png",
+        f"data:image/png;base64,{data}",
+    ]
+    anthropic = next(b for b in server.bodies if "max_tokens" in b)
+    assert [block["source"] for block in anthropic["messages"][0]["content"][1:]] == [
+        {"type": "url", "url": "https://Example.com/A.png"},
+        {"type": "url", "url": "http://example.com/b.png"},
+        {"type": "base64", "media_type": "image/png", "data": data},
+    ]
+    sent = json.dumps([r["messages"] for r in json.loads(report.read_text())["records"]])
+    assert data not in sent and f"data:image/png;base64,... ({len(PNG)} bytes)" in sent
+
+
+def test_a_data_url_in_capitals_that_a_hook_adds_is_sent_inline(
+    pytester: pytest.Pytester, make_project: MakeProject, server: FakeLLMServer
+) -> None:
+    """Anthropic got 'DATA:image/png;base64,...' as a url source, which it cannot fetch, and
+    the records kept the image's base64."""
+    data = base64.b64encode(PNG).decode()
+    hooks = (
+        "def pre_request(request, case, context):\n"
+        f"    url = 'DATA:Image/PNG;base64,{data}'\n"
+        "    part = {'type': 'image_url', 'image_url': {'url': url}}\n"
+        "    request.messages[-1]['content'].append(part)\n"
+    )
+    project = photo(server.base_url, server.root_url, "claude").split("tests:")[0]
+    make_project(
+        "pics",
+        project
+        + """
+tests:
+  - id: added
+    input:
+      - {role: user, content: [{type: text, text: "[[answer=one]] How many?"}]}
+    reference: one
+""",
+        {"hooks.py": hooks},
+    )
+    report = pytester.path / "report.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--arena-json={report}")
+    result.assert_outcomes(passed=1)
+    anthropic = next(b for b in server.bodies if "max_tokens" in b)
+    assert anthropic["messages"][0]["content"][1] == {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": data},
+    }
+    sent = json.dumps([r["messages"] for r in json.loads(report.read_text())["records"]])
+    assert data not in sent and f"DATA:Image/PNG;base64,... ({len(PNG)} bytes)" in sent

@@ -230,3 +230,69 @@ def test_a_variable_left_open_before_a_later_brace_is_never_closed(
     result.stdout.fnmatch_lines(
         ["projects/open/arena.yaml:3: prompt.template: '{input' is never closed: write '{input}'"]
     )
+
+
+def test_a_null_that_a_prompt_fills_in_is_an_error_at_its_line_and_the_other_cases_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """`topic: null` was filled in as the text "null": the model was sent 'Q: hi T: null'.
+    A null that no prompt uses is data, which a python agent gets as None."""
+    agent = (
+        "def run(messages, request):\n"
+        "    note = request.case.input.get('note')\n"
+        "    return ' | '.join(m['content'] for m in messages) + f' | note={note!r}'\n"
+    )
+    make_project(
+        "nulls",
+        """
+        models:
+          default: [agent]
+          define:
+            agent: {connector: python, callable: "agent:run"}
+        prompt:
+          system: "Answer in {language}."
+          template: "Q: {question} T: {topic}"
+        tests:
+          - id: flow
+            input: {question: hi, topic: null, language: French}
+            reference: "Answer in French. | Q: hi T:  | note=None"
+          - id: block
+            input:
+              question: hi
+              topic: x
+              language: null
+            reference: "Answer in . | Q: hi T: x | note=None"
+          - id: unused
+            input: {question: hi, topic: x, language: French, note: null}
+            reference: "Answer in French. | Q: hi T: x | note=None"
+        datasets: [rows.jsonl, rows.yaml]
+        """,
+        files={
+            "agent.py": agent,
+            "rows.jsonl": '{"id": "j1", "input": {"question": "a", "topic": "b",'
+            ' "language": "Latin"}, "reference": "Answer in Latin. | Q: a T: b | note=None"}\n'
+            '{"id": "j2", "input": {"question": "a", "topic": null, "language": "Latin"},'
+            ' "reference": "Answer in Latin. | Q: a T:  | note=None"}\n',
+            "rows.yaml": "- id: y1\n  input:\n    question: a\n    topic: null\n"
+            "    language: Latin\n  reference: x\n",
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rA")
+    result.assert_outcomes(passed=2, errors=4)
+    result.stdout.fnmatch_lines(["PASSED projects/nulls/arena.yaml::unused[[]agent]"])
+    result.stdout.fnmatch_lines(["PASSED projects/nulls/rows.jsonl::j1[[]agent]"])
+    for where, prompt, name in [
+        ("arena.yaml:10", "template", "topic"),
+        ("arena.yaml:16", "system", "language"),  # the null's own line, not the case's
+        ("rows.jsonl:2", "template", "topic"),
+        ("rows.yaml:4", "template", "topic"),
+    ]:
+        result.stdout.fnmatch_lines(
+            [
+                f"projects/nulls/{where}: prompt.{prompt} uses {{{name}}}, whose value in this"
+                " case's input is null",
+                f"  fix: write its text ('' for an empty one), or take {{{name}}} out of"
+                f" prompt.{prompt}",
+            ]
+        )
+    result.stdout.no_fnmatch_line("*null | note*")

@@ -21,7 +21,7 @@ MEDIA_TYPES = {
     ".webp": "image/webp",
 }
 MAX_IMAGE_BYTES = 20 * 1024 * 1024  # what OpenAI and Anthropic accept at most, about
-REMOTE = ("http://", "https://", "data:")
+REMOTE = ("http://", "https://", "data:")  # a URL's scheme, in any case (RFC 3986)
 IMAGE_TOKENS = 85  # what the simulated models count an image as (OpenAI's low detail)
 
 
@@ -34,12 +34,13 @@ class ImageProblem(ValueError):
 
 
 def image_part(source: str, root: Path, alt: str | None, detail: str | None) -> dict[str, Any]:
-    """The OpenAI content part for `source`: a URL as it is, a file of the project (relative
-    to `root`) read now (once a run: cases that show it share its text) and sent as a
-    base64 data URL of the type its first bytes say. ImageProblem if the file cannot be, or
-    holds no PNG, JPEG, GIF or WebP image."""
-    if source.startswith(REMOTE):
-        url = source
+    """The OpenAI content part for `source`: a URL as it is (its scheme in small letters), a
+    file of the project (relative to `root`) read now (once a run: cases that show it share
+    its text) and sent as a base64 data URL of the type its first bytes say. ImageProblem if
+    the file cannot be, or holds no PNG, JPEG, GIF or WebP image."""
+    if is_url(source):
+        scheme, colon, rest = source.partition(":")
+        url = scheme.lower() + colon + rest  # `HTTPS:` as providers expect it: `https:`
     else:
         path = root / source
         if path.suffix.lower() not in MEDIA_TYPES:
@@ -55,6 +56,17 @@ def image_part(source: str, root: Path, alt: str | None, detail: str | None) -> 
     if alt is not None:
         part["alt"] = alt
     return part
+
+
+def is_url(source: str) -> bool:
+    """Whether `source` is an http(s) or data URL rather than a file: its scheme written in
+    any case (`HTTPS://`, `Data:`), as URLs' schemes are (RFC 3986)."""
+    return source[:8].lower().startswith(REMOTE)
+
+
+def is_data_url(url: str) -> bool:
+    """Whether `url` is a data URL (the image itself, inline), `data:` in any case."""
+    return url[:5].lower() == "data:"
 
 
 # data URLs made this run, by file (its real path, inode, times and size): 200 cases that
@@ -223,9 +235,9 @@ def anthropic_content(content: Any) -> Any:
             blocks.append({"type": "text", "text": part.get("text", "")})
         elif part.get("type") == "image_url":
             url = str(part["image_url"]["url"])
-            if url.startswith("data:"):
+            if is_data_url(url):
                 head, _, data = url.partition(",")
-                media = head.removeprefix("data:").split(";")[0]
+                media = head[5:].split(";")[0].lower()
                 source = {"type": "base64", "media_type": media, "data": data}
             else:
                 source = {"type": "url", "url": url}
@@ -248,7 +260,7 @@ def _short(part: Any) -> Any:
     if not isinstance(part, Mapping) or part.get("type") != "image_url":
         return part
     url = str(part["image_url"].get("url", ""))
-    if not url.startswith("data:"):
+    if not is_data_url(url):
         return dict(part)
     head, _, data = url.partition(",")
     size = len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))  # less the padding

@@ -142,7 +142,7 @@ def load_project(path: Path, *, keep_raw: bool = True) -> ProjectFile:
             at = lines.line((*loc, "input", exc.index, "content", exc.part)) or line
             project.problems.append(CaseProblem(name, _image_problem(exc, path, at)))
             continue
-        _add(project, case, seen)
+        _add(project, case, seen, lines, (*loc, "input"))
     if not keep_raw:
         spec.tests = []
         lines.forget_below(("tests",))
@@ -475,7 +475,16 @@ def _image_problem(exc: _BadImage, path: Path, line: int | None) -> Problem:
     return Problem(path, line, str(exc.problem), key=key, hint=exc.problem.hint)
 
 
-def _add(project: ProjectFile, case: Case, seen: dict[str, tuple[Path, int]]) -> None:
+def _add(
+    project: ProjectFile,
+    case: Case,
+    seen: dict[str, tuple[Path, int]],
+    lines: LineMap | None = None,
+    at: Loc = (),
+) -> None:
+    """Add `case` to `project`, or its problem: a variable its prompt uses that its input
+    lacks or holds null (said at the null's line, `at` in `lines`, where they have it), or
+    an id taken."""
     prompt = project.spec.prompt
     chat = case.input if isinstance(case.input, list) else None
     own_system = chat is not None and any(
@@ -485,22 +494,34 @@ def _add(project: ProjectFile, case: Case, seen: dict[str, tuple[Path, int]]) ->
         "template": None if chat is not None else prompt.template,
         "system": None if own_system else prompt.system,
     }
+    values = variables(case)
     for key, text in used.items():
-        missing = compile_template(text).missing(variables(case)) if text else []
-        if not missing:
+        template = compile_template(text) if text else None
+        missing = template.missing(values) if template else []
+        nulls = template.nulls(values) if template else []
+        if not missing and not nulls:
             continue
-        said = f"prompt.{key} uses {{{missing[0]}}}, which this case's input lacks"
-        hint = (
-            f"give the case an input mapping with that key, or change the {key}"
-            " (write {{ and }} for a literal brace)"
-        )
-        if missing == ["input"] and chat is not None:  # a chat is not text to put in one
+        line = case.line
+        if not missing:  # null would be sent as the text "null"
+            said = f"prompt.{key} uses {{{nulls[0]}}}, whose value in this case's input is null"
+            hint = (
+                f"write its text ('' for an empty one), or take {{{nulls[0]}}} out of prompt.{key}"
+            )
+            if lines is not None:
+                line = lines.line((*at, nulls[0])) or line
+        elif missing == ["input"] and chat is not None:  # a chat is not text to put in one
             said = (
                 f"prompt.{key} uses {{input}}, but this case's input is a chat (a list of"
                 " messages), which a prompt cannot hold"
             )
             hint = f"give the chat its own system message, or take {{input}} out of prompt.{key}"
-        problem = Problem(case.source, case.line, said, hint=hint)
+        else:
+            said = f"prompt.{key} uses {{{missing[0]}}}, which this case's input lacks"
+            hint = (
+                f"give the case an input mapping with that key, or change the {key}"
+                " (write {{ and }} for a literal brace)"
+            )
+        problem = Problem(case.source, line, said, hint=hint)
         project.problems.append(CaseProblem(case.id, problem, case.dataset))
         return
     if case.id in seen:
@@ -770,7 +791,7 @@ def _load_row(
             at = row.lines.line((*row.loc, "input", exc.index, "content", exc.part)) or at
         project.problems.append(CaseProblem(name, _image_problem(exc, file, at), rel))
         return
-    _add(project, case, seen)
+    _add(project, case, seen, row.lines, (*row.loc, column_of.get("input", "input")))
 
 
 def _misspelt(

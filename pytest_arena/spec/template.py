@@ -65,6 +65,10 @@ class Template:
     def missing(self, values: Mapping[str, Any]) -> list[str]:
         return sorted(self.fields - set(values))
 
+    def nulls(self, values: Mapping[str, Any]) -> list[str]:
+        """The variables it fills in whose value is null (it would send the text "null")."""
+        return sorted(name for name in self.fields if name in values and values[name] is None)
+
     def mistake(self, needs_variable: bool = True) -> str | None:
         """A likely slip in the template's syntax (it would be sent as written), or None.
         `needs_variable`: one that fills in no variable is a slip too (a system prompt need
