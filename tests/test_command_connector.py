@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import shutil
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -98,15 +98,58 @@ def test_the_agent_reads_stdin_and_the_case_and_writes_in_its_workspace(tmp_path
     assert not connector.cacheable and connector.wants_workspace
 
 
-def test_without_a_workspace_the_agent_gets_a_fresh_folder(tmp_path: Path) -> None:
-    connector = build(tmp_path, python_command("agent.py"), {"agent.py": AGENT})
+def test_without_a_workspace_the_agent_gets_a_fresh_folder_removed_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))  # TMPDIR, as tempfile read it
+    connector = build(tmp_path / "project", python_command("agent.py"), {"agent.py": AGENT})
     response = connector.complete(request(None))
-    workspace = Path(response.meta["workspace"])
-    try:
-        assert workspace.parent.name.startswith("arena-agent-")
-        assert (workspace / "notes.txt").exists()
-    finally:
-        shutil.rmtree(workspace.parent)  # the folder is the caller's to remove, as here
+    workspace = Path(json.loads(response.text)["workspace"])
+    assert workspace.parent.parent == temp
+    assert workspace.parent.name.startswith("arena-agent-")
+    assert "workspace" not in response.meta  # gone: the answer names no folder
+    assert list(temp.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "said"),
+    [
+        ("import sys\nsys.exit('no plan')\n", "exited with status 1"),
+        ("print('not json')\n", "not a JSON object"),
+        ("open('started', 'w').close()\nimport time\ntime.sleep(60)\n", "cancelled"),
+    ],
+)
+def test_a_failed_call_without_a_workspace_leaves_no_folder_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str, said: str
+) -> None:
+    """Its `arena-agent-*` folder, with the case's JSON files, was left in the temp folder
+    by every call that failed."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    settings = python_command("agent.py") + "output: json\n"
+    connector = build(tmp_path / "project", settings, {"agent.py": agent})
+
+    async def ask() -> str:
+        task = asyncio.ensure_future(connector.acomplete(request(None)))
+        if said == "cancelled":  # as the engine's timeout does, once the agent runs
+            for _ in range(200):
+                if list(temp.glob("arena-agent-*/workspace/started")):
+                    break
+                await asyncio.sleep(0.05)
+            task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return "cancelled"
+        except ConnectorError as exc:
+            return str(exc)
+        return "answered"
+
+    assert said in asyncio.run(ask())
+    assert list(temp.iterdir()) == []
 
 
 def test_a_relative_program_is_taken_from_the_project_folder(tmp_path: Path) -> None:

@@ -196,10 +196,20 @@ class CommandConnector(Connector):
         return argv
 
     async def acomplete(self, request: Request) -> Response:
-        if request.workspace is None:
-            workspace = Path(tempfile.mkdtemp(prefix="arena-agent-")) / "workspace"
-        else:
-            workspace = request.workspace
+        """The program's answer, run in `request.workspace`; without one (a call from your
+        own code), in a temporary folder that is removed after the call, failed or not, and
+        that the answer's meta does not name."""
+        if request.workspace is not None:
+            return await self._answer(request, request.workspace)
+        own = Path(tempfile.mkdtemp(prefix="arena-agent-"))  # the workspace and its case files
+        try:
+            response = await self._answer(request, own / "workspace")
+        finally:
+            shutil.rmtree(own, ignore_errors=True)
+        response.meta.pop("workspace")
+        return response
+
+    async def _answer(self, request: Request, workspace: Path) -> Response:
         workspace.mkdir(parents=True, exist_ok=True)
         case = request.case
         about = {"id": case.id, "input": case.input, "tags": list(case.tags)}
