@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from pytest_arena.engine.money import dollars
+from pytest_arena.numbers import signed
+from pytest_arena.reports.comparison import ModelComparison, aggregate_lines
 from tests.conftest import ARENA, MakeProject
 
 PROJECT = """
@@ -83,3 +86,35 @@ def test_a_report_holding_a_record_twice_is_refused_naming_it(
     other["records"].append(dict(other["records"][1], project="theirs"))
     (pytester.path / "other.json").write_text(json.dumps(other))
     assert pytester.run(*ARENA, "compare", "a.json", "other.json").ret == 0
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "said"),
+    [
+        (0.000101, 0.0001009999, "$0.00"),  # a change that rounds to $0: no sign
+        (0.0001009999, 0.000101, "$0.00"),
+        (1.25, 1.25, "$0.00"),
+        (0.5, 0.75, "+$0.25"),
+        (0.75, 0.5, "-$0.25"),
+        (0.000101, 0.000088, "-$0.000013"),
+        (2.0, 14.5, "+$12.50"),
+    ],
+)
+def test_a_cost_change_is_signed_unless_it_rounds_to_0(
+    before: float, after: float, said: str
+) -> None:
+    item = ModelComparison("p", "m", {"cost": before}, {"cost": after})
+    (cost,) = [line for line in aggregate_lines(item) if line[0] == "cost"]
+    assert cost[3] == said
+
+
+def test_a_change_in_dollars_follows_the_rule_of_every_signed_change() -> None:
+    assert [signed(d, dollars) for d in (0.25, -0.25, 1e-9, -1e-9, 0.0, -0.0)] == [
+        "+$0.25",
+        "-$0.25",
+        "$0.00",
+        "$0.00",
+        "$0.00",
+        "$0.00",
+    ]
+    assert [signed(d) for d in (0.5, -1e-9)] == ["+0.500", "0.000"]  # as a format spec writes

@@ -395,9 +395,7 @@ def aggregate_lines(item: ModelComparison) -> list[tuple[str, str, str, str]]:
         if isinstance(x, int | float) and isinstance(y, int | float):
             d = y - x
             if metric == "cost":
-                shown = dollars(abs(d))  # unsigned when it rounds to 0, as signed() writes
-                zero = not any(digit in shown for digit in "123456789")
-                delta = shown if zero else ("+" if d >= 0 else "-") + shown
+                delta = signed(d, dollars)
             elif metric == "latency_ms":
                 delta = f"{signed(d, '.0f')} ms"
             elif metric == "pass_rate":
