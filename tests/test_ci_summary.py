@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pytest_arena.record import FAILED, PASSED, Record
@@ -187,3 +189,82 @@ def test_the_job_summary_shows_emphasis_and_bare_links_as_written(
         "see http:<wbr>//x, https:<wbr>//e.com/a\\_b, www.<wbr>e.com or me@<wbr>e.com"
     )
     assert escape_markdown("pass@k: //x") == "pass@<wbr>k: //x"
+
+
+def test_names_at_a_lines_start_make_no_heading_or_list_in_the_job_summary(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each model against the leader has a line that starts with its key: models `-`, `+`
+    and `1.` made those lines list items; and a project named `# evil #` lost its last `#`
+    to the heading's closing sequence."""
+    echo = "{profile: sim_echo}"
+    make_project(
+        "evil",
+        f"""
+        name: "# evil #"
+        models:
+          default: [sim_perfect, "-", "+", "1."]
+          define: {{"-": {echo}, "+": {echo}, "1.": {echo}}}
+        tests:
+          - {{id: a, input: "Capital of France?", reference: Paris}}
+          - {{id: b, input: "Capital of Spain?", reference: Madrid}}
+        """,
+    )
+    summary = pytester.path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    pytester.runpytest("projects")
+    lines = summary.read_text().splitlines()
+    # a heading, a list item, a quote or a heading's underline, as GitHub reads a line
+    block = re.compile(r" {0,3}(#{1,6}|[-+*>]|\d{1,9}[.)])(\s|$)| {0,3}(=+|-+) *$")
+    assert [line for line in lines if block.match(line)] == ["### arena leaderboard: \\# evil \\#"]
+    against = [line.split(" -1.000 ")[0] for line in lines if " -1.000 (95% CI" in line]
+    assert sorted(against) == ["  1\\.", "  \\+", "  \\-"]
+    assert escape_markdown("# title") == "\\# title"
+    assert escape_markdown("---") == "\\---"
+    assert escape_markdown("=") == "\\="
+    assert escape_markdown("-1.5 and 1.5, a - b") == "-1.5 and 1.5, a - b"  # no marker
+
+
+@pytest.mark.parametrize("reports", [[], ["--arena-json", "r.json"]], ids=["alone", "json"])
+def test_the_job_summary_says_whose_cases_a_spent_budget_kept_from_running(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    monkeypatch: pytest.MonkeyPatch,
+    reports: list[str],
+) -> None:
+    """A run the budget kept from every case wrote no summary, or with a report an empty
+    table and `composite = 0`; a project it kept from every case beside one that ran, the
+    same empty table."""
+    priced = "{profile: sim_perfect, price: {input_per_mtok: 1, output_per_mtok: 1}}"
+    make_project(
+        "p",
+        f"""
+        models:
+          default: [cheap, dear]
+          define: {{cheap: {priced}, dear: {priced}}}
+        tests:
+          - {{id: a, input: one, reference: one}}
+          - {{id: b, input: two, reference: two, models: [dear]}}
+        """,
+    )
+    make_project("q", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
+    summary = pytester.path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    said = "no answer was graded: cheap's 1 case and dear's 2 cases not run: budget spent"
+    pytester.runpytest("projects/p", "--arena-max-cost", "0", *reports)
+    assert summary.read_text().splitlines() == [
+        "### arena: no case was graded",
+        "",
+        f"> ⚠️ p: {said}",
+        "",
+    ]
+    summary.unlink()
+    with (pytester.path / "projects" / "p" / "arena.yaml").open("a") as yaml:
+        yaml.write("budget: {max_cost: 0}\n")  # p's own: q beside it runs
+    pytester.runpytest("projects", *reports)
+    text = summary.read_text()
+    assert text.startswith(
+        f"### arena leaderboard: p\n\nnote: {said}  \n\n### arena leaderboard: q\n"
+    )
+    assert sum(line.startswith("|--") for line in text.splitlines()) == 1  # q's table alone
+    assert text.count("composite = ") == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 from html.parser import HTMLParser
 from typing import Any
 
@@ -13,6 +14,8 @@ from pytest_arena.record import FAILED, PASSED, Record
 from pytest_arena.reports import html
 from pytest_arena.reports.json_report import build_report
 from pytest_arena.reports.leaderboard import build_boards
+from pytest_arena.reports.tables import render_board
+from tests.browser import Browser
 from tests.conftest import MakeProject
 
 SHOWN = {"composite": "composite", "accuracy": "accuracy", "pass_rate": "pass rate"}
@@ -166,3 +169,82 @@ def test_a_report_from_before_the_board_had_intervals_shows_none() -> None:
     cells = boards_of(html.render(data))["p"]["m"]
     assert [cells[c].text for c in SHOWN.values()] == ["0.500", "0.500", "50.0%"]
     assert all(cells[c].interval is None for c in SHOWN.values())
+
+
+def test_the_power_line_says_what_weighted_cases_count_as_as_the_terminal_does() -> None:
+    """One case of weight 1,000 among 39 of weight 1: the page says they count as 1.1, as
+    the terminal does; a report from before it said so reads as it did."""
+    recs = [
+        Record("p", f"c{i:02}", model, PASSED if ok else FAILED, float(ok), ok, weight=w)
+        for i, w in enumerate([1000.0] + [1.0] * 39)
+        for model, ok in (("a", True), ("b", i % 4 != 0))
+    ]
+    boards = build_boards(recs)
+    (said,) = [x for x in render_board(boards[0]).splitlines() if x.startswith("power:")]
+    assert "with 40 paired cases, counting as 1.1 with their weights (" in said
+    data = build_report(recs, boards)
+    lines = re.findall(r'<p class="verdict">([^<]*)</p>', html.render(data))
+    assert said in [unescape(x) for x in lines]
+    del data["leaderboards"][0]["power"]["effective_cases"]
+    lines = re.findall(r'<p class="verdict">([^<]*)</p>', html.render(data))
+    (older,) = [unescape(x) for x in lines if x.startswith("power:")]
+    assert older.startswith("power: with 40 paired cases (sd of the differences")
+    assert "weight" not in older
+
+
+def test_a_project_the_budget_kept_from_every_case_shows_its_note_alone(
+    pytester: pytest.Pytester, make_project: MakeProject, browser: Browser
+) -> None:
+    """Its board has no row: the page drew an empty table, `composite = 0`, empty plots and
+    an empty table in the case matrix for it, where the terminal prints its note alone."""
+    priced = "{profile: sim_perfect, price: {input_per_mtok: 1, output_per_mtok: 1}}"
+    make_project(
+        "p",
+        f"""
+        models:
+          default: [cheap, dear]
+          define: {{cheap: {priced}, dear: {priced}}}
+        tests:
+          - {{id: a, input: one, reference: one}}
+          - {{id: b, input: two, reference: two, models: [dear]}}
+        """,
+    )
+    make_project("q", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
+    browser.before_load(
+        "window.errors = []; addEventListener('error', e => errors.push(e.message))"
+    )
+
+    def shown(project: str) -> list[Any]:
+        """The project's title, its notes, and how many tables, plots and formulas it has."""
+        section = f"document.querySelector('section[data-project={project}]')"
+        return [
+            browser.js(f"{section}.querySelector('h2').textContent"),
+            browser.js(f"[...{section}.querySelectorAll('p.note')].map(p => p.textContent)"),
+            browser.js(f"{section}.querySelectorAll('table, svg, .formula').length"),
+        ]
+
+    def run(*args: str) -> list[str]:
+        """Run with `args`; the page's case matrix's tables, after it opened without error."""
+        pytester.runpytest("-p", "no:cacheprovider", *args, "--arena-html", "r.html")
+        browser.open((pytester.path / "r.html").as_uri())
+        assert browser.js("document.documentElement.dataset.ready") == "1"
+        assert browser.js("errors") == []
+        tables: list[str] = browser.js(
+            "[...document.querySelectorAll('table.matrix')].map(t => t.caption.textContent)"
+        )
+        return tables
+
+    p_said = "note: no answer was graded: cheap's 1 case and dear's 2 cases not run: budget spent"
+    assert run("--arena-max-cost", "0") == []  # no record: no case matrix
+    assert shown("p") == ["p", [p_said], 0]
+    assert shown("q") == [
+        "q",
+        ["note: no answer was graded: sim_perfect's 1 case not run: budget spent"],
+        0,
+    ]
+    with (pytester.path / "projects" / "p" / "arena.yaml").open("a") as yaml:
+        yaml.write("budget: {max_cost: 0}\n")  # p's own: q beside it runs
+    assert run() == ["q"]
+    assert shown("p") == ["p", [p_said], 0]
+    assert browser.js("document.querySelectorAll('[data-project=q] table.board tr').length") == 2
+    assert browser.js("document.querySelectorAll('[data-project=q] .plots svg').length") == 3

@@ -428,3 +428,31 @@ def test_a_run_xdist_stops_after_its_last_case_did_not_stop_early(
     assert "stopped early" not in result.stdout.str() + summary.read_text()
     report = json.loads((pytester.path / "out.json").read_text())
     assert (report["stopped_early"], len(report["records"])) == (False, 1)
+
+
+def weighted(weights: list[float]) -> list[Record]:
+    """Cases c0, c1... of these weights: `a` passes every one, `b` every other one."""
+    return [
+        Record("p", f"c{i}", model, PASSED if ok else FAILED, float(ok), ok, weight=w)
+        for i, w in enumerate(weights)
+        for model, ok in (("a", True), ("b", i % 2 == 1))
+    ]
+
+
+def test_the_power_says_what_weighted_cases_count_as() -> None:
+    """The power line's cases counted as Kish's effective number of them, (Σw)² / Σw²:
+    the report gave their count alone."""
+    recs = weighted([1000.0] + [1.0] * 39)
+    report = build_report(recs, build_boards(recs))
+    jsonschema.validate(report, schema())
+    power = report["leaderboards"][0]["power"]
+    assert power["cases"] == 40
+    assert power["effective_cases"] == pytest.approx(1039**2 / (1000**2 + 39))
+    plain = weighted([1.0] * 40)
+    equal = build_report(plain, build_boards(plain))["leaderboards"][0]["power"]
+    assert equal["effective_cases"] == equal["cases"] == 40
+    power["effective_cases"] = "1.1"
+    with pytest.raises(jsonschema.ValidationError, match=r"'1\.1' is not of type 'number'"):
+        jsonschema.validate(report, schema())
+    del power["effective_cases"]  # a report written before it: still valid
+    jsonschema.validate(report, schema())

@@ -329,9 +329,11 @@ def test_a_model_the_budget_kept_from_every_case_is_named_under_the_board() -> N
 
     records = [rec("cheap", "a", PASSED, 1.0), rec("cheap", "b", FAILED, 0.0)]
     not_run = {("p", "dear"): 2, ("p", "cheap"): 1, ("other", "dear"): 5}
-    (board,) = build_boards(records, not_run)
+    other, board = build_boards(records, not_run)  # sorted by project
     said = "dear has no row: its 2 cases not run: budget spent"
     assert board.notes == [said]  # not cheap, which has a row, nor another project's model
+    assert other.rows == []  # a project none of whose cases ran: a board saying why
+    assert other.notes == ["no answer was graded: dear's 5 cases not run: budget spent"]
     assert f"note: {said}" in render_board(board).splitlines()
     report = build_report(records, [board])
     assert report["leaderboards"][0]["notes"] == [said]

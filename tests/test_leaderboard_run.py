@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 
-from tests.conftest import MakeProject
+from pytest_arena.reports.json_report import schema
+from tests.conftest import XDIST, MakeProject
 from tests.projects import TABLE_PROJECT, TABLE_SCORER
 
 
@@ -157,3 +159,43 @@ def test_a_model_none_of_whose_cases_was_scored_is_not_shown_as_scoring_0(
             " accuracy (-) and the composite counts it as 0: it is not a score*",
         ]
     )
+
+
+@pytest.mark.parametrize("workers", [[], [*XDIST, "-n", "2"]], ids=["-n0", "-n2"])
+def test_a_project_the_budget_kept_from_every_case_still_gets_its_board(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: list[str]
+) -> None:
+    """`--arena-max-cost 0` with an empty cache skips every case: the run printed no board,
+    and its JSON report had none, so nothing said per model why nothing was graded."""
+    price = "price: {input_per_mtok: 1, output_per_mtok: 1}"
+    make_project(
+        "p",
+        f"""
+models:
+  default: [cheap, dear]
+  define:
+    cheap: {{profile: sim_perfect, {price}}}
+    dear: {{profile: sim_perfect, {price}}}
+tests:
+  - {{id: a, input: one, reference: one}}
+  - {{id: b, input: two, reference: two}}
+  - {{id: c, input: three, reference: three, models: [dear]}}
+""",
+    )
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--arena-max-cost", "0", "--arena-json", "run.json", *workers
+    )
+    result.assert_outcomes(skipped=5)
+    said = "no answer was graded: cheap's 2 cases and dear's 3 cases not run: budget spent"
+    result.stdout.fnmatch_lines(
+        [
+            "*= arena leaderboard: p =*",
+            f"note: {said}",
+            "arena: 0 answers graded; $0.00 spent on models and judges; 5 not run: budget spent",
+        ]
+    )
+    report = json.loads((pytester.path / "run.json").read_text())
+    jsonschema.validate(report, schema())
+    (board,) = report["leaderboards"]
+    assert (board["project"], board["rows"], board["notes"]) == ("p", [], [said])
+    assert (report["records"], report["spend"]["budget_skips"]) == ([], 5)

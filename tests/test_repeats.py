@@ -513,3 +513,51 @@ def test_a_repeated_case_that_ended_in_an_error_has_no_score_as_the_board_counts
     (row,) = data["leaderboards"][0]["rows"]
     scores = [r["score"] or 0.0 for r in data["records"]]  # an error's counts 0
     assert row["accuracy"] == pytest.approx(sum(scores) / len(scores)) == pytest.approx(0.5 / 3)
+
+
+@pytest.mark.parametrize("workers", [[], [*XDIST, "-n", "2"]], ids=["-n0", "-n2"])
+def test_a_repeated_case_that_ended_in_an_error_counts_no_metric_as_a_case_drawn_once(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: list[str]
+) -> None:
+    """Its record kept the mean of its graded samples' metrics, which the board counted
+    (quality 0.600 of the failed case's 0.2 and the errored one's 1.0), while a case drawn
+    once that errs has none; the tokens of the answers both got still count."""
+    agent = (
+        "def run(prompt, request):\n"
+        "    said = prompt[request.sample % len(prompt)]\n"
+        "    text = {'1': 'yes', '0': 'no', 'x': 'boom'}[said]\n"
+        "    return {'text': text, 'tokens_in': 10, 'tokens_out': 5}\n"
+    )
+    scorer = (
+        "from pytest_arena.scorers import Scorer, ScoreResult\n\n\n"
+        "class Quality(Scorer):\n"
+        "    name = 'quality'\n\n"
+        "    def score(self, output, reference, context):\n"
+        "        if output == 'boom':\n"
+        "            raise RuntimeError('the scorer fell over')\n"
+        "        good = output == 'yes'\n"
+        "        quality = 1.0 if good else 0.2\n"
+        "        return ScoreResult(float(good), good, 'said', metrics={'quality': quality})\n"
+    )
+    make_project(
+        "err",
+        "models:\n  default: [agent]\n  define:\n    agent: {connector: python, callable:"
+        ' "agent:run"}\n'
+        "scorers: {default: quality}\n"
+        "tests:\n"
+        "  - {id: fine, input: '0', reference: 'yes'}\n"
+        "  - {id: crash, input: '11x', reference: 'yes', repeat: 3}\n"
+        "  - {id: once, input: 'x', reference: 'yes'}\n",
+        files={"agent.py": agent, "scorers/quality.py": scorer},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--arena-json=r.json", *workers)
+    result.assert_outcomes(failed=3)
+    data = report(pytester, "r.json")
+    found = records(data)
+    crash, once = found["crash[agent]"], found["once[agent]"]
+    assert (crash["status"], crash["metrics"]) == (once["status"], once["metrics"]) == (ERROR, {})
+    assert [s["metrics"] for s in crash["samples"]] == [{"quality": 1.0}] * 2 + [{}]  # kept
+    (row,) = data["leaderboards"][0]["rows"]
+    assert row["metrics"] == {"quality": 0.2}  # the failed case's alone
+    assert row["tokens"] == 5 * 15  # every answer, the errored cases' too
+    result.stdout.fnmatch_lines(["*agent*  75  *0.200"])

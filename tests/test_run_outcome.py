@@ -28,6 +28,7 @@ CTRL_C_AT_TWO = (  # Ctrl-C as the second case ends
     "    if len(ended) == 2:\n"
     "        raise KeyboardInterrupt\n"
 )
+EXIT_NINE = 'pytest.exit("stop", returncode=9)'  # an exit status of the user's
 AFTER = ": the cases it did not run are only in the other run, not compared"
 
 
@@ -105,4 +106,32 @@ def test_a_report_that_does_not_say_what_stopped_it_is_said_to_have_stopped_earl
     compared = pytester.run(*ARENA, "compare", "a.json", "a.json")
     compared.stdout.fnmatch_lines(
         [f"run A stopped early (-x, --maxfail, --sw, Ctrl-C or errors during collection){AFTER}"]
+    )
+
+
+@pytest.mark.parametrize("workers", [[], [*XDIST, "-n", "2"]], ids=["-n0", "-n2"])
+def test_pytest_exit_with_a_returncode_shows_the_boards_of_what_was_graded_as_ctrl_c_does(
+    pytester: pytest.Pytester, make_project: MakeProject, workers: list[str]
+) -> None:
+    """pytest prints no terminal summary for an exit status of the user's: a conftest's
+    `pytest.exit("stop", returncode=9)` ended the run with no leaderboard, where Ctrl-C (or
+    pytest.exit without a returncode) shows the board of the cases graded, said partial."""
+    tests = "".join(f"  - {{id: c{i}, input: x, reference: x}}\n" for i in range(6))
+    make_project("p", "models: [sim_echo]\ntests:\n" + tests)
+    pytester.makeconftest(CTRL_C_AT_TWO.replace("raise KeyboardInterrupt", EXIT_NINE))
+    result, report = run_report(pytester, "r.json", "-p", "no:cacheprovider", *workers)
+    assert result.ret == 9
+    assert (report["exit_status"], report["stopped_by"]) == (9, "interrupt")
+    got = len(report["records"])  # 2; under xdist, a result that came before the stop too
+    assert got == 2 if not workers else 2 <= got < 6
+    result.stdout.fnmatch_lines(
+        [
+            "*= arena leaderboard: p =*",
+            f"*1  sim_echo  1.000 ± *  100.0% ± *  {got}         0         0*",
+            f"arena: the run stopped early (interrupted): the boards hold only the {got} results"
+            " it got, not the whole benchmark",
+            f"arena: {got} answers graded; $0.00 spent on models and judges",
+            f"*{got} passed*",
+            "*Exit: stop*",
+        ]
     )

@@ -4,22 +4,33 @@ no difference past 1, and for McNemar's test no less than it finds at best."""
 
 from __future__ import annotations
 
+import html
+import json
 import math
+import random
+import re
 
+import jsonschema
 import pytest
 
 from pytest_arena.record import FAILED, PASSED, Record
+from pytest_arena.reports.json_report import schema
 from pytest_arena.reports.leaderboard import build_board
 from pytest_arena.reports.statistics import (
+    effective_count,
     least_all_one_way,
     mcnemar_exact,
     min_detectable_difference,
+    t_value,
 )
 from pytest_arena.reports.tables import render_board
 from pytest_arena.reports.verdicts import Power
+from tests.conftest import MakeProject
 
 
-def scored(model: str, scores: list[float], groups: int = 0) -> list[Record]:
+def scored(
+    model: str, scores: list[float], groups: int = 0, weights: list[float] | None = None
+) -> list[Record]:
     """Cases c00, c01... of `model`; a score of 1 passes, and so does 0.9 (graded)."""
     return [
         Record(
@@ -30,6 +41,7 @@ def scored(model: str, scores: list[float], groups: int = 0) -> list[Record]:
             s,
             s >= 0.9,
             group=f"g{i % groups}" if groups else None,
+            weight=weights[i] if weights else 1.0,
         )
         for i, s in enumerate(scores)
     ]
@@ -157,3 +169,95 @@ def test_the_line_says_no_difference_within_the_range() -> None:
     b = [0.0, 0.9, 0.0, 0.9, 0.0, 0.9]
     said = power_line(scored("a", a) + scored("b", b))
     assert "no difference within the range (up to 1) is found 80% of the time" in said
+
+
+# Weighted cases count as Kish's effective number of them, (Σw)² / Σw², as the intervals do.
+
+
+def drifting(weights: list[float]) -> list[Record]:
+    """40 cases of `a`, and of `b` scoring about 0.1 more on each."""
+    rng = random.Random(4)
+    a = [rng.random() for _ in range(40)]
+    b = [min(1.0, x + rng.gauss(0.1, 0.05)) for x in a]
+    return scored("a", a, weights=weights) + scored("b", b, weights=weights)
+
+
+def test_unequal_weights_size_the_power_as_the_interval_counts_the_cases() -> None:
+    """40 cases, one of weight 60 (Kish's effective number 2.7): the interval against the
+    leader takes t of 1.7 degrees of freedom, yet the power line took 39 and promised 0.351,
+    less than half the difference the t-test on that interval finds 80% of the time."""
+    weights = [60.0] + [1.0] * 39
+    board = build_board("p", drifting(weights))
+    power = board.power
+    assert power is not None and power.test == "paired t"
+    effective = power.effective
+    assert effective is not None and power.n == 40
+    assert effective == pytest.approx(effective_count(weights))
+    assert effective == pytest.approx(99**2 / 3639)
+    # the interval's t-test (its se, its degrees of freedom) finds `detectable` 80% of the time
+    (comparison,) = board.comparisons
+    low, high = comparison.difference.low, comparison.difference.high
+    assert low is not None and high is not None
+    assert high < 1  # not cut to [-1, 1]: its half-width is t · se
+    half, df = (high - low) / 2, effective - 1
+    se = half / t_value(0.95, df)
+    assert power.detectable == pytest.approx((t_value(0.95, df) + t_value(0.6, df)) * se)
+    # as many cases weighted as these count as `needed` · 2.7 / 40: they find 3 points
+    assert power.needed is not None
+    sd = se * math.sqrt(40)  # of a case, as the interval takes it
+
+    def found(cases: int) -> float:
+        df = cases * effective / 40 - 1
+        return (t_value(0.95, df) + t_value(0.6, df)) * sd / math.sqrt(cases)
+
+    assert found(power.needed) <= 0.03 < found(power.needed - 1)
+
+
+def test_cases_of_equal_weights_count_as_themselves() -> None:
+    plain = build_board("p", drifting([1.0] * 40))
+    doubled = build_board("p", drifting([2.0] * 40))
+    assert plain.power is not None and plain.power.effective == 40
+    assert doubled.power == plain.power
+    said = power_line(drifting([2.0] * 40))
+    assert said == power_line(drifting([1.0] * 40))
+    assert said.startswith("power: with 40 paired cases (sd of the differences")
+    assert "weights" not in said and "weighted" not in said
+
+
+def test_the_line_says_what_weighted_cases_count_as() -> None:
+    said = power_line(drifting([1000.0] + [1.0] * 39))
+    assert said.startswith(
+        "power: with 40 paired cases, counting as 1.1 with their weights (sd of the differences"
+    )
+    assert "no difference within the range (up to 1) is found" in said
+    assert re.search(r"needs about [\d,]+ cases weighted as these$", said)
+
+
+def test_the_board_says_what_weighted_cases_count_as_in_every_report(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """One case of weight 1,000 among 39 of weight 1, which count as 1.1 cases: the power
+    line said "with 40 paired cases" as if of 40 cases alike, here, in the JSON report and on
+    the page."""
+    tests = "".join(
+        f"  - {{id: c{i:02}, input: q{i}, reference: {'a' if i % 4 == 0 else 'q'}{i}"
+        f"{', weight: 1000' if i == 0 else ''}}}\n"
+        for i in range(40)
+    )
+    make_project("w", "models: [sim_perfect, sim_echo]\ntests:\n" + tests)
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--arena-json", "report.json", "--arena-html", "report.html"
+    )
+    said = (
+        "power: with 40 paired cases, counting as 1.1 with their weights (sd of the"
+        " differences *, sim_perfect and sim_echo), *; a 3-point difference needs about *"
+        " cases weighted as these"
+    )
+    result.stdout.fnmatch_lines([said])
+    (line,) = [x for x in result.outlines if x.startswith("power:")]
+    report = json.loads((pytester.path / "report.json").read_text())
+    jsonschema.validate(report, schema())
+    power = report["leaderboards"][0]["power"]
+    assert power["cases"] == 40
+    assert power["effective_cases"] == pytest.approx(1039**2 / (1000**2 + 39))
+    assert line in html.unescape((pytester.path / "report.html").read_text())

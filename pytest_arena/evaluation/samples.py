@@ -122,9 +122,10 @@ def flaky_tally(record: Record) -> str:
 
 def combine(samples: Sequence[Record], status: str, sampling: Sampling) -> Record:
     """The case's one record: its verdict `status`, the mean score of its graded samples
-    (none for an error, as a case drawn once that errs has none: the board counts it 0,
-    whatever its other samples scored), the sums of what they cost, and every sample in
-    `samples`. One sample: that sample."""
+    and the mean of each metric its samples emitted (neither for an error, as a case drawn
+    once that errs has none: the board counts its score 0 and no metric of it, whatever
+    its other samples scored), the sums of what they cost, and every sample in `samples`.
+    One sample: that sample."""
     if len(samples) == 1 and not sampling.repeated:
         return samples[0]
     passes, graded = counts(samples)
@@ -170,7 +171,7 @@ def combine(samples: Sequence[Record], status: str, sampling: Sampling) -> Recor
         passed={PASSED: True, FAILED: False}.get(status),
         reason=reason,
         detail=detail,
-        metrics=_mean_metrics(samples),
+        metrics=_mean_metrics(samples) if status != ERROR else {},
         tokens_in=sum(s.tokens_in for s in samples),
         tokens_out=sum(s.tokens_out for s in samples),
         cost=None

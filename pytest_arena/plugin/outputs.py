@@ -357,7 +357,7 @@ class ArenaOutputs:
                 spend=self._spend(records),
             )
             self._write_reports(session, path, html_path, report)
-        if not boards:
+        if not records:  # no board, or none with a row: a spent budget kept every case
             self._ungraded_summary(session)
         elif os.environ.get(github_summary.STEP_SUMMARY):
             self._append_summary(
@@ -373,9 +373,10 @@ class ArenaOutputs:
 
     def _ungraded_summary(self, session: pytest.Session) -> None:
         """The job summary of a run of projects that graded no case, which has no board to
-        show: it says why, when the run stopped early, had input that could not be loaded
-        or projects without a case. A run without projects, or that chose to run no case
-        (-k, --collect-only), writes none."""
+        show: it says why, when the run stopped early, had input that could not be loaded,
+        projects without a case, or a spent budget kept every case from running (each
+        project's board's note says whose). A run without projects, or that chose to run no
+        case (-k, --collect-only), writes none."""
         collected = self._collected()
         projects = collected is not None and any(collected)  # items or files without cases
         if not os.environ.get("GITHUB_STEP_SUMMARY") or not options.runs_cases(self.config):
@@ -394,6 +395,8 @@ class ArenaOutputs:
             )
         if self.no_case is not None:
             said.append("no case ran: the projects of this run hold no cases")
+        if self.state.budget_not_run:  # (boards with no row: their notes alone)
+            said += [f"{b.project}: {note}" for b in self.state.boards() for note in b.notes]
         if said:
             from pytest_arena.reports.github_summary import ungraded
 

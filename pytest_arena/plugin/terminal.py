@@ -26,6 +26,11 @@ UNSCORED_REASONS = 5  # the most common reasons of unscored cases said, the rest
 _LISTED_AS = {"flaky": ("failed", "passed"), "unscored": ("passed", "passed")}
 
 
+# the exit statuses pytest prints its terminal summary for: every one of its own but an
+# internal error's, not the returncode of a pytest.exit() (`TerminalReporter.pytest_sessionfinish`)
+_SUMMARISED = frozenset(pytest.ExitCode) - {pytest.ExitCode.INTERNAL_ERROR}
+
+
 # the boards' own signs, as ASCII writes them, for a terminal that cannot show them
 _ASCII_SIGNS = str.maketrans({"\u00b1": "+-", "\u00b7": "*", "\u2013": "-", "\u2026": "..."})
 
@@ -119,6 +124,31 @@ class ArenaReporter:
                 else:
                     stats.pop(key, None)
 
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_sessionfinish(
+        self, session: pytest.Session, exitstatus: int
+    ) -> Generator[None, None, None]:
+        """pytest prints no terminal summary for a run that pytest.exit() ended with a
+        returncode of the user's (`pytest.exit("why", returncode=9)`): arena's part of it
+        (the boards of what was graded, said to be partial, the gates, the reports' paths)
+        is printed here, as for Ctrl-C. The innermost wrapper: after every report is
+        written, before pytest's last line."""
+        try:
+            return (yield)
+        finally:
+            config = session.config
+            terminal = config.pluginmanager.get_plugin("terminalreporter")
+            if (
+                self.state.interrupted
+                and exitstatus not in _SUMMARISED
+                and terminal is not None
+                and not config.getoption("no_summary", False)  # (pytest's --no-summary)
+            ):
+                others = [p for p in config.pluginmanager.get_plugins() if not _arenas(p)]
+                summary = config.pluginmanager.subset_hook_caller("pytest_terminal_summary", others)
+                terminal.write_line("")  # (its own summary's first line: ends the progress)
+                summary(terminalreporter=terminal, exitstatus=exitstatus, config=config)
+
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         # once an item (pytest-rerunfailures ends each try); xdist tells the controller too
         self.state.finished.add(nodeid)
@@ -160,9 +190,9 @@ class ArenaReporter:
             and report.longrepr[2].removeprefix("Skipped: ").startswith(BUDGET_SPENT)
         ):
             self.state.budget_skips += 1
-            project, model = getattr(report, MODEL_ATTR, None) or ("", "")
-            self.state.budget_not_run[project, model] += 1  # a model it kept from every case:
-            # named under its project's board, where it has no row
+            named = getattr(report, MODEL_ATTR, None)  # (an arena case's: not a Python test's)
+            if named:  # a model it kept from every case: named under its project's board,
+                self.state.budget_not_run[named[0], named[1]] += 1  # where it has no row
 
     def _gates_on(self) -> bool:
         """Whether gates decide the exit status: unless --no-arena-gate."""
@@ -225,7 +255,7 @@ class ArenaReporter:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         unknown = self.state.workers_unknown
-        if not self.state.records:
+        if not self.state.records and not self.state.budget_not_run:
             spent = self.state.spent_on_calls()
             left = self._unpriced_on_calls()  # (no record: every one is ungraded)
             if self.state.budget_skips or spent or unknown or left:  # no case graded, money spent
@@ -304,3 +334,8 @@ class ArenaReporter:
                 f"arena: {count} answer{'' if count == 1 else 's'} not cached: {warning}",
                 yellow=True,
             )
+
+
+def _arenas(plugin: object) -> bool:
+    """Whether `plugin` is one of the objects this package registers."""
+    return type(plugin).__module__.partition(".")[0] == "pytest_arena"

@@ -23,10 +23,11 @@ def markdown(
     decided: str = "",
 ) -> str:
     """One section per project: its leaderboard (intervals, ties, each model against the
-    leader, power), its FLAKY cases (`flaky`: per project, each case's `case[model]` and
-    what its samples did), its change against the baseline, then its gate if it has one;
-    first, why the boards are not the whole benchmark (`partial`), if they are not, and
-    why the gates did not decide the exit status (`decided`), if they did not."""
+    leader, power; a board with no row, its notes alone), its FLAKY cases (`flaky`: per
+    project, each case's `case[model]` and what its samples did), its change against the
+    baseline, then its gate if it has one; first, why the boards are not the whole
+    benchmark (`partial`), if they are not, and why the gates did not decide the exit
+    status (`decided`), if they did not."""
     by_project = {g.project: g for g in gates}
     flaky = flaky or {}
     against: dict[str, list[BaselineComparison]] = {}
@@ -34,10 +35,10 @@ def markdown(
         against.setdefault(c.project, []).append(c)
     parts: list[str] = [f"> ⚠️ {escape_markdown(said)}\n" for said in [*partial, decided] if said]
     for board in boards:
-        lines = render_board(board, fmt="github").split("\n")
         parts.append(f"### arena leaderboard: {escape_markdown(board.project)}\n")
-        parts.extend(line for line in lines if line.startswith("|"))  # its cells escaped
-        parts.append("")
+        lines = render_board(board, fmt="github").split("\n")
+        table = [line for line in lines if line.startswith("|")]  # its cells escaped
+        parts.extend([*table, ""] if table else [])  # (none on a board with no row)
         parts.extend(f"{escape_markdown(line)}  " for line in lines if not line.startswith("|"))
         if board.project in flaky:
             parts.append("\n**flaky cases (no clear verdict):**\n")

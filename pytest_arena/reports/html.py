@@ -115,7 +115,8 @@ def _ms(value: Any) -> str:
 
 
 def _project(board: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dict[str, Any]:
-    """What the template shows of one project: its board, plots and gate."""
+    """What the template shows of one project: its board, plots and gate (a board with no
+    row, as of a project a spent budget kept from every case: its notes alone)."""
     rows = list(board.get("rows") or [])
     mine = [r for r in records if r.get("project") == board.get("project")]
     return {
@@ -136,7 +137,9 @@ def _project(board: Mapping[str, Any], records: list[Mapping[str, Any]]) -> dict
             plots.scores(rows),
             plots.cost_accuracy(rows),
             plots.distribution(rows, mine),
-        ],
+        ]
+        if rows
+        else [],
     }
 
 
@@ -221,6 +224,7 @@ def _verdicts(board: Mapping[str, Any]) -> list[str]:
                 str(p.get("test") or ""),  # (reports before them: none)
                 p.get("groups"),
                 int(p.get("least") or 0),
+                None if p.get("effective_cases") is None else float(p["effective_cases"]),
             )
             if p
             else None
@@ -250,8 +254,10 @@ def _write_page(out: TextIO, report: Mapping[str, Any], title: str) -> None:
     for name in dict.fromkeys(str(b.get("project")) for b in briefs):  # a report edited by
         if name not in on_boards:  # hand, or older than its boards: its records still shown
             projects.append(_project({"project": name}, briefs))
-    names = [
-        {"name": p["name"], "models": [str(r.get("model")) for r in p["rows"]]} for p in projects
+    names = [  # the case matrix's tables: none for a board with no row (nor any record)
+        {"name": p["name"], "models": [str(r.get("model")) for r in p["rows"]]}
+        for p in projects
+        if p["rows"]
     ]
     script, style = _asset("report.js"), _asset("report.css")
     counts: dict[str, int] = {}

@@ -347,6 +347,7 @@ def _power(p: Power | None) -> dict[str, Any] | None:
     return {
         "models": list(p.models),
         "cases": p.n,
+        "effective_cases": json_safe(p.effective),
         "paired_sd": json_safe(p.paired_sd),
         "detectable": json_safe(p.detectable),
         "power": 0.8,

@@ -79,25 +79,35 @@ def build_boards(
 ) -> list[Board]:
     """One board per project, rows ranked by composite. `not_run`: by (project, model), the
     cases a spent budget kept from running; a model of them with no row is named under its
-    project's board, which would otherwise not show that it ran out."""
+    project's board, which would otherwise not show that it ran out. A project it kept from
+    every case gets a board with no row (and no weights: nothing was graded) saying so."""
     by_project: dict[str, dict[str, Record]] = {}
     for record in sorted(records, key=_order):  # the same sums whatever the order
         by_project.setdefault(record.project, {}).setdefault(_order(record), record)
-    boards = [build_board(name, list(found.values())) for name, found in sorted(by_project.items())]
-    for board in boards:
-        board.notes += _not_run(board, not_run or {})
-    return boards
+    not_run = not_run or {}
+    boards = {name: build_board(name, list(found.values())) for name, found in by_project.items()}
+    for project in {project for (project, _), n in not_run.items() if n} - set(boards):
+        boards[project] = Board(project, [], {}, [])
+    for board in boards.values():
+        board.notes += _not_run(board, not_run)
+    return [boards[name] for name in sorted(boards)]
 
 
 def _not_run(board: Board, not_run: Mapping[tuple[str, str], int]) -> list[str]:
     """A note for each model of the board's project that a spent budget kept from running
-    any case (so it has no row), as the spend line says budget skips."""
+    any case (so it has no row), as the spend line says budget skips; one note for them all
+    on a board with no row."""
     ranked = {row.model for row in board.rows}
-    return [
-        f"{model} has no row: its {n} case{'' if n == 1 else 's'} not run: budget spent"
+    kept = [
+        (model, f"{n} case{'' if n == 1 else 's'}")
         for (project, model), n in sorted(not_run.items())
         if project == board.project and model not in ranked and n
     ]
+    if kept and not board.rows:
+        models = [f"{model}'s {cases}" for model, cases in kept]
+        said = f"{', '.join(models[:-1])} and {models[-1]}" if len(models) > 1 else models[0]
+        return [f"no answer was graded: {said} not run: budget spent"]
+    return [f"{model} has no row: its {cases} not run: budget spent" for model, cases in kept]
 
 
 def _order(record: Record) -> str:

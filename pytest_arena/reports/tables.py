@@ -34,7 +34,11 @@ TIES = {  # what `=N` means, by how the board told its ranks apart (Board.ties_b
 
 def render_board(board: Board, fmt: str = "simple", *, legend: bool = True) -> str:
     """A board as a table with its formula and verdicts; `legend=False` leaves out what `=N`
-    means (said once after several boards)."""
+    means (said once after several boards). A board with no row (a spent budget kept every
+    model from every case): its notes alone."""
+    said = [f"note: {n}" for n in board.notes] + [f"warning: {w}" for w in board.warnings]
+    if not board.rows:
+        return printable("\n".join(said), lines=True)
     show_unscored = any(r.unscored for r in board.rows)
     headers = ["rank", "model", "composite", "accuracy", "pass rate", "cases", "failed", "errors"]
     if show_unscored:
@@ -89,8 +93,7 @@ def render_board(board: Board, fmt: str = "simple", *, legend: bool = True) -> s
         )
     lines = [text, f"composite = {formula(board)}"]
     lines += verdict_lines(board, legend=legend)
-    lines += [f"note: {n}" for n in board.notes]
-    lines += [f"warning: {w}" for w in board.warnings]
+    lines += said
     return printable("\n".join(lines), lines=True)
 
 
@@ -366,7 +369,8 @@ def _grouped(power: Power) -> str:
 def _power_sentence(power: Power) -> str:
     """The power line: with this many cases (groups), what the board's test finds 80% of the
     time (nothing, when it cannot give p < 0.05 on so few; a difference of at least δ, when
-    one an accuracy can show), and the cases a 3-point difference needs."""
+    one an accuracy can show), and the cases a 3-point difference needs; of unequal weights,
+    the cases they count as (Kish's effective number), by which it sizes them."""
     between = (
         f"{power.models[0]} and {power.models[1]}"
         if len(power.models) > 1
@@ -375,9 +379,13 @@ def _power_sentence(power: Power) -> str:
     cases = f"{power.n} paired cases"
     if power.groups:
         cases += f" in {_count(power.groups, 'group')}"
+    if power.weighted:
+        cases += f", counting as {power.effective:.1f} with their weights"
     needs = ""
     if power.needed is not None:
         needs = f"; a {power.target * 100:.0f}-point difference needs about {power.needed:,} cases"
+        if power.weighted:
+            needs += " weighted as these"
         if power.needed_groups is not None:
             needs += f" ({power.needed_groups:,} groups of this size)"
     if not power.reachable:

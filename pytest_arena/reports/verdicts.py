@@ -74,12 +74,13 @@ class Comparison:
 @dataclass(frozen=True)
 class Power:
     """What this project can tell apart: at POWER and ALPHA, with `n` paired cases whose
-    differences have sd `paired_sd` (between `models`), differences of `detectable` or more
-    (above 1, none an accuracy can show); a difference of `target` needs `needed` cases (with
-    groups, as many times more as the design effect of the differences says). `test` is the
-    paired test the board tells the models apart by; when it counts signs (exact tests), it
-    gives p < ALPHA only with `least` units (cases, or groups) or more, all moving one way:
-    with fewer, no difference is found, whatever its size (`reachable`)."""
+    differences have sd `paired_sd` (between `models`), counting as `effective` cases with
+    their weights, differences of `detectable` or more (above 1, none an accuracy can show);
+    a difference of `target` needs `needed` cases weighted as these (with groups, as many
+    times more as the design effect of the differences says). `test` is the paired test the
+    board tells the models apart by; when it counts signs (exact tests), it gives p < ALPHA
+    only with `least` units (cases, or groups) or more, all moving one way: with fewer, no
+    difference is found, whatever its size (`reachable`)."""
 
     models: tuple[str, ...]
     n: int
@@ -92,6 +93,12 @@ class Power:
     test: str = ""  # "McNemar (exact)", "sign-flip (exact)", "paired t"... ("" in old reports)
     groups: int | None = None  # cases in groups: how many groups, the units the tests count
     least: int = 0  # the fewest units an exact test of signs needs for p < ALPHA; 0: not one
+    effective: float | None = None  # Kish's number of the n cases (None in old reports)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the cases' weights make them count as fewer than `n`."""
+        return self.effective is not None and self.effective < self.n
 
     @property
     def units(self) -> int:
@@ -424,15 +431,17 @@ def _pass_fail(pairs: Sequence[tuple[Record, Record]]) -> bool:
 @dataclass(frozen=True)
 class _Spread:
     """What sizes a comparison: the sd of the per-case differences, their count, their
-    design effect (1 unless cases share groups), the groups, the test that compares, and
-    the least sd a case counts with (`kish_floored`'s, of unequal weights)."""
+    design effect (1 unless cases share groups), the groups, the test that compares, the
+    least sd a case counts with (`kish_floored`'s, of unequal weights), and Kish's effective
+    number of the cases (their count, of equal weights)."""
 
     sd: float
     n: int
     effect: float
     groups: int | None
     test: str
-    least_sd: float = 0.0
+    least_sd: float
+    effective: float
 
 
 def paired_sd(mine: Sequence[Record], theirs: Sequence[Record]) -> tuple[float, int, float] | None:
@@ -455,20 +464,23 @@ def _paired_spread_of(mine: Sequence[Record], theirs: Sequence[Record]) -> _Spre
     grouped = _clustered([r for pair in pairs for r in pair])
     test = _test_of(_mcnemar(pairs, clusters if grouped else None, weights), clusters, grouped)
     least = _least_sd(raw, diffs, weights, (-1.0, 1.0))
-    return _spread_with(stdlib_statistics.stdev(diffs), diffs, clusters, grouped, test, least)
+    sd = stdlib_statistics.stdev(diffs)
+    return _spread_with(sd, diffs, weights, clusters, grouped, test, least)
 
 
 def _spread_with(
     sd: float,
     values: Sequence[float],
+    weights: Sequence[float],
     clusters: Sequence[str],
     grouped: bool,
     test: str,
-    least_sd: float = 0.0,
+    least_sd: float,
 ) -> _Spread:
     count = len(set(clusters))
     groups = count if grouped and count < len(values) else None
-    return _Spread(sd, len(values), _effect(values, clusters), groups, test, least_sd)
+    effect = _effect(values, clusters)
+    return _Spread(sd, len(values), effect, groups, test, least_sd, effective_count(weights))
 
 
 def _least_sd(
@@ -513,7 +525,8 @@ def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) 
     unrelated one had the same spread (the sd of a difference is then √2 times).
 
     Student's t quantiles, with one degree of freedom fewer than the units the test counts
-    (cases, or groups when cases share them), size a difference (`min_detectable_difference`);
+    (cases, or groups when cases share them; of unequal weights, no more than Kish's effective
+    number of cases, as the interval's t), size a difference (`min_detectable_difference`);
     a test that counts signs (McNemar's, the sign-flip test) finds nothing with fewer than
     `least_all_one_way` units; and McNemar's, which counts only the cases where one model
     passed and the other failed, finds a difference d no more often than at least that many
@@ -537,6 +550,7 @@ def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) 
             _spread_with(
                 math.sqrt(2) * stdlib_statistics.stdev(values),
                 values,
+                weights,
                 clusters,
                 grouped,
                 _test_of(mcnemar, clusters, grouped),
@@ -554,10 +568,11 @@ def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) 
     n, effect = found.n, found.effect
     # the sd a case counts with, its group's share in it, and no less than the interval's floor
     spread = max(found.sd * math.sqrt(effect), found.least_sd)
-    per_unit = n / found.groups if found.groups else 1.0  # cases a unit of the test holds
-    df = max(1, (found.groups or n) - 1)  # (one group finds nothing: `least` says so)
+    # the units the test's t counts: the groups (else the cases), no more than Kish's number
+    units = min(found.groups or n, found.effective)
+    df = max(1.0, units - 1)  # (one group finds nothing: `least` says so)
     detectable = min_detectable_difference(spread, n, ALPHA, POWER, df)
-    needed = cases_needed(TARGET, spread, ALPHA, POWER, per_unit) if found.sd > 0 else None
+    needed = cases_needed(TARGET, spread, ALPHA, POWER, n / units) if found.sd > 0 else None
     exact = "exact" in found.test
     least = least_all_one_way(ALPHA) if exact else 0
     if found.test.startswith("McNemar") and n >= least:
@@ -576,6 +591,7 @@ def power_line(ranked: Sequence[str], by_model: Mapping[str, Sequence[Record]]) 
         found.test,
         found.groups,
         least,
+        found.effective,
     )
 
 
