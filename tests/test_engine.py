@@ -16,6 +16,7 @@ from pytest_arena.connectors import Connector, Request, build_connector
 from pytest_arena.engine.budget import Budget
 from pytest_arena.engine.calls import THREAD_NAME, Engine
 from pytest_arena.engine.limits import Limits
+from pytest_arena.engine.money import dollars
 from pytest_arena.reports.json_report import schema
 from pytest_arena.spec import Case
 from pytest_arena.spec.schema import ModelDef
@@ -284,6 +285,42 @@ def test_a_spent_budget_skips_the_calls_not_yet_started_and_says_how_much_went(
             "SKIPPED*projects/p/arena.yaml:*: budget spent: $0.00*of $0.001 (--arena-max-cost); call not started"
         ]
     )
+
+
+def test_an_amount_of_dollars_is_written_with_its_cents(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """An answer of $0.50 against a cap of $0.40 read "budget spent: $0.5 of $0.4"."""
+    pytester.makepyfile(
+        **{"projects/p/agent": "def run(prompt):\n    return {'text': 'x', 'cost': 0.5}\n"}
+    )
+    make_project(
+        "p",
+        """
+        models:
+          default: [mine]
+          define: {mine: {connector: python, callable: "agent:run", concurrency: 1}}
+        tests:
+          - {id: a, input: q, reference: x}
+          - {id: b, input: q, reference: x}
+        """,
+    )
+    result = pytester.runpytest("--arena-max-cost", "0.4", "-rs", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "arena: 1 answer graded; $0.50 spent on models and judges; 1 not run: budget spent",
+            "SKIPPED*: budget spent: $0.50 of $0.40 (--arena-max-cost); call not started",
+        ]
+    )
+    assert [dollars(a) for a in (0.1, 0.0042, 0.000013, 0.0, 1.5, 12.345)] == [
+        "$0.10",
+        "$0.0042",
+        "$0.000013",
+        "$0.00",
+        "$1.50",
+        "$12.35",
+    ]
 
 
 def test_a_board_of_models_the_budget_stopped_unevenly_says_the_budget_may_be_why(

@@ -4,6 +4,9 @@ BUDGET_SPENT = "budget spent"  # how the reason of an item that a budget stopped
 
 
 def dollars(amount: float) -> str:
-    """$1.50, $0.0042, $0.000013: as many digits as a small amount needs (up to six)."""
-    text = f"{amount:.6f}".rstrip("0")
-    return "$" + (text + "00" if text.endswith(".") else text if amount < 1 else f"{amount:.2f}")
+    """$1.50, $0.50, $0.0042, $0.000013: cents at least, and as many digits as a smaller
+    amount needs (up to six)."""
+    if amount >= 1:
+        return f"${amount:.2f}"
+    whole, _, cents = f"{amount:.6f}".rstrip("0").partition(".")
+    return f"${whole}.{cents:0<2}"
