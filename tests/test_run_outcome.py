@@ -128,7 +128,7 @@ def test_pytest_exit_with_a_returncode_shows_the_boards_of_what_was_graded_as_ct
         [
             "*= arena leaderboard: p =*",
             f"*1  sim_echo  1.000 ± *  100.0% ± *  {got}         0         0*",
-            f"arena: the run stopped early (interrupted): the boards hold only the {got} results"
+            f"arena: the run stopped early (Exit: stop): the boards hold only the {got} results"
             " it got, not the whole benchmark",
             f"arena: {got} answers graded; $0.00 spent on models and judges",
             f"*{got} passed*",

@@ -262,7 +262,10 @@ class ArenaOutputs:
         # Ctrl-C or pytest.exit; pytest's and pytest-xdist's stops raise subclasses of theirs
         real = excinfo.type is KeyboardInterrupt or isinstance(excinfo.value, pytest.exit.Exception)
         self.state.interrupted = self.state.interrupted or real
-        self.state.stop_said = str(excinfo.value)  # "1 error during collection", ...
+        said = str(excinfo.value)  # "1 error during collection", ...
+        # pytest.exit's reason, as pytest-xdist's controller says it
+        exit_ = isinstance(excinfo.value, pytest.exit.Exception)
+        self.state.stop_said = f"Exit: {said}" if exit_ and said else said
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

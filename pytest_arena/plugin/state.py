@@ -139,7 +139,9 @@ class ArenaState:
             lost = self.lost
             return f"{lost} case{'' if lost == 1 else 's'} lost with crashed workers"
         # under pytest-xdist, the controller's session is not told of -x: its stop says it
-        said = (cause != "interrupt" or self.worker_exit) and self.stop_said  # "Exit: why"
+        said = (
+            cause != "interrupt" or self.worker_exit or self.stop_said.startswith("Exit: ")
+        ) and self.stop_said  # "Exit: why", pytest.exit's
         return str(session.shouldfail or session.shouldstop or said or "interrupted")
 
     def partial(self, session: pytest.Session, errors: str = "the errors above") -> list[str]:
