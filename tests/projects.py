@@ -67,6 +67,18 @@ tests:
     for i in range(6)
 )
 
+# Two priced models: `--arena-max-cost 0` (an empty cache) keeps both from every case, and
+# the board says cheap's 1 case and dear's 2 cases were not run.
+PRICED = "{profile: sim_perfect, price: {input_per_mtok: 1, output_per_mtok: 1}}"
+PRICED_PROJECT = f"""
+models:
+  default: [cheap, dear]
+  define: {{cheap: {PRICED}, dear: {PRICED}}}
+tests:
+  - {{id: a, input: one, reference: one}}
+  - {{id: b, input: two, reference: two, models: [dear]}}
+"""
+
 
 def local_openai(base_url: str, settings: str = "", reference: str = "x") -> str:
     """A project of one case, `a`, on model `m`: the openai connector at `base_url` (the

@@ -12,6 +12,7 @@ from pytest_arena.reports.github_summary import markdown
 from pytest_arena.reports.leaderboard import build_board
 from pytest_arena.reports.markdown import escape_markdown
 from tests.conftest import MakeProject
+from tests.projects import PRICED_PROJECT
 
 QUIZ = """
 models: [sim_perfect, sim_echo]
@@ -235,18 +236,7 @@ def test_the_job_summary_says_whose_cases_a_spent_budget_kept_from_running(
     """A run the budget kept from every case wrote no summary, or with a report an empty
     table and `composite = 0`; a project it kept from every case beside one that ran, the
     same empty table."""
-    priced = "{profile: sim_perfect, price: {input_per_mtok: 1, output_per_mtok: 1}}"
-    make_project(
-        "p",
-        f"""
-        models:
-          default: [cheap, dear]
-          define: {{cheap: {priced}, dear: {priced}}}
-        tests:
-          - {{id: a, input: one, reference: one}}
-          - {{id: b, input: two, reference: two, models: [dear]}}
-        """,
-    )
+    make_project("p", PRICED_PROJECT)
     make_project("q", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
     summary = pytester.path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))

@@ -17,6 +17,7 @@ from pytest_arena.reports.leaderboard import build_boards
 from pytest_arena.reports.tables import render_board
 from tests.browser import Browser
 from tests.conftest import MakeProject
+from tests.projects import PRICED_PROJECT
 
 SHOWN = {"composite": "composite", "accuracy": "accuracy", "pass_rate": "pass rate"}
 
@@ -197,18 +198,7 @@ def test_a_project_the_budget_kept_from_every_case_shows_its_note_alone(
 ) -> None:
     """Its board has no row: the page drew an empty table, `composite = 0`, empty plots and
     an empty table in the case matrix for it, where the terminal prints its note alone."""
-    priced = "{profile: sim_perfect, price: {input_per_mtok: 1, output_per_mtok: 1}}"
-    make_project(
-        "p",
-        f"""
-        models:
-          default: [cheap, dear]
-          define: {{cheap: {priced}, dear: {priced}}}
-        tests:
-          - {{id: a, input: one, reference: one}}
-          - {{id: b, input: two, reference: two, models: [dear]}}
-        """,
-    )
+    make_project("p", PRICED_PROJECT)
     make_project("q", "models: [sim_perfect]\ntests:\n  - {id: a, input: x, reference: x}\n")
     browser.before_load(
         "window.errors = []; addEventListener('error', e => errors.push(e.message))"
