@@ -440,3 +440,36 @@ def test_a_json_array_of_cases_reads_with_format_yaml_as_the_hint_says(tmp_path:
     assert problem.problem.hint.endswith(
         "a JSON array of cases reads with 'format: yaml' (JSON is YAML)"
     )
+
+
+def test_a_null_column_of_an_input_list_is_said_as_it_is_and_the_other_rows_run(
+    pytester: pytest.Pytester, make_project: MakeProject
+) -> None:
+    """A row holding its question but a null topic, under `fields: {input: [question,
+    topic]}`, was "'topic' is null, so the case would have no input": it has one, but for
+    its topic (a null field is one not given, so the template's {topic} would be lacking)."""
+    make_project(
+        "rows",
+        """
+        models: [sim_perfect]
+        prompt: {template: "{question} ({topic})"}
+        datasets:
+          - {path: q.jsonl, fields: {input: [question, topic]}}
+        """,
+        {
+            "q.jsonl": '{"id": "a", "question": "2+2?", "topic": "sums", "reference": "4"}\n'
+            '{"id": "b", "question": "3+3?", "topic": null, "reference": "6"}\n'
+            '{"id": "c", "question": "4+4?", "topic": "", "reference": "8"}\n'
+        },
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "projects/rows/q.jsonl:2: 'topic' is null in this row; fields.input builds the"
+            " case's input from question, topic",
+            "  fix: give the row its topic (a text, '' for an empty one), or take topic out of"
+            " fields.input (and {topic} out of the prompt)",
+        ]
+    )
+    assert "would have no input" not in result.stdout.str()

@@ -429,3 +429,69 @@ tests:
     }
     sent = json.dumps([r["messages"] for r in json.loads(report.read_text())["records"]])
     assert data not in sent and f"DATA:Image/PNG;base64,... ({len(PNG)} bytes)" in sent
+
+
+def test_a_data_url_that_is_no_base64_image_providers_take_is_an_error_at_its_line(
+    pytester: pytest.Pytester, make_project: MakeProject, server: FakeLLMServer
+) -> None:
+    """A data URL was sent as written: 'data:image/svg+xml,<svg ...>' reached Anthropic as a
+    base64 source of text that is no base64, and OpenAI as it was; each provider refused it."""
+    data = base64.b64encode(PNG).decode()
+    project = photo(server.base_url, server.root_url, "gpt, claude").split("tests:")[0]
+
+    def case(name: str, url: str, answer: str = "one") -> str:
+        return (
+            f"  - id: {name}\n    input:\n      - role: user\n        content:\n"
+            f'          - {{type: text, text: "[[answer={answer}]] How many?"}}\n'
+            f'          - {{type: image_url, image_url: {{url: "{url}"}}}}\n'
+            f"    reference: {answer}\n"
+        )
+
+    svg = "data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'/>"
+    text = base64.b64encode(b"hello").decode()
+    make_project(
+        "pics",
+        project
+        + "tests:\n"
+        + case("good", f"Data:Image/PNG;base64,{data}")
+        + case("svg", svg)
+        + case("plain", f"data:text/plain;base64,{text}")
+        + case("bare", f"data:;base64,{data}")
+        + case("unencoded", f"data:image/png,{data}")
+        + case("garbled", "data:image/png;base64,iVBOR*w0KGgo=")
+        + case("text", f"data:image/png;base64,{text}")
+        + "  - {id: other, input: '[[answer=hello]] Hi', reference: hello}\n"
+        + case("caps", f"DATA:image/gif;base64,{data}", "two"),
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=6, errors=6)
+    fix = (
+        "  fix: write it as a base64 data URL of a PNG, JPEG, GIF or WebP image"
+        " (data:image/png;base64,...), or give the image's file instead"
+    )
+    at = "projects/pics/arena.yaml:{}: input[[]0[]].content[[]1[]]: image data URL '{}*"
+    result.stdout.fnmatch_lines(
+        [
+            at.format(29, "data:image/svg+xml,<svg xmlns='...' is not base64-encoded"),
+            fix,
+            at.format(36, "data:text/plain;base64,aGVsbG8=...' is of type text/plain;"),
+            fix,
+            at.format(43, "data:;base64,iVBORw0KGgoA...' has no media type;"),
+            fix,
+            at.format(50, "data:image/png,iVBORw0KGgoA...' is not base64-encoded"),
+            fix,
+            at.format(57, "data:image/png;base64,iVBOR*w0KGgo...' does not hold valid base64"),
+            fix,
+            at.format(64, "data:image/png;base64,aGVsbG8=...' is not a PNG, JPEG, GIF or WebP"),
+            fix,
+        ],
+        consecutive=False,
+    )
+    # the good ones are sent as providers take them: small letters, the type its bytes say
+    images = [b["messages"][0]["content"][1:] for b in server.bodies]
+    assert [part["image_url"]["url"] for b in images for part in b if "image_url" in part] == [
+        f"data:image/png;base64,{data}"
+    ] * 2
+    assert [block["source"] for b in images for block in b if "source" in block] == [
+        {"type": "base64", "media_type": "image/png", "data": data}
+    ] * 2

@@ -682,7 +682,7 @@ def test_a_template_variable_may_be_named_in_any_script_and_a_null_field_is_not_
     (problem,) = project.problems
     assert (problem.problem.line, problem.problem.message) == (
         2,
-        "'prénom' is null, so the case would have no input",
+        "'prénom' is null in this row; fields.input builds the case's input from prénom, question",
     )
 
 

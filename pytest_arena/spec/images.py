@@ -4,6 +4,7 @@ OpenAI's content parts, with files sent inline as base64, and the text a part st
 from __future__ import annotations
 
 import base64
+import binascii
 import os
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -38,7 +39,9 @@ def image_part(source: str, root: Path, alt: str | None, detail: str | None) -> 
     file of the project (relative to `root`) read now (once a run: cases that show it share
     its text) and sent as a base64 data URL of the type its first bytes say. ImageProblem if
     the file cannot be, or holds no PNG, JPEG, GIF or WebP image."""
-    if is_url(source):
+    if is_data_url(source):
+        url = _checked_data_url(source)
+    elif is_url(source):
         scheme, colon, rest = source.partition(":")
         url = scheme.lower() + colon + rest  # `HTTPS:` as providers expect it: `https:`
     else:
@@ -67,6 +70,58 @@ def is_url(source: str) -> bool:
 def is_data_url(url: str) -> bool:
     """Whether `url` is a data URL (the image itself, inline), `data:` in any case."""
     return url[:5].lower() == "data:"
+
+
+_DATA_URL_FIX = (
+    "write it as a base64 data URL of a PNG, JPEG, GIF or WebP image"
+    " (data:image/png;base64,...), or give the image's file instead"
+)
+
+
+def _checked_data_url(source: str) -> str:
+    """The data URL `source` as providers take it (`data:<media type>;base64,<data>`, in
+    small letters up to the comma, of the type its bytes say); ImageProblem for one of
+    another form (not base64, a type providers do not take), invalid base64 or no image."""
+    head, comma, data = source.partition(",")
+    shown = f"{head[:40]},{data[:12]}..." if comma else source[:52]
+    params = [p.strip().lower() for p in head[5:].split(";")]
+    media = params[0]
+    if comma and params[-1] == "base64" and len(params) > 2:
+        raise ImageProblem(
+            f"image data URL '{shown}' has parameters besides its type and ';base64'"
+            f" ({';'.join(params[1:-1])})",
+            _DATA_URL_FIX,
+        )
+    if not comma or params[1:] != ["base64"]:
+        raise ImageProblem(
+            f"image data URL '{shown}' is not base64-encoded (it needs ';base64' just before"
+            " its comma)",
+            _DATA_URL_FIX,
+        )
+    if media not in MEDIA_TYPES.values():
+        what = f"is of type {media}" if media else "has no media type"
+        raise ImageProblem(
+            f"image data URL '{shown}' {what}; providers take image/png, image/jpeg,"
+            " image/gif or image/webp",
+            _DATA_URL_FIX,
+        )
+    try:
+        image = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError) as exc:  # ValueError: a character not ASCII
+        raise ImageProblem(
+            f"image data URL '{shown}' does not hold valid base64 ({exc})", _DATA_URL_FIX
+        ) from None
+    if len(image) > MAX_IMAGE_BYTES:
+        raise ImageProblem(
+            f"image data URL '{shown}' holds {len(image) / 2**20:.1f} MiB ({len(image):,}"
+            f" bytes); providers take up to {MAX_IMAGE_BYTES // 2**20} MiB",
+            "make the image smaller",
+        )
+    real = image_type(image)
+    if real is None:
+        what, _ = _not_an_image(image)
+        raise ImageProblem(f"image data URL '{shown}' {what}", _DATA_URL_FIX)
+    return f"data:{real};base64,{data}"  # as its bytes say, as a file's is sent
 
 
 # data URLs made this run, by file (its real path, inode, times and size): 200 cases that

@@ -871,6 +871,16 @@ def _no_input(
     if column in row.blank:
         message = f"the '{column}' cell is empty, so the case would have no input"
         hint = "write the case's input into it, or take the row out"
+    elif column in row.values and isinstance(fields.input, list):
+        # the row has its other columns: the one variable is what it lacks, not its input
+        message = (
+            f"'{column}' is null in this row; fields.input builds the case's input from"
+            f" {', '.join(fields.input)}"
+        )
+        hint = (
+            f"give the row its {column} (a text, '' for an empty one), or take {column}"
+            f" out of fields.input (and {{{column}}} out of the prompt)"
+        )
     elif column in row.values:
         message = f"'{column}' is null, so the case would have no input"
         hint = "give the row its input, or take the row out"
