@@ -372,3 +372,25 @@ def test_cases_in_common_of_weight_0_are_said_against_the_leader(
     # the HTML report, drawn from the JSON report's numbers, says it alike
     page = html.unescape((pytester.path / "report.html").read_text())
     assert said in page
+
+
+def test_one_heavy_case_among_many_is_not_told_apart_against_the_leader(
+    pytester: pytest.Pytester, make_project: Any
+) -> None:
+    """40 cases, one of weight 1,000, and sim_echo failed it and 9 of the 39 others: the
+    line said "sim_echo -0.971 (95% CI -1.000 to +1.000), p=0.002 sign-flip (exact):
+    different", an interval that says nothing with a test that said "different"."""
+    tests = "  - {id: c00, input: x, reference: y, weight: 1000}\n" + "".join(
+        f"  - {{id: c{i:02}, input: x, reference: {'y' if i < 10 else 'x'}}}\n"
+        for i in range(1, 40)
+    )
+    make_project("heavy", "models: [sim_perfect, sim_echo]\ntests:\n" + tests)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        [
+            "against the leader sim_perfect, * (accuracy): sim_echo -0.971 (95% CI -1.000 to"
+            " +1.000), p=1.000 sign-flip (exact), 40 cases: not told apart",
+            "power: with 40 paired cases, counting as 1.1 with their weights *",
+        ]
+    )
+    assert "different" not in result.stdout.str()

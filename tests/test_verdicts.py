@@ -294,8 +294,14 @@ def test_cases_that_all_moved_alike_are_judged_by_an_exact_sign_test_not_p_zero(
     theirs = [rec("perfect", "capital", True, 1.0), rec("perfect", "sum", True, 2.0)]
     result = compare("echo", mine, "perfect", theirs)
     assert result.test == "sign-flip (exact)"
-    assert result.difference.p_value == pytest.approx(0.5)  # 2 * (1/2)^2: was 0, "different"
+    # 2 * (1/2)^2 = 0.5 by the signs (was 0, "different"); the two count as 1.8 cases with
+    # their weights, too few for the interval to say anything, and p is its: 1
+    assert result.difference.p_value == pytest.approx(1.0)
     assert not result.significant
+    # of equal weights, the signs alone: 2 * (1/2)^2
+    mine = [rec("echo", "capital", False, 2.0), rec("echo", "sum", False, 2.0)]
+    theirs = [rec("perfect", "capital", True, 2.0), rec("perfect", "sum", True, 2.0)]
+    assert compare("echo", mine, "perfect", theirs).difference.p_value == pytest.approx(0.5)
 
 
 def test_a_clustered_pass_rate_interval_stays_within_0_and_1() -> None:
@@ -321,7 +327,9 @@ def test_a_clustered_pass_rate_interval_stays_within_0_and_1() -> None:
 def test_one_heavy_case_that_flipped_is_no_significant_difference() -> None:
     """Two models apart on one case of weight 20 were "different" (p=0.004, paired z): the
     normal tail is no guide to one case. The signs of the cases that differ are counted out:
-    one case, however heavy, gives p = 1; six that all went one way, 2 · (1/2)^6."""
+    one case, however heavy, gives p = 1; six that all went one way, 2 · (1/2)^6 = 0.031,
+    which was "different" too, though with the heavy one among them the 11 cases count as 2.2
+    (Kish) and the interval, -1.000 to +0.336, holds 0: p is then the interval's, 0.074."""
     from pytest_arena.reports.verdicts import compare
 
     def rec(model: str, case: str, passed: bool, weight: float) -> Record:
@@ -339,8 +347,10 @@ def test_one_heavy_case_that_flipped_is_no_significant_difference() -> None:
         for case, w in weights.items()
     ]
     result = compare("b", worse, "a", leader)
-    assert result.difference.p_value == pytest.approx(2 / 64)
-    assert result.significant
+    d = result.difference
+    assert d.low is not None and d.high is not None and d.low < 0 < d.high
+    assert d.p_value is not None and 0.05 < d.p_value < 0.1
+    assert not result.significant
 
 
 def grouped(model: str, outcomes: dict[str, int], groups: dict[str, str]) -> list[Record]:
@@ -643,3 +653,97 @@ def test_a_t_test_of_weighted_cases_agrees_with_its_interval() -> None:
     plain = mean_interval([y - x for x, y in zip(a, b, strict=True)])
     assert plain.low is not None and plain.high is not None
     assert d.high - d.low > plain.high - plain.low  # wider than 40 equal cases'
+
+
+def pass_fail_weighted(model: str, failed: set[int], weights: list[float]) -> list[Record]:
+    return [
+        record(f"c{i:03}", model, float(i not in failed), weight=w) for i, w in enumerate(weights)
+    ]
+
+
+def test_an_exact_test_of_one_heavy_case_among_many_agrees_with_its_interval() -> None:
+    """40 cases, c0 of weight 1,000 and 39 of weight 1, and `b` failed c0 to c9, which `a`
+    passed: the board said -0.971 (95% CI -1.000 to +1.000), p=0.002 sign-flip (exact):
+    different. The ten that moved all went one way (2 / 2**10), but they count as 1.08 cases
+    with their weights (Kish), too few for any interval: the test now says so too."""
+    from pytest_arena.reports.verdicts import compare
+
+    weights = [1000.0] + [1.0] * 39
+    leader = pass_fail_weighted("a", set(), weights)
+    other = pass_fail_weighted("b", set(range(10)), weights)
+    result = compare("b", other, "a", leader)
+    d = result.difference
+    assert result.test == "sign-flip (exact)"
+    assert d.estimate == pytest.approx(-1009 / 1039)
+    assert (d.low, d.high) == (-1.0, 1.0)
+    assert d.p_value is not None and d.p_value >= 0.05  # was 2 / 2**10
+    assert d.p_value == pytest.approx(1.0)
+    assert not result.significant
+
+
+def test_a_weighted_sign_test_of_cases_that_all_moved_alike_agrees_with_its_interval() -> None:
+    """More than 16 cases that all moved one way take the sign test: 20 of them, one of
+    weight 1,000, said p = 2 / 2**20 while its interval was -1 to 1."""
+    from pytest_arena.reports.verdicts import compare
+
+    weights = [1000.0] + [1.0] * 19
+    result = compare(
+        "b",
+        pass_fail_weighted("b", set(range(20)), weights),
+        "a",
+        pass_fail_weighted("a", set(), weights),
+    )
+    d = result.difference
+    assert result.test == "sign test (exact)"
+    assert d.low is not None and d.high is not None and d.low < 0 < d.high
+    assert d.p_value == pytest.approx(1.0) and not result.significant
+
+
+def test_a_weighted_exact_test_says_different_only_when_its_interval_leaves_out_0() -> None:
+    """Of random weights and a few cases that moved, the exact sign-flip test gave p < 0.05
+    where the interval (of cases counted as Kish's n_e) held 0: now never."""
+    from pytest_arena.reports.verdicts import compare
+
+    rng = random.Random(1)
+    told_apart = 0
+    for _ in range(300):
+        n = rng.randint(3, 40)
+        weights = [rng.choice([1.0, 1.0, 2.0, 5.0, 20.0, 100.0]) for _ in range(n)]
+        failed = set(rng.sample(range(n), rng.randint(1, min(n, 14))))
+        result = compare(
+            "b",
+            pass_fail_weighted("b", failed, weights),
+            "a",
+            pass_fail_weighted("a", set(), weights),
+        )
+        d = result.difference
+        assert d.low is not None and d.high is not None
+        if len(set(weights)) > 1:
+            assert result.test == "sign-flip (exact)"
+            assert not result.significant or d.high < 0
+            told_apart += result.significant
+    assert told_apart > 10  # the test still tells models apart where the interval does
+
+
+def test_equal_weights_keep_the_exact_tests_p() -> None:
+    """Equal weights, however large, count every case alike: p is the sign-flip test's of
+    the differences as they are, as before weights were weighed against the interval."""
+    from pytest_arena.reports.statistics import sign_flip_p
+    from pytest_arena.reports.verdicts import compare
+
+    rng = random.Random(7)
+    for weight in (1.0, 3.0, 1000.0):
+        for _ in range(30):
+            n = rng.randint(2, 30)
+            a = [rng.choice([0.0, 0.5, 1.0]) for _ in range(n)]
+            b = [x if rng.random() < 0.6 else rng.choice([0.0, 0.25, 1.0]) for x in a]
+            moved = [y - x for x, y in zip(a, b, strict=True)]
+            if sum(m != 0 for m in moved) > 16:
+                continue
+            leader = [record(f"c{i}", "a", x, weight=weight) for i, x in enumerate(a)]
+            other = [record(f"c{i}", "b", y, weight=weight) for i, y in enumerate(b)]
+            result = compare("b", other, "a", leader)
+            if result.test.startswith("McNemar") or not any(moved):
+                continue
+            assert result.test == "sign-flip (exact)"
+            assert result.difference.p_value == sign_flip_p([weight * m for m in moved])

@@ -234,7 +234,7 @@ def _judge(
             row.intervals["composite"] = row.intervals["accuracy"]
     elif board.weights:
         cases, composites = _bootstrap_table(by_model, board.weights, lower)
-        parts = _unscaled_parts(by_model, board.weights, lower)
+        parts = _unscaled_parts(board.weights, lower)
         boot = verdicts.composite_intervals(cases, composites, parts)
         for row in rows:
             if row.model in boot and not _no_score(row, board.weights):
@@ -273,23 +273,19 @@ def _judge(
 
 
 def _unscaled_parts(
-    by_model: Mapping[str, list[Record]],
     weights: Mapping[str, float],
     lower: frozenset[str] | set[str],
 ) -> dict[str, tuple[float, verdicts.Counted]]:
-    """The dimensions the composite weighs as they are (`normalised` scales none of them
-    against other models): higher-is-better, every case's value in [0, 1] on every model;
-    each with its share of the composite and what a record adds to it (`_counted`)."""
+    """The dimensions the composite may weigh as they are (`normalised` scales none of them
+    against other models): weighed, higher-is-better; each with its share of the composite
+    and what a record adds to it (`_counted`). Which of them have every value in [0, 1], as
+    weighed as they are, `verdicts.composite_intervals` asks."""
     total = sum(weights.values())
-    records = [r for found in by_model.values() for r in found]
-    parts: dict[str, tuple[float, verdicts.Counted]] = {}
-    for dimension, weight in weights.items():
-        if weight <= 0 or total <= 0 or dimension in lower:
-            continue
-        counted = [c for r in records if (c := _counted(r, dimension)) is not None]
-        if all(value is not None and 0.0 <= value <= 1.0 for value, _ in counted):
-            parts[dimension] = (weight / total, _counter(dimension))
-    return parts
+    return {
+        dimension: (weight / total, _counter(dimension))
+        for dimension, weight in weights.items()
+        if weight > 0 and total > 0 and dimension not in lower
+    }
 
 
 def _counter(dimension: str) -> verdicts.Counted:

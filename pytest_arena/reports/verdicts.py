@@ -385,17 +385,23 @@ def _paired_test(
     differences are summed by group (by case without groups): cases of a group move together,
     so a group is one draw. When at most SIGN_FLIP_MOST sums differ from 0, their signs are
     counted out (the t tail is no guide to a few: one group, or one heavy case, that moved
-    gives p = 1); when more all moved alike, the sign test; else the paired t-test, whose
+    gives p = 1); when more all moved alike, the sign test. Of unequal weights, neither gives
+    less than the interval's own p (`_interval_p`): the signs count every case that moved as
+    one unit, the interval the cases as Kish's n_e (one case of weight 1,000 among 39 of
+    weight 1, n_e 1.08: ten that moved all one way gave p = 2 / 2**10 = 0.002, "different",
+    of an interval of -1 to 1; now 1). Else the paired t-test, whose
     degrees of freedom and standard error are the interval's (one fewer than the cases, or
     the groups; of unequal weights, no more than Kish's n_e - 1, and the se its half-width
     over t: p = 1 below two cases in effect), so that p < ALPHA exactly when the interval
     leaves out 0."""
     units = _unit_sums([w * d for w, d in zip(weights, raw, strict=True)], clusters)
     by = "" if clusters is None else " by group"
+    # of unequal weights, the interval counts the cases as Kish's n_e: no exact p below its own
+    least = _interval_p(spread, weights, len(raw), clusters) if len(set(weights)) > 1 else 0.0
     if sum(u != 0 for u in units) <= SIGN_FLIP_MOST:
-        return sign_flip_p(units), f"sign-flip{by} (exact)"
+        return max(sign_flip_p(units), least), f"sign-flip{by} (exact)"
     if len(set(raw)) == 1:  # every case moved alike: the t-test would say p = 0
-        return min(1.0, 2.0 ** (1 - len(units))), f"sign test{by} (exact)"
+        return max(min(1.0, 2.0 ** (1 - len(units))), least), f"sign test{by} (exact)"
     assert spread.estimate is not None and spread.se is not None and spread.high is not None
     clustered = "" if clusters is None else ", clustered"
     df = _kish_df(len(units) - 1, weights)
@@ -405,6 +411,26 @@ def _paired_test(
     if len(set(weights)) > 1:  # Kish's interval's: t · se is its half-width
         se = max(se, (spread.high - spread.estimate) / t_value(LEVEL, df))
     return student_p_value(spread.estimate, se, df), f"paired t{clustered}"
+
+
+def _interval_p(
+    spread: Interval,
+    weights: Sequence[float],
+    n: int,
+    clusters: Sequence[Hashable] | None,
+) -> float:
+    """The p-value the interval of the mean difference (`spread`, of `n` cases) gives: its
+    reach from the estimate towards 0 taken as t standard errors, t of the interval's degrees
+    of freedom (`_df`, no more than Kish's n_e - 1 of unequal weights), so that p < ALPHA
+    exactly when the interval leaves out 0; 1 below two cases (groups) in effect."""
+    estimate, low, high = spread.estimate, spread.low, spread.high
+    df = _kish_df(_df(n, clusters), weights)
+    if estimate is None or low is None or high is None or df is None or df < 1 or not estimate:
+        return 1.0
+    reach = high - estimate if estimate < 0 else estimate - low
+    if reach <= 0:
+        return 0.0
+    return student_p_value(estimate, reach / t_value(LEVEL, df), df)
 
 
 def _unit_sums(moved: Sequence[float], clusters: Sequence[Hashable] | None) -> list[float]:
@@ -672,9 +698,10 @@ def composite_intervals(
     bootstraps' (groups only ever widen an interval). A composite, or a difference, that came
     out the same on every draw has no spread to go by: its interval is `no_spread_interval`
     in [0, 1] ([-1, 1] for a difference) over the cases it is of, as an accuracy's is.
-    `parts`: the dimensions the composite weighs as they are, in [0, 1] (by name: their share
-    of the composite, and what a record adds to them); one that came out the same on every
-    case of a model (of a pair) widens its interval as `_with_flat_parts` says. A
+    `parts`: the dimensions the composite weighs as they are (by name: their share of the
+    composite, and what a record adds to them); one whose every value is in [0, 1] (`_in_unit`)
+    and came out the same on every case of a model (of a pair) widens its interval as
+    `_with_flat_parts` says. A
     difference whose interval leaves out 0 carries the exact sign-flip test of the per-case
     differences of composites (each case's computed on it alone; summed by group when cases
     share one), which `separated` also asks of it: a percentile bootstrap of a few cases (two
@@ -702,9 +729,10 @@ def composite_intervals(
 
         drawn = bootstrap_intervals(sorted(clusters), grouped, LEVEL, resamples, SEED)
         found = {name: _wider(interval, drawn.get(name)) for name, interval in found.items()}
+    in_unit = _in_unit(cases, parts or {})
     for name, interval in found.items():
         of_models = pairs.get(name) or (name,)
-        widened = _with_flat_parts(interval, cases, of_models, parts or {})
+        widened = _with_flat_parts(interval, cases, of_models, in_unit)
         if _flat(interval):
             widened = _hull(widened, _no_spread_composite(interval, cases, of_models))
         found[name] = widened
@@ -722,6 +750,29 @@ def composite_intervals(
     return found
 
 
+def _bounds(models: Sequence[str]) -> tuple[float, float]:
+    """Where a composite (one model) or a difference of composites (two) of values in [0, 1]
+    lies: [0, 1], or [-1, 1]."""
+    return (-1.0, 1.0) if len(models) > 1 else (0.0, 1.0)
+
+
+def _in_unit(
+    cases: Sequence[Mapping[str, Record]], parts: Mapping[str, tuple[float, Counted]]
+) -> dict[str, tuple[float, Counted]]:
+    """The `parts` whose every value, of every record that counts in it (every model's), is
+    known and in [0, 1]: those whose flat values (their differences) a no-spread interval in
+    [0, 1] ([-1, 1]) holds."""
+    return {
+        name: (share, counted)
+        for name, (share, counted) in parts.items()
+        if all(
+            found is None or (found[0] is not None and 0.0 <= found[0] <= 1.0)
+            for case in cases
+            for found in map(counted, case.values())
+        )
+    }
+
+
 def _flat(interval: Interval) -> bool:
     """Whether a bootstrap's interval has no width but for rounding: its draws all (or 95%
     of them) came out the same."""
@@ -737,7 +788,7 @@ def _no_spread_composite(
     no spread: `no_spread_interval` over the cases of the model (of both), in [0, 1] (in
     [-1, 1]), over Kish's effective number of them as weighted."""
     weights = [case[models[0]].weight for case in cases if all(m in case for m in models)]
-    bounds = (-1.0, 1.0) if len(models) > 1 else (0.0, 1.0)
+    bounds = _bounds(models)
     if interval.estimate is None or len(weights) < 2:
         return interval
     value = min(max(interval.estimate, bounds[0]), bounds[1])  # a rounding error past an end
@@ -762,7 +813,7 @@ def _with_flat_parts(
     times the accuracy's interval."""
     if interval.estimate is None or interval.low is None or interval.high is None:
         return interval
-    bounds = (-1.0, 1.0) if len(models) > 1 else (0.0, 1.0)
+    bounds = _bounds(models)
     low, high = interval.low, interval.high
     for share, counted in parts.values():
         flat = _flat_part(cases, models, counted, bounds)
@@ -797,7 +848,7 @@ def _flat_part(
             scored = [value for value, _ in known if value is not None]
             values.append(scored[0] - scored[1] if len(scored) > 1 else scored[0])
             weights.append(weight)
-    if len(values) < 2 or len(set(values)) > 1 or not bounds[0] <= values[0] <= bounds[1]:
+    if len(values) < 2 or len(set(values)) > 1:
         return None
     return no_spread_interval(values[0], len(values), LEVEL, bounds, effective_count(weights))
 
