@@ -461,10 +461,11 @@ def test_a_data_url_that_is_no_base64_image_providers_take_is_an_error_at_its_li
         + case("garbled", "data:image/png;base64,iVBOR*w0KGgo=")
         + case("text", f"data:image/png;base64,{text}")
         + "  - {id: other, input: '[[answer=hello]] Hi', reference: hello}\n"
-        + case("caps", f"DATA:image/gif;base64,{data}", "two"),
+        + case("caps", f"DATA:image/gif;base64,{data}", "two")
+        + case("jpg", f"data:Image/JPG;base64,{data}", "three"),  # `image/jpg`: a usual slip
     )
     result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=6, errors=6)
+    result.assert_outcomes(passed=8, errors=6)
     fix = (
         "  fix: write it as a base64 data URL of a PNG, JPEG, GIF or WebP image"
         " (data:image/png;base64,...), or give the image's file instead"
@@ -491,7 +492,7 @@ def test_a_data_url_that_is_no_base64_image_providers_take_is_an_error_at_its_li
     images = [b["messages"][0]["content"][1:] for b in server.bodies]
     assert [part["image_url"]["url"] for b in images for part in b if "image_url" in part] == [
         f"data:image/png;base64,{data}"
-    ] * 2
+    ] * 3
     assert [block["source"] for b in images for block in b if "source" in block] == [
         {"type": "base64", "media_type": "image/png", "data": data}
-    ] * 2
+    ] * 3

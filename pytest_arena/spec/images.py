@@ -98,7 +98,7 @@ def _checked_data_url(source: str) -> str:
             " its comma)",
             _DATA_URL_FIX,
         )
-    if media not in MEDIA_TYPES.values():
+    if media not in MEDIA_TYPES.values() and media != "image/jpg":  # (JPEG's usual slip)
         what = f"is of type {media}" if media else "has no media type"
         raise ImageProblem(
             f"image data URL '{shown}' {what}; providers take image/png, image/jpeg,"
