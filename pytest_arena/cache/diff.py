@@ -7,6 +7,7 @@ from typing import Any
 
 from pytest_arena.cache.keys import join
 from pytest_arena.connectors.base import shown_url
+from pytest_arena.scorers.text import said_together
 
 SHOWN_DIFFERENCES = 5  # more are counted, not listed
 SNIPPET = 60  # characters of a long string shown around its first difference
@@ -78,9 +79,7 @@ def describe(diffs: list[Difference]) -> str:
         shown.append(f"{d.path} ({_show(here, cached)} here, {_show(cached, here)} cached)")
     if len(diffs) > SHOWN_DIFFERENCES:
         shown.append(f"{len(diffs) - SHOWN_DIFFERENCES} more")
-    if len(shown) == 1:
-        return shown[0]
-    return ", ".join(shown[:-1]) + " and " + shown[-1]
+    return said_together(shown)
 
 
 def _show(value: Any, other: Any) -> str:

@@ -10,6 +10,7 @@ from operator import itemgetter
 from pytest_arena.record import ERROR, FAILED, FLAKY, PASSED, UNSCORED, Record
 from pytest_arena.reports import verdicts
 from pytest_arena.reports.statistics import Interval, pass_at_k, pass_hat_k, weighted_mean
+from pytest_arena.scorers.text import said_together
 from pytest_arena.spec.errors import did_you_mean
 
 BUILTIN_DIMENSIONS = ("accuracy", "pass_rate", "cost", "latency", "tokens")
@@ -104,8 +105,7 @@ def _not_run(board: Board, not_run: Mapping[tuple[str, str], int]) -> list[str]:
         if project == board.project and model not in ranked and n
     ]
     if kept and not board.rows:
-        models = [f"{model}'s {cases}" for model, cases in kept]
-        said = f"{', '.join(models[:-1])} and {models[-1]}" if len(models) > 1 else models[0]
+        said = said_together([f"{model}'s {cases}" for model, cases in kept])
         return [f"no answer was graded: {said} not run: budget spent"]
     return [f"{model} has no row: its {cases} not run: budget spent" for model, cases in kept]
 

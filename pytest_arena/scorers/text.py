@@ -86,6 +86,11 @@ def printable(text: str, *, lines: bool = False) -> str:
 _PART_ESCAPE = re.compile(r"\\(?:x[0-9a-f]?|u[0-9a-f]{0,3}|U[0-9a-f]{0,7})?\Z")
 
 
+def said_together(items: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`: items as a sentence lists them."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def excerpt(value: Any, limit: int = 60) -> str:
     """A short excerpt of a value for reasons: text quoted, other values as JSON."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
