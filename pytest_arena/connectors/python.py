@@ -497,14 +497,15 @@ _PROJECT_FOLDERS: set[Path] = set()  # the project folders whose agents were imp
 def _forget_neighbours(root: Path) -> None:
     """Drop the modules another project's agent imported from its folder (its `prompts.py`)
     that this project has a file of the same name for: its agent imports its own."""
-    others = [folder for folder in _PROJECT_FOLDERS if folder != root]
+    # as strings: a check per module and folder, of every module, on each agent's import
+    others = tuple(os.path.join(f, "") for f in map(str, _PROJECT_FOLDERS) if f != str(root))
     if not others:
         return
     for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None)
-        top = name.split(".")[0]
-        if file is None or not any(Path(file).is_relative_to(f) for f in others):
+        if not isinstance(file, str) or not file.startswith(others):
             continue
+        top = name.split(".")[0]
         if (root / f"{top}.py").exists() or (root / top / "__init__.py").exists():
             del sys.modules[name]
 
