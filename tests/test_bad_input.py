@@ -176,7 +176,10 @@ def test_bad_dataset_rows_are_errors_with_their_line_and_good_rows_run(
     result.assert_outcomes(passed=3, errors=4)
     result.stdout.fnmatch_lines(["projects/rows/data/cases.jsonl:2: not valid JSON*"])
     result.stdout.fnmatch_lines(
-        ["projects/rows/data/cases.jsonl:3: row has no 'question' field for the case input"]
+        [  # and it says what the row has: a misspelt field shows
+            "projects/rows/data/cases.jsonl:3: row has no 'question' field for the case input"
+            " (it has qid, answer)"
+        ]
     )
     result.stdout.fnmatch_lines(
         ["projects/rows/data/more.csv:3: weight: Input should be a valid number*"]

@@ -473,3 +473,26 @@ def test_a_null_column_of_an_input_list_is_said_as_it_is_and_the_other_rows_run(
         ]
     )
     assert "would have no input" not in result.stdout.str()
+
+
+def test_a_row_without_its_input_field_says_the_fields_it_has(tmp_path: Path) -> None:
+    """It said only "row has no 'input' field": a row exported with `prompt` or `question`
+    left the user to open the file to see why."""
+    wide = {"id": "w", **{f"col{i}": "v" for i in range(10)}}
+    project = load_project(
+        write(
+            tmp_path,
+            {
+                "arena.yaml": "datasets: [r.jsonl]\n",
+                "r.jsonl": '{"id": "p", "prompt": "x", "reference": "x"}\n'
+                + json.dumps(wide)
+                + "\n",
+            },
+        )
+    )
+    said = [p.problem.format(tmp_path).split("\n")[0] for p in project.problems]
+    assert said == [
+        "r.jsonl:1: row has no 'input' field for the case input (it has id, prompt, reference)",
+        "r.jsonl:2: row has no 'input' field for the case input (it has id, col0, col1, col2,"
+        " col3, col4, col5, col6 and 3 more)",
+    ]

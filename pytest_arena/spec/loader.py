@@ -884,10 +884,28 @@ def _no_input(
     elif column in row.values:
         message = f"'{column}' is null, so the case would have no input"
         hint = "give the row its input, or take the row out"
+    elif isinstance(fields.input, list):
+        message = (
+            f"row has no '{column}' field; fields.input builds the case's input from"
+            f" {', '.join(fields.input)} (the row has {_field_names(row)})"
+        )
+        hint = (
+            f"add '{column}' to the row, or take {column} out of fields.input (and"
+            f" {{{column}}} out of the prompt)"
+        )
     else:
-        message = f"row has no '{column}' field for the case input"
+        message = f"row has no '{column}' field for the case input (it has {_field_names(row)})"
         hint = f"add '{column}' to the row, or map another field with 'fields: {{input: ...}}'"
     return Problem(file, row.line, message, hint=hint)
+
+
+def _field_names(row: Row, most: int = 8) -> str:
+    """The names of a row's fields, as said in a message: "id, question, reference"."""
+    names = list(row.values)
+    if not names:
+        return "none"
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def _json_cells(

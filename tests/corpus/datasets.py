@@ -117,7 +117,8 @@ data(
 data(
     "data_jsonl_without_input",
     with_data("q.jsonl", ROWS + '{"id": "r2", "question": "y", "reference": "y"}\n'),
-    "projects/data_jsonl_without_input/q.jsonl:2: row has no 'input' field for the case input",
+    "projects/data_jsonl_without_input/q.jsonl:2: row has no 'input' field for the case input"
+    " (it has id, question, reference)",
     "  fix: add 'input' to the row, or map another field with 'fields: {input: ...}'",
 )
 data(
@@ -157,7 +158,8 @@ data(
 data(
     "data_csv_no_input_column",
     with_data("q.csv", "id,question,reference\nr1,x,x\n"),
-    "projects/data_csv_no_input_column/q.csv:2: row has no 'input' field for the case input",
+    "projects/data_csv_no_input_column/q.csv:2: row has no 'input' field for the case input"
+    " (it has id, question, reference)",
     "  fix: add 'input' to the row*",
 )
 data(
@@ -213,7 +215,9 @@ data(
         "q.jsonl": '{"id": "r1", "q": "x", "ctx": "c", "reference": "x"}\n'
         '{"id": "r2", "q": "y", "reference": "y"}\n',
     },
-    "projects/data_input_fields_missing/q.jsonl:2: row has no 'ctx' field for the case input*",
+    "projects/data_input_fields_missing/q.jsonl:2: row has no 'ctx' field; fields.input builds the"
+    " case's input from q, ctx (the row has id, q, reference)",
+    "  fix: add 'ctx' to the row, or take ctx out of fields.input (and {ctx} out of the prompt)",
 )
 data(
     "data_wrong_format_declared",
