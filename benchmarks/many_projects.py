@@ -36,7 +36,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from speed import DEFAULT_MESSAGE, Command, summary, write_bare
+from speed import DEFAULT_MESSAGE, Command, ratio_of, summary, write_bare
 
 PYTEST = [sys.executable, "-m", "pytest"]
 OPTIONS = ["-q", "-p", "no:cacheprovider"]
@@ -112,8 +112,7 @@ def measure(args: argparse.Namespace, base: Path, env: dict[str, str]) -> None:
             f"   (min {min(times):.2f}, max {max(times):.2f})"
             f"   peak memory {statistics.median(command.peaks):.0f} MB"
         )
-    ratio = statistics.median(arena.times) / statistics.median(bare.times)
-    rounds = [a / b for a, b in zip(arena.times, bare.times, strict=True)]
+    ratio, rounds = ratio_of(arena.times, bare.times)
     print(
         f"ratio        arena / bare pytest = {ratio:.2f} x"
         f"   (rounds: min {min(rounds):.2f}, max {max(rounds):.2f})"

@@ -433,6 +433,12 @@ def say_floor(commands: list[Command], client: Command, bare: Command) -> None:
     )
 
 
+def ratio_of(times: list[float], baseline: list[float]) -> tuple[float, list[float]]:
+    """The ratio of the medians of `times` and `baseline`, and each round's own ratio."""
+    rounds = [a / b for a, b in zip(times, baseline, strict=True)]
+    return statistics.median(times) / statistics.median(baseline), rounds
+
+
 def report(
     args: argparse.Namespace,
     commands: list[Command],
@@ -489,8 +495,7 @@ def report(
         baseline = bare.times
         stated = "arena / bare pytest"
         target = TARGETS["sim" if args.target == "sim" else "http-0"]
-    ratio = statistics.median(arena.times) / statistics.median(baseline)
-    rounds = [a / b for a, b in zip(arena.times, baseline, strict=True)]
+    ratio, rounds = ratio_of(arena.times, baseline)
     verdict = "met" if ratio <= target else "NOT met"
     print(
         f"ratio          {stated} = {ratio:.2f} x   (rounds: min {min(rounds):.2f},"
