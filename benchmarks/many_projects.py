@@ -36,7 +36,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from speed import DEFAULT_MESSAGE, Command, ratio_of, summary, write_bare
+from speed import DEFAULT_MESSAGE, Command, measured_on, ratio_of, summary, write_bare
 
 PYTEST = [sys.executable, "-m", "pytest"]
 OPTIONS = ["-q", "-p", "no:cacheprovider"]
@@ -102,9 +102,9 @@ def measure(args: argparse.Namespace, base: Path, env: dict[str, str]) -> None:
             check(command, items)
     print(
         f"{args.projects} projects x {args.cases} cases = {items} items, Python agents;"
-        f" {args.runs} round{'s' * (args.runs > 1)} after a warm-up;"
-        f" Python {sys.version.split()[0]}"
+        f" {args.runs} round{'s' * (args.runs > 1)} after a warm-up"
     )
+    print(measured_on())
     for command in commands:
         times = command.times
         print(
