@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -17,10 +20,11 @@ from pytest_arena.engine.budget import Budget
 from pytest_arena.engine.calls import THREAD_NAME, Engine
 from pytest_arena.engine.limits import Limits
 from pytest_arena.engine.money import dollars
+from pytest_arena.plugin.collect import HEAD_START
 from pytest_arena.reports.json_report import schema
 from pytest_arena.spec import Case
 from pytest_arena.spec.schema import ModelDef
-from tests.conftest import XDIST, MakeProject
+from tests.conftest import XDIST, MakeProject, interruptible
 from tests.fake_llm_server import FakeLLMServer
 from tests.projects import BUDGET_PROJECT, local_openai
 
@@ -180,6 +184,97 @@ def test_stopping_at_the_first_failure_cancels_pending_calls_and_leaves_no_threa
     assert {"bad", "c0", "c1"} <= started <= {"bad", "c0", "c1", "c2"}
     assert cancelled == started - {"bad"}
     assert not [t for t in set(threading.enumerate()) - before if t.name == THREAD_NAME]
+
+
+PRICED = ", price: {input_per_mtok: 1000000, output_per_mtok: 1000000}"
+CUT_OFF = (
+    "and an unknown amount on {} cut off in flight when the run stopped (a provider may"
+    " bill what it had generated)"
+)
+
+
+def test_calls_the_stop_cuts_off_in_flight_are_said_as_spent_unknown(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    """A call asked and not answered when -x stopped the run may be billed: the spend line
+    and the JSON report count it, priced model or not; a call still waiting for its place
+    among the model's calls in flight was never asked, and is not counted."""
+    cases = [("bad", "broken"), *[(f"c{i}", "hang") for i in range(5)]]
+    make_project("p", project(cases, ", concurrency: 3" + PRICED))
+    result = pytester.runpytest("-p", "arena_scripted", "-x", "--arena-json=r.json")
+    result.assert_outcomes(failed=1)
+    cancelled = [e["case"] for e in events(pytester) if e["event"] == "cancelled"]
+    assert 2 <= len(cancelled) <= 3  # c0 and c1, and c2 if it took bad's place before the stop
+    said = f"{len(cancelled)} calls"
+    result.stdout.fnmatch_lines(
+        ["arena: 0 answers graded; $0.00 spent on models and judges, " + CUT_OFF.format(said)]
+    )
+    spend = json.loads((pytester.path / "r.json").read_text())["spend"]
+    assert (spend["calls_cut_off"], spend["total"]) == (len(cancelled), 0.0)
+
+
+@pytest.mark.parametrize("after", [0.3, HEAD_START + 0.6], ids=["head start", "items"])
+def test_ctrl_c_says_the_calls_it_cut_off_in_flight(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object, after: float
+) -> None:
+    """Ctrl-C while the calls have their head start, or once h0's item waits for its call:
+    the engine is closed before the summary, which counts both calls."""
+    make_project("p", project([("ok", "work"), ("h0", "hang"), ("h1", "hang")]))
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "arena_scripted", "--arena-json=r.json"],
+        cwd=pytester.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(pytester.path)},
+        preexec_fn=interruptible,  # (see there)
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and "ok" not in {
+            e["case"] for e in events(pytester) if e["event"] == "done"
+        }:
+            time.sleep(0.05)
+        time.sleep(after)
+        run.send_signal(signal.SIGINT)
+        out, _ = run.communicate(timeout=30)
+    finally:
+        run.kill()
+    assert "KeyboardInterrupt" in out, out
+    cancelled = sorted(str(e["case"]) for e in events(pytester) if e["event"] == "cancelled")
+    assert cancelled == ["h0", "h1"], out
+    assert CUT_OFF.format("2 calls") in out
+    assert json.loads((pytester.path / "r.json").read_text())["spend"]["calls_cut_off"] == 2
+
+
+def test_a_run_that_stops_with_no_call_in_flight_says_none_was_cut_off(
+    pytester: pytest.Pytester, make_project: MakeProject, log_file: object
+) -> None:
+    make_project("p", project([("bad", "late broken"), ("ok", "work")], PRICED))
+    for args in (("-x",), ()):  # bad fails after ok's call was answered; the whole run, too
+        result = pytester.runpytest("-p", "arena_scripted", "--arena-json=r.json", *args)
+        assert "cut off" not in result.stdout.str()
+        assert json.loads((pytester.path / "r.json").read_text())["spend"]["calls_cut_off"] == 0
+
+
+def test_xdist_workers_say_the_calls_their_stop_cut_off_to_the_controller(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    log_file: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The controller has no engine of its own: each worker counts the calls its engine cut
+    off, and the controller's spend line adds them up (one file: one worker runs it all)."""
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    cases = [("bad", "broken"), ("c0", "hang"), ("c1", "hang")]
+    make_project("p", project(cases, ", concurrency: 3"))
+    result = pytester.runpytest_subprocess(
+        *XDIST, "-p", "arena_scripted", "-n", "2", "--dist", "loadfile", "-x"
+    )
+    result.assert_outcomes(failed=1)
+    cancelled = [e["case"] for e in events(pytester) if e["event"] == "cancelled"]
+    assert sorted(cancelled) == ["c0", "c1"]
+    result.stdout.fnmatch_lines(["arena: *, " + CUT_OFF.format("2 calls")])
 
 
 def test_answers_paid_for_cases_the_run_stopped_before_are_counted(

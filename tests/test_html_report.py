@@ -308,6 +308,10 @@ def test_the_header_says_what_the_run_spent_also_on_answers_no_case_was_graded_b
         "spent $2.50 ($2.20 on answers no case was graded by); 1 case(s) not run: budget spent"
         in text
     )
+    data["spend"] = {**spend, "budget_skips": 0, "calls_cut_off": 3}  # after -x or Ctrl-C
+    header = html.render(data).split("</header>")[0]
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", header))
+    assert "graded by), and an unknown amount on 3 call(s) cut off in flight" in text
     del data["spend"]  # a report written before it had one
     assert "spent" not in html.render(data).split("</header>")[0]
 

@@ -179,6 +179,9 @@ class Engine:
     _beat: float = 0.0  # when the loop last beat (time.monotonic())
     _blocked: float = 0.0  # seconds calls' stretches of BLOCKING or more held the loop, in all
     closed: bool = False
+    # tries that `close` cut off in flight: asked of their model, not answered, and perhaps
+    # billed all the same (a provider may charge for what it had generated)
+    cut_off: int = 0
 
     # -- the main thread's side -------------------------------------------------------------
 
@@ -659,6 +662,10 @@ class Engine:
                     try:
                         timed = _timed(connector.acomplete(request), own, self._count_blocked)
                         response = await _within(timed, timeout)
+                    except asyncio.CancelledError:
+                        if self.closed:  # the run stopped (-x, Ctrl-C) with this try asked
+                            self.cut_off += 1
+                        raise
                     except ConnectorError as exc:
                         if isinstance(exc.__cause__, self.ends_run):
                             return failed(str(exc), exc.__cause__)

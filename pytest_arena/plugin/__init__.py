@@ -22,7 +22,15 @@ import pytest
 from pytest_arena.cache.location import DEFAULT_CACHE_PATH, default_cache_path
 from pytest_arena.cache.modes import CacheMode
 from pytest_arena.plugin import failure_style, options, outputs, progress_line
-from pytest_arena.plugin.state import COLLECT, COLLECTED, LEDGERS, NEAR_MISSES, SPENT, ArenaState
+from pytest_arena.plugin.state import (
+    COLLECT,
+    COLLECTED,
+    CUT_OFF,
+    LEDGERS,
+    NEAR_MISSES,
+    SPENT,
+    ArenaState,
+)
 from pytest_arena.plugin.terminal import MODEL_ATTR, PROBLEM_ATTR, RECORD_ATTR, ArenaReporter
 from pytest_arena.spec.files import DATASET_FORMATS, MISNAMED_FILE, PROJECT_FILE
 
@@ -234,9 +242,9 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
     collect = sys.modules.get(COLLECT)
     stopping = session.testsfailed and not config.getoption("continue_on_collection_errors", False)
     worker = hasattr(config, "workerinput")
-    if collect is not None and options.runs_cases(config) and not (stopping or worker):
-        collect.head_start(config, collect.start_ahead(session.items))
-    try:
+    try:  # Ctrl-C in the head start, too, closes the engine before the summary counts
+        if collect is not None and options.runs_cases(config) and not (stopping or worker):
+            collect.head_start(config, collect.start_ahead(session.items))
         return (yield)
     finally:
         ArenaState.of(config).close()
@@ -304,6 +312,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         if session.config.getoption("arena_baseline", None):  # what "gone" is measured by
             output[COLLECTED]["cases"] = state.defined_cases()
         output[SPENT] = state.spent_on_calls() or 0.0
+        output[CUT_OFF] = state.cut_off()
         output[NEAR_MISSES] = state.near_misses()
 
 

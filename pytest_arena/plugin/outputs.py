@@ -659,6 +659,7 @@ class ArenaOutputs:
             "saved_by_cache": money.saved,
             "budget_skips": self.state.budget_skips,
             "unknown_workers": self.state.workers_unknown,
+            "calls_cut_off": self.state.cut_off(),
         }
 
 

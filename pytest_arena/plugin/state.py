@@ -36,6 +36,7 @@ _KEY = pytest.StashKey["ArenaState"]()
 LEDGERS = "arena_ledgers"
 COLLECTED = "arena_collected"  # a worker's output: its arena items, and files without cases
 SPENT = "arena_spent"  # a worker's output: what its engine paid for answers
+CUT_OFF = "arena_cut_off"  # a worker's output: the calls its engine's close cut off in flight
 NEAR_MISSES = "arena_near_misses"  # a worker's output: its cache's near misses
 EXIT_CODE = "arena_exit_code"  # a worker's output: the returncode of a pytest.exit() it ran
 COLLECT = "pytest_arena.plugin.collect"  # imported once an arena.yaml is collected in a process
@@ -62,6 +63,7 @@ class ArenaState:
     spill: Spill | None = None  # whole records for --arena-json, when records are kept lean
     workers_spent: float | None = None  # on the xdist controller: what its workers paid
     workers_unknown: int = 0  # and how many of them spent what it cannot know
+    workers_cut_off: int = 0  # and the calls their engines cut off in flight as they closed
     own_ledger: OwnLedger | None = None  # in an xdist worker: what its engine paid, as it pays
     workers_near_misses: dict[str, int] = field(default_factory=dict)  # and their caches'
     finished: set[str] = field(default_factory=set)  # items whose run ended (as xdist tells)
@@ -214,6 +216,12 @@ class ArenaState:
         if self._engine is None:
             return self.workers_spent
         return self._engine.budget.charged
+
+    def cut_off(self) -> int:
+        """The calls the run's stop cut off in flight (`Engine.cut_off`): this process's
+        engine's, and on the xdist controller those its workers said."""
+        own = self._engine.cut_off if self._engine is not None else 0
+        return own + self.workers_cut_off
 
     def near_misses(self) -> dict[str, int]:
         """Answers bought though the cache held the same messages for their model, by how

@@ -251,6 +251,7 @@ class ArenaReporter:
             unknown,
             xdist=xdist,
             unpriced_on_calls=self._unpriced_on_calls(),
+            cut_off=state.cut_off(),
         )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -258,7 +259,8 @@ class ArenaReporter:
         if not self.state.records and not self.state.budget_not_run:
             spent = self.state.spent_on_calls()
             left = self._unpriced_on_calls()  # (no record: every one is ungraded)
-            if self.state.budget_skips or spent or unknown or left:  # no case graded, money spent
+            cut_off = self.state.cut_off()
+            if self.state.budget_skips or spent or unknown or left or cut_off:  # none graded
                 terminalreporter.write_line(f"arena: {self._spend_line()}")
             return
         # here, not at the top: a run without arena projects does not load them

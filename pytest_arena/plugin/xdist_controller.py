@@ -19,7 +19,15 @@ import pytest
 
 from pytest_arena.engine.ledger import own_path, read_own
 from pytest_arena.plugin import progress_line
-from pytest_arena.plugin.state import COLLECTED, EXIT_CODE, LEDGERS, NEAR_MISSES, SPENT, ArenaState
+from pytest_arena.plugin.state import (
+    COLLECTED,
+    CUT_OFF,
+    EXIT_CODE,
+    LEDGERS,
+    NEAR_MISSES,
+    SPENT,
+    ArenaState,
+)
 from pytest_arena.record import ERROR, Record
 from pytest_arena.spec.files import DATASET_FORMATS, PROJECT_FILE
 
@@ -210,6 +218,9 @@ class ArenaXdist:
         if isinstance(spent, int | float):  # for the spend line: answers no case was graded by
             state.workers_spent = (state.workers_spent or 0.0) + float(spent)
             self._said(node.gateway.id)
+        cut_off = output.get(CUT_OFF)
+        if isinstance(cut_off, int):
+            state.workers_cut_off += cut_off
         unpriced = output.get(progress_line.UNPRICED)
         line = progress_line.of(self.config)
         if isinstance(unpriced, int) and line is not None:  # answers no record may count

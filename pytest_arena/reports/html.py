@@ -365,6 +365,9 @@ def _spend_said(spend: Any) -> str:
     unknown = spend.get("unknown_workers")
     if isinstance(unknown, int) and unknown:
         said += f", and an unknown amount by {unknown} xdist worker(s) stopped before saying it"
+    cut_off = spend.get("calls_cut_off")
+    if isinstance(cut_off, int) and cut_off:
+        said += f", and an unknown amount on {cut_off} call(s) cut off in flight"
     skips = spend.get("budget_skips")
     if isinstance(skips, int) and skips:
         said += f"; {skips} case(s) not run: budget spent"

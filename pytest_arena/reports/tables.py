@@ -152,13 +152,15 @@ def spending(
     *,
     xdist: bool = False,
     unpriced_on_calls: int = 0,
+    cut_off: int = 0,
 ) -> str:
     """One line on what the run spent, what the cache saved and what budgets stopped;
     `spent_on_calls` (the engine's total) also counts answers whose cases never ran,
     unless `unknown_workers` (pytest-xdist's) spent what could not be known, and so does
     `unpriced_on_calls` (the answers of models without a price the calls got). `xdist`:
     the run had workers, which pay for answers of cases another worker then runs (one took
-    them over, or a worker crashed), and the line says so."""
+    them over, or a worker crashed), and the line says so. `cut_off`: calls the run's stop
+    cut off in flight, which cost what their providers bill for them, unknown here."""
     answers = [a for r in records for a in _answers(r)]
     cached = [cost or 0.0 for was_cached, cost, _ in answers if was_cached]
     partly = sum(part for was_cached, _, part in answers if not was_cached)
@@ -201,6 +203,9 @@ def spending(
         line += f", and an unknown amount on {left} answer{'' if left == 1 else 's'} of models"
         line += " without a price that no case was graded by (of cases the run"
         line += f" {UNGRADED_XDIST if xdist else UNGRADED})"
+    if cut_off:
+        line += f", and an unknown amount on {cut_off} call{'' if cut_off == 1 else 's'} cut off"
+        line += " in flight when the run stopped (a provider may bill what it had generated)"
     if budget_skips:
         line += f"; {budget_skips} not run: budget spent"
     return line
