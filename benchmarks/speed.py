@@ -62,7 +62,10 @@ target, met or not.
 pytest-arena must be installed in this Python (`pip install .`, or `pip install -e .`):
 pytest loads the plugin through its entry point, as a user's run does (the source folder
 on PYTHONPATH gives it none to load it by). The client needs aiohttp (a dependency of
-pytest-arena).
+pytest-arena). For the figures a user meets, run it from a virtualenv holding the wheel
+alone (`python -m venv v && v/bin/pip install dist/pytest_arena-*.whl`): the dev extra's
+plugins load in every run, arena's and bare pytest's, and slow each one's start alike
+(which moves every ratio); the line under the header names the plugins it found.
 """
 
 from __future__ import annotations
@@ -442,8 +445,9 @@ def ratio_of(times: list[float], baseline: list[float]) -> tuple[float, list[flo
 
 
 def measured_on() -> str:
-    """The interpreter and the releases the runs used: a ratio to bare pytest depends on
-    them, as bare pytest's own speed does."""
+    """The interpreter and the releases the runs used, and the other pytest plugins every
+    run loads (arena's and bare pytest's alike): a ratio to bare pytest depends on them, as
+    bare pytest's own speed does. A user's install of pytest-arena has none of them."""
     names = ("pytest", "pytest-arena", "pydantic", "aiohttp")
     found = []
     for name in names:
@@ -451,7 +455,15 @@ def measured_on() -> str:
             found.append(f"{name} {importlib.metadata.version(name)}")
         except importlib.metadata.PackageNotFoundError:
             found.append(f"{name} not installed")
-    return f"on Python {sys.version.split()[0]} ({sys.executable}); {', '.join(found)}"
+    plugins = sorted(
+        {
+            entry.dist.name if entry.dist is not None else entry.name
+            for entry in importlib.metadata.entry_points(group="pytest11")
+        }
+        - {"pytest-arena", "pytest_arena"}
+    )
+    loaded = f"other pytest plugins: {', '.join(plugins)}" if plugins else "no other pytest plugin"
+    return f"on Python {sys.version.split()[0]} ({sys.executable}); {', '.join(found)}; {loaded}"
 
 
 def report(
