@@ -25,7 +25,8 @@ subprocess in a fresh folder of generated files. The targets and their baselines
 - (c) sim: arena on sim models (--models, default sim_perfect) within 1.3 x of bare pytest.
 - peak memory: for sim and http, each command's peak resident memory (the operating
   system's accounting of the finished process, as `/usr/bin/time -v` reports it) is
-  printed too, and arena's against bare pytest's, within 1.2 x. At scale:
+  printed too, and arena's against bare pytest's, within 1.2 x at 50,000 cases (a smaller
+  run's ratio is printed, not judged: the imports' fixed megabytes weigh more there):
 
       python benchmarks/speed.py sim --cases 50000 --models sim_small --runs 1 \
           --arena-variant=--tb=no --bare-args=--tb=no
@@ -93,6 +94,7 @@ PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", 
 BARE = ["-p", "no:arena"]  # pytest alone: without the plugin, installed in this Python as it is
 TARGETS = {"sim": 1.3, "http-latency": 1.1, "http-0": 2.0, "first": 0.5, "memory": 1.2}
 OVERHEAD_BOUND = 1.25  # issue 16: the http run at 0 ms against bare pytest
+MEMORY_AT = 50_000  # issue 16 sets the memory target for runs of this many cases
 DEFAULT_MESSAGE = 40  # characters of a bare failure's message when arena's run had none
 
 CLIENT = '''\
@@ -531,10 +533,11 @@ def report(
     )
     memory = statistics.median(arena.peaks) / statistics.median(bare.peaks)
     target = TARGETS["memory"]
-    print(
-        f"peak memory    arena / bare pytest = {memory:.2f} x   target <= {target:g} x:"
-        f" {'met' if memory <= target else 'NOT met'}"
-    )
+    if args.cases >= MEMORY_AT:
+        judged = "met" if memory <= target else "NOT met"
+    else:  # the imports' fixed megabytes weigh more, the fewer the cases
+        judged = f"judged at {MEMORY_AT:,} cases or more, not at {args.cases:,}"
+    print(f"peak memory    arena / bare pytest = {memory:.2f} x   target <= {target:g} x: {judged}")
 
 
 def main() -> None:
