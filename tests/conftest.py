@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 import time
@@ -22,11 +23,26 @@ XDIST = ("-p", "xdist.plugin")  # inner runs load no plugin by itself (see `pyte
 ARENA = (sys.executable, "-m", "pytest_arena")  # the `arena` command, found without PATH
 
 
-def interruptible() -> None:
-    """For `subprocess.Popen(preexec_fn=...)` of a run a test stops with Ctrl-C (SIGINT): the
-    child gets it as from a terminal even when this suite was started in the background
-    (a shell's `cmd &` ignores SIGINT, and Python installs no KeyboardInterrupt handler in
-    a process that starts with it ignored)."""
+def run_to_interrupt(
+    cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """`python -m pytest *args` in `cwd`, started for a test to stop with Ctrl-C (SIGINT),
+    its output (both streams) piped as text."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "pytest", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        preexec_fn=_interruptible,
+    )
+
+
+def _interruptible() -> None:
+    """The child gets SIGINT as from a terminal even when this suite was started in the
+    background (a shell's `cmd &` ignores SIGINT, and Python installs no KeyboardInterrupt
+    handler in a process that starts with it ignored)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 

@@ -6,7 +6,6 @@ import importlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -24,7 +23,7 @@ from pytest_arena.plugin.collect import HEAD_START
 from pytest_arena.reports.json_report import schema
 from pytest_arena.spec import Case
 from pytest_arena.spec.schema import ModelDef
-from tests.conftest import XDIST, MakeProject, interruptible
+from tests.conftest import XDIST, MakeProject, run_to_interrupt
 from tests.fake_llm_server import FakeLLMServer
 from tests.projects import BUDGET_PROJECT, local_openai
 
@@ -220,15 +219,8 @@ def test_ctrl_c_says_the_calls_it_cut_off_in_flight(
     """Ctrl-C while the calls have their head start, or once h0's item waits for its call:
     the engine is closed before the summary, which counts both calls."""
     make_project("p", project([("ok", "work"), ("h0", "hang"), ("h1", "hang")]))
-    run = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "arena_scripted", "--arena-json=r.json"],
-        cwd=pytester.path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(pytester.path)},
-        preexec_fn=interruptible,  # (see there)
-    )
+    env = {**os.environ, "PYTHONPATH": str(pytester.path)}
+    run = run_to_interrupt(pytester.path, "-p", "arena_scripted", "--arena-json=r.json", env=env)
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and "ok" not in {

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import sys
 import textwrap
 import time
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeProject, alive, interruptible
+from tests.conftest import MakeProject, alive, run_to_interrupt
 from tests.fake_llm_server import FakeLLMServer
 
 SECRET = "sk-e2e-secret-4242"
@@ -236,14 +235,7 @@ def test_ctrl_c_cancels_the_calls_and_ends_the_agents(
     pids = tmp_path / "pids"
     pids.mkdir()
     agent_project(make_project, pids)
-    run = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "projects"],
-        cwd=pytester.path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        preexec_fn=interruptible,  # (see there)
-    )
+    run = run_to_interrupt(pytester.path, "-p", "no:cacheprovider", "projects")
     deadline = time.monotonic() + 20
     while len(list(pids.iterdir())) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)

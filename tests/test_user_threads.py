@@ -9,7 +9,6 @@ import asyncio
 import contextvars
 import json
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pytest_arena.engine.user_threads import run_blocking
-from tests.conftest import MakeProject, denied_writes, interruptible
+from tests.conftest import MakeProject, denied_writes, run_to_interrupt
 from tests.fake_llm_server import FakeLLMServer
 
 NEVER_RETURNS = """
@@ -270,14 +269,7 @@ def test_ctrl_c_ends_a_run_whose_loop_an_async_agent_blocks_at_once(
     # the loop stays stuck until the Ctrl-C, however late a busy machine sends it (with the
     # 1 s limit the calls failed first, and the run ended before the signal came)
     blocking_project(make_project, pytester, stall_limit=60.0)
-    run = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"],
-        cwd=pytester.path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        preexec_fn=interruptible,  # (see there)
-    )
+    run = run_to_interrupt(pytester.path, "-p", "no:cacheprovider", "-p", "no:randomly")
     try:
         deadline = time.monotonic() + 30
         while not (pytester.path / "stuck.flag").exists() and time.monotonic() < deadline:
