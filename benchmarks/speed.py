@@ -449,7 +449,7 @@ def ratio_of(times: list[float], baseline: list[float]) -> tuple[float, list[flo
 def measured_on() -> str:
     """The interpreter and the releases the runs used, and the other pytest plugins every
     run loads (arena's and bare pytest's alike): a ratio to bare pytest depends on them, as
-    bare pytest's own speed does. A user's install of pytest-arena has none of them."""
+    bare pytest's own speed does. pytest-arena's own install brings none of them."""
     names = ("pytest", "pytest-arena", "pydantic", "aiohttp")
     found = []
     for name in names:
