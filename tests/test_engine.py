@@ -126,6 +126,66 @@ def test_calls_run_ahead_up_to_the_models_concurrency_and_no_further(
     assert [e["case"] for e in starts[:4]] == ["c0", "c1", "c2", "c3"]
 
 
+ITEM_LOG = """
+import json, os
+
+
+def pytest_runtest_call(item):
+    with open(os.environ["ARENA_TEST_LOG"], "a") as f:
+        f.write(json.dumps({"event": "item", "case": item.name.split("[")[0]}) + "\\n")
+"""
+
+
+def test_calls_start_only_so_many_items_ahead_of_the_item_running(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    log_file: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A benchmark of any size holds the requests and answers of AHEAD items at most: the
+    next items' calls start as items run, TOP_UP at a time, and every case is answered."""
+    collect = importlib.import_module("pytest_arena.plugin.collect")  # the inner run's
+    monkeypatch.setattr(collect, "AHEAD", 6)
+    monkeypatch.setattr(collect, "TOP_UP", 2)
+    monkeypatch.setattr(collect, "HEAD_START", 0.0)  # (the next test's)
+    pytester.makeconftest(ITEM_LOG)
+    make_project("p", project([(f"c{i}", "work") for i in range(30)], ", concurrency: 16"))
+    pytester.runpytest("-p", "arena_scripted", "-p", "no:randomly").assert_outcomes(passed=30)
+    started, ahead = 0, []  # as each item ran, the calls started of the items after it
+    for event in events(pytester):
+        if event["event"] == "start":
+            started += 1
+        elif event["event"] == "item":
+            ahead.append(started - len(ahead) - 1)
+    assert started == 30 and len(ahead) == 30
+    assert 4 <= max(ahead) <= 6  # ahead, and never more than 6 items
+
+
+def test_the_head_start_starts_the_next_items_calls_as_the_first_are_answered(
+    pytester: pytest.Pytester,
+    make_project: MakeProject,
+    log_file: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Calls answered at once run alone for up to HEAD_START seconds, as many as they are:
+    AHEAD items' at a time, each lot once the one before it is answered."""
+    collect = importlib.import_module("pytest_arena.plugin.collect")
+    monkeypatch.setattr(collect, "AHEAD", 6)
+    pytester.makeconftest(ITEM_LOG)
+    make_project("p", project([(f"c{i}", "work") for i in range(30)], ", concurrency: 16"))
+    pytester.runpytest("-p", "arena_scripted", "-p", "no:randomly").assert_outcomes(passed=30)
+    log = events(pytester)
+    first_item = next(i for i, event in enumerate(log) if event["event"] == "item")
+    assert sum(event["event"] == "done" for event in log[:first_item]) == 30  # all, alone
+    done: set[int] = set()
+    for event in log:
+        number = int(str(event["case"])[1:])
+        if event["event"] == "start":  # its lot's: the lots before it were all answered
+            assert done >= set(range(number - number % 6)), (number, sorted(done))
+        elif event["event"] == "done":
+            done.add(number)
+
+
 def test_a_retryable_error_is_tried_again_and_the_retries_are_recorded(
     pytester: pytest.Pytester, make_project: MakeProject, log_file: object
 ) -> None:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 MARKER = "arena"
 REPORTER = "arena-reporter"
 FAILURE_STYLE = "arena-failure-style"
+AHEAD_PLUGIN = "arena-ahead"  # collect.Ahead: the calls started ahead, without xdist
 WORKER_LOOKAHEAD = "arena-worker-lookahead"
 WORKER_REPORTS = "arena-worker-reports"
 
@@ -244,7 +245,9 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
     worker = hasattr(config, "workerinput")
     try:  # Ctrl-C in the head start, too, closes the engine before the summary counts
         if collect is not None and options.runs_cases(config) and not (stopping or worker):
-            collect.head_start(config, collect.start_ahead(session.items))
+            ahead = collect.Ahead(session.items)
+            config.pluginmanager.register(ahead, AHEAD_PLUGIN)
+            collect.head_start(config, ahead)
         return (yield)
     finally:
         ArenaState.of(config).close()

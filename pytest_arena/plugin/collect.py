@@ -7,6 +7,7 @@ import concurrent.futures
 import functools
 import os
 import re
+import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -497,6 +498,40 @@ def start_ahead(items: list[pytest.Item]) -> list[Call]:
     return [call for item in arena for _, call in item.pending or () if call is not None]
 
 
+# Items whose calls a run without pytest-xdist keeps started ahead of the item running, in
+# the run's order: enough to keep every model's calls in flight while pytest's thread works,
+# and to let a fast model answer many while an item's scorer takes its time; few enough
+# that a benchmark of any size holds only so many requests and answers at once. TOP_UP: how
+# many more are started at once as items run (one hand-over to the loop's thread each).
+AHEAD = 10_000
+TOP_UP = 64
+
+
+class Ahead:
+    """The calls started ahead of the items of a run without pytest-xdist: AHEAD items' at
+    a time during the head start, then TOP_UP more each time that many items have run."""
+
+    def __init__(self, items: list[pytest.Item]) -> None:
+        self.items = items
+        self.started = 0  # items[:started] were given to start_ahead
+        self.ran = 0  # items whose run began
+
+    def more(self) -> list[Call]:
+        """Start the calls of the next AHEAD items (the head start's); those calls."""
+        return self._upto(self.started + AHEAD)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> None:
+        self.ran += 1
+        if self.started < len(self.items) and self.started - self.ran <= AHEAD - TOP_UP:
+            self._upto(self.ran + AHEAD)
+
+    def _upto(self, end: int) -> list[Call]:
+        end = min(len(self.items), end)
+        batch, self.started = self.items[self.started : end], max(self.started, end)
+        return start_ahead(batch)
+
+
 def call_off(items: list[pytest.Item]) -> None:
     """Call off the calls started ahead for `items` that have not begun (the items went to
     another pytest-xdist worker); an item with a call called off starts afresh should it
@@ -530,16 +565,23 @@ def _may_skip(item: pytest.Item) -> bool:
 _SKIPPING = frozenset({"skip", "skipif"})
 
 
-def head_start(config: pytest.Config, calls: list[Call]) -> None:
-    """Before the run's first item: wait for `calls` until they are all answered, or
-    HEAD_START seconds at most (not at all under -x, --maxfail or --sw)."""
+def head_start(config: pytest.Config, ahead: Ahead) -> None:
+    """Before the run's first item, start the calls of the first items and wait for them
+    until they are answered, then for the next ones', HEAD_START seconds in all at most (not
+    at all under -x, --maxfail or --sw)."""
+    calls = ahead.more()
     if not calls or stops_at_a_failure(config):  # stop soon, and pay for no more
         return
     line = progress_line.of(config)
-    if line is not None:
-        line.wait_all(calls, HEAD_START)
-    else:
-        concurrent.futures.wait([call.future for call in calls], timeout=HEAD_START)
+    deadline = time.monotonic() + HEAD_START
+    while calls and (left := deadline - time.monotonic()) > 0:
+        if line is not None:
+            line.wait_all(calls, left)
+        else:
+            concurrent.futures.wait([call.future for call in calls], timeout=left)
+        if not all(call.future.done() for call in calls):
+            return
+        calls = ahead.more()
 
 
 def failed_below(file: ArenaFile) -> bool:
