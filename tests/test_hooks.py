@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import importlib
 import json
 from pathlib import Path
 
 import pytest
 
+from pytest_arena.spec import images
 from tests.conftest import MakeProject
 
 FENCED = """
@@ -452,6 +455,85 @@ def test_a_hook_adding_a_string_to_a_list_of_parts_is_told_how(
             " `+=` a string adds its characters)"
         ]
     )
+
+
+PNG_URL = (
+    "data:image/png;base64,"
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
+ADD_IMAGE = (
+    "def pre_request(request, case, context):\n"
+    "    if case.id == 'broken':\n"
+    "        part = {{'type': 'image_url', 'image_url': {image_url}}}\n"
+    "        request.messages[-1]['content'] = [{{'type': 'text', 'text': 'x'}}, part]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("image_url", "said"),
+    [
+        (
+            "{'url': 'data:image/png;base64,!!!'}",
+            "an image whose image data URL 'data:image/png;base64,!!!...' does not hold valid"
+            " base64 (*); fix: write it as a base64 data URL of a PNG, JPEG, GIF or WebP image*",
+        ),
+        (
+            "{'url': 'data:image/png;base64,aGVsbG8='}",
+            "an image whose image data URL 'data:image/png;base64,aGVsbG8=...' is not a PNG,"
+            " JPEG, GIF or WebP image (its first bytes are 68 65 6c 6c 6f); fix: *",
+        ),
+        (
+            "{'url': 'charts/sales.png'}",
+            "an image whose url is 'charts/sales.png', neither an http(s) URL nor a data URL;"
+            " fix: give {type: image_url, image_url: {url: ...}} an https:// URL or a base64"
+            " data URL (data:image/png;base64,...); a file of the project goes in the case's"
+            " input, as {image: path}",
+        ),
+        ("{}", "an image whose url is a NoneType, neither an http(s) URL nor a data URL;*"),
+    ],
+    ids=["not-base64", "not-an-image", "a-file", "no-url"],
+)
+def test_an_image_a_hook_leaves_that_no_provider_takes_fails_the_case_naming_the_hook(
+    pytester: pytest.Pytester, make_project: MakeProject, image_url: str, said: str
+) -> None:
+    """It went to the model as it was: a sim passed the case, a provider answered 400, and
+    the anthropic connector raised a KeyError on an image without a url."""
+    yaml = "models: [sim_perfect]\ntests:\n  - {id: broken, input: x, reference: x}\n"
+    hooks = ADD_IMAGE.format(image_url=image_url)
+    make_project("p", yaml + "  - {id: fine, input: y, reference: y}\n", {"hooks.py": hooks})
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([f"*hooks.py pre_request left {said}"])
+    assert "internal error" not in result.stdout.str()
+
+
+def test_a_hook_may_add_images_and_the_cases_own_are_not_decoded_again(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case_run = importlib.import_module("pytest_arena.evaluation.case_run")  # the inner run's
+    decoded: list[str] = []
+
+    def counted(url: str) -> str:
+        decoded.append(url)
+        return images.checked_data_url(url)
+
+    monkeypatch.setattr(case_run, "checked_data_url", counted)
+    hooks = (
+        "def pre_request(request, case, context):\n"
+        f"    url = {PNG_URL!r}\n"
+        "    added = [{'type': 'image_url', 'image_url': {'url': url}},\n"
+        "             {'type': 'image_url', 'image_url': {'url': 'https://example.com/a.png'}}]\n"
+        "    request.messages[-1]['content'] = [*request.messages[-1]['content'], *added]\n"
+    )
+    yaml = (
+        "models: [sim_perfect]\ntests:\n"
+        "  - {id: a, reference: seen, input: [{role: user, content: [{type: text, text: Look.},"
+        " {image: one.png}]}]}\n"
+    )
+    root = make_project("p", yaml, {"hooks.py": hooks})
+    (root / "one.png").write_bytes(base64.b64decode(PNG_URL[22:]))
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    assert decoded == [PNG_URL]  # the hook's own: the case's image was checked as it loaded
 
 
 def test_what_a_hook_changes_in_place_is_that_requests_own(

@@ -27,7 +27,13 @@ from pytest_arena.scorers.script import ScriptFailed
 from pytest_arena.secrets import environment_secrets, redacted, redacted_data
 from pytest_arena.spec import Case
 from pytest_arena.spec.errors import raised
-from pytest_arena.spec.images import shortened
+from pytest_arena.spec.images import (
+    ImageProblem,
+    checked_data_url,
+    is_data_url,
+    is_url,
+    shortened,
+)
 from pytest_arena.spec.template import render_messages
 
 
@@ -98,6 +104,7 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
     try:
         request = build_request(project, case, model, sample)
         if hooks.pre_request is not None:
+            loaded = _data_urls(request.messages)  # checked as the case was loaded
             changed = _call_user(
                 "hooks.py pre_request",
                 hooks.pre_request,
@@ -114,6 +121,7 @@ def prepare(project: Project, case: Case, model: str, plan: Plan, sample: int = 
                     )
                 request = changed
             _check_messages(request.messages)
+            _check_images(request.messages, loaded)
             _check_params(request.params)
             _check_tools(request.tools)
     except _Stop as stop:
@@ -191,6 +199,46 @@ def _check_messages(messages: Any) -> None:
         f"hooks.py pre_request left request.messages as {what}; give a list of messages, each"
         " {role, content}, as request.messages held them"
     )
+
+
+def _data_urls(messages: list[dict[str, Any]]) -> dict[int, str]:
+    """The data URLs of `messages`' images, by identity (held, so that none is reused)."""
+    urls = (_image_url(part) for message in messages for part in _parts(message))
+    return {id(url): url for url in urls if isinstance(url, str) and is_data_url(url)}
+
+
+def _image_url(part: Any) -> Any:
+    """An image part's url (None for another part; whatever it holds for an image)."""
+    if not isinstance(part, dict) or part.get("type") != "image_url":
+        return None
+    return part["image_url"].get("url", None)
+
+
+def _check_images(messages: list[dict[str, Any]], loaded: dict[int, str]) -> None:
+    """The images pre_request left are what connectors send: an http(s) URL, or a data URL
+    of an image providers take (those the case had when it was loaded were checked then);
+    _Stop saying which is not, and the fix."""
+    for message in messages:
+        for part in _parts(message):
+            if not isinstance(part, dict) or part.get("type") != "image_url":
+                continue
+            url = _image_url(part)
+            if not isinstance(url, str) or not is_url(url):
+                what = f"'{url:.60}'" if isinstance(url, str) else f"a {type(url).__name__}"
+                raise _Stop(
+                    f"hooks.py pre_request left an image whose url is {what}, neither an"
+                    " http(s) URL nor a data URL; fix: give {type: image_url, image_url:"
+                    " {url: ...}} an https:// URL or a base64 data URL"
+                    " (data:image/png;base64,...); a file of the project goes in the case's"
+                    " input, as {image: path}"
+                )
+            if is_data_url(url) and id(url) not in loaded:
+                try:
+                    checked_data_url(url)
+                except ImageProblem as problem:
+                    raise _Stop(
+                        f"hooks.py pre_request left an image whose {problem}; fix: {problem.hint}"
+                    ) from None
 
 
 def _check_params(params: Any) -> None:

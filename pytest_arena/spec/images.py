@@ -40,7 +40,7 @@ def image_part(source: str, root: Path, alt: str | None, detail: str | None) -> 
     its text) and sent as a base64 data URL of the type its first bytes say. ImageProblem if
     the file cannot be, or holds no PNG, JPEG, GIF or WebP image."""
     if is_data_url(source):
-        url = _checked_data_url(source)
+        url = checked_data_url(source)
     elif is_url(source):
         scheme, colon, rest = source.partition(":")
         url = scheme.lower() + colon + rest  # `HTTPS:` as providers expect it: `https:`
@@ -78,7 +78,7 @@ _DATA_URL_FIX = (
 )
 
 
-def _checked_data_url(source: str) -> str:
+def checked_data_url(source: str) -> str:
     """The data URL `source` as providers take it (`data:<media type>;base64,<data>`, in
     small letters up to the comma, of the type its bytes say); ImageProblem for one of
     another form (not base64, a type providers do not take), invalid base64 or no image."""
