@@ -361,6 +361,23 @@ def test_an_override_that_changes_the_result_in_place_and_returns_none_changes_n
     assert (record["status"], record["score"], record["metrics"]) == ("failed", 0.0, {})
 
 
+def run_breaking_one_case(
+    pytester: pytest.Pytester, make_project: MakeProject, hooks: str
+) -> pytest.RunResult:
+    """Run a project of two cases whose `hooks` break the case 'broken': it fails, saying
+    why (no internal error), and 'fine' passes."""
+    make_project(
+        "p",
+        "models: [sim_perfect]\ntests:\n  - {id: broken, input: x, reference: x}\n"
+        "  - {id: fine, input: y, reference: y}\n",
+        {"hooks.py": hooks},
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    assert "internal error" not in result.stdout.str()
+    return result
+
+
 @pytest.mark.parametrize(
     ("messages", "said"),
     [
@@ -378,10 +395,7 @@ def test_messages_a_hook_leaves_malformed_fail_the_case_naming_the_hook(
         "def pre_request(request, case, context):\n"
         f"    if case.id == 'broken':\n        request.messages = {messages}\n"
     )
-    yaml = "models: [sim_perfect]\ntests:\n  - {id: broken, input: x, reference: x}\n"
-    make_project("p", yaml + "  - {id: fine, input: y, reference: y}\n", {"hooks.py": hooks})
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, failed=1)
+    result = run_breaking_one_case(pytester, make_project, hooks)
     result.stdout.fnmatch_lines(
         [
             f"*hooks.py pre_request left request.messages as {said}; give a list of messages,"
@@ -409,12 +423,8 @@ def test_params_a_hook_leaves_that_json_cannot_hold_fail_the_case_naming_the_hoo
     )
     if params == "[1]":
         hooks = hooks.replace("{'obj': [1]}", "[1]")
-    yaml = "models: [sim_perfect]\ntests:\n  - {id: broken, input: x, reference: x}\n"
-    make_project("p", yaml + "  - {id: fine, input: y, reference: y}\n", {"hooks.py": hooks})
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, failed=1)
+    result = run_breaking_one_case(pytester, make_project, hooks)
     result.stdout.fnmatch_lines([f"*hooks.py pre_request left request.params {said}*"])
-    assert "internal error" not in result.stdout.str()
 
 
 def test_a_hook_may_put_an_assistants_turn_of_tool_calls_without_content_before_the_input(
@@ -498,13 +508,9 @@ def test_an_image_a_hook_leaves_that_no_provider_takes_fails_the_case_naming_the
 ) -> None:
     """It went to the model as it was: a sim passed the case, a provider answered 400, and
     the anthropic connector raised a KeyError on an image without a url."""
-    yaml = "models: [sim_perfect]\ntests:\n  - {id: broken, input: x, reference: x}\n"
     hooks = ADD_IMAGE.format(image_url=image_url)
-    make_project("p", yaml + "  - {id: fine, input: y, reference: y}\n", {"hooks.py": hooks})
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, failed=1)
+    result = run_breaking_one_case(pytester, make_project, hooks)
     result.stdout.fnmatch_lines([f"*hooks.py pre_request left {said}"])
-    assert "internal error" not in result.stdout.str()
 
 
 def test_a_hook_may_add_images_and_the_cases_own_are_not_decoded_again(
