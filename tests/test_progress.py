@@ -3,6 +3,7 @@ under -q; pytest's own output around it unchanged."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import subprocess
@@ -55,6 +56,9 @@ def test_the_counts_and_the_time_left() -> None:
     progress.done = 10
     assert progress.line(now=200.0) == f"arena: 10/10 calls, 1 cached, {half} spent (+1 unpriced)"
     assert [duration(s) for s in (4.4, 190, 7500)] == ["4s", "3m 10s", "2h 05m"]
+    ahead = Progress(total=4, unstarted=6, started=100.0)  # 6 cases' calls not started yet
+    ahead.finished(None, True)
+    assert ahead.line(now=102.0) == "arena: 1/10 calls, 1 cached, $0.00 spent, about 18s left"
 
 
 def test_a_log_gets_plain_lines_while_calls_run_and_q_gets_none(
@@ -73,6 +77,24 @@ def test_a_log_gets_plain_lines_while_calls_run_and_q_gets_none(
     assert not any(LINE.search(line) for line in quiet.stdout.lines)
     off = pytester.runpytest("--arena-progress-every", "0")
     assert not any(LINE.search(line) for line in off.stdout.lines)
+
+
+def test_the_total_counts_the_cases_whose_calls_are_not_started_yet(
+    pytester: pytest.Pytester, make_project: MakeProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run of more items than it starts ahead (collect.AHEAD) says its whole count from
+    its first line, not the calls started so far."""
+    collect = importlib.import_module("pytest_arena.plugin.collect")  # the inner run's
+    monkeypatch.setattr(collect, "AHEAD", 3)
+    monkeypatch.setattr(collect, "TOP_UP", 1)
+    make_project("mine", SLOW + CASES)
+    result = pytester.runpytest("--arena-progress-every", "0.2", "-p", "no:randomly")
+    assert result.ret == 0
+    said = re.compile(r"arena: (\d+)/(\d+) calls")
+    lines = [m for m in map(said.search, result.stdout.lines) if m]
+    assert len(lines) >= 3, result.stdout.str()
+    assert {m.group(2) for m in lines} == {"10"}
+    assert int(lines[0].group(1)) < 10
 
 
 def _on_a_terminal(cwd: str, *args: str, columns: int = 120, **env: str) -> str:

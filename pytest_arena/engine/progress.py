@@ -14,7 +14,8 @@ from pytest_arena.engine.money import dollars
 
 @dataclass
 class Progress:
-    total: int = 0  # calls the run will make (one per selected case and model)
+    total: int = 0  # calls started or made (one per selected case and model, and sample)
+    unstarted: int = 0  # cases and models whose calls are not started yet (one each, at least)
     done: int = 0
     cached: int = 0
     spent: float = 0.0  # dollars, on live calls whose price is known
@@ -38,10 +39,15 @@ class Progress:
         elapsed = (time.monotonic() if now is None else now) - self.started
         if self.done <= 0 or elapsed <= 0:
             return None
-        return max(0, self.total - self.done) * elapsed / self.done
+        return max(0, self.expected - self.done) * elapsed / self.done
+
+    @property
+    def expected(self) -> int:
+        """The calls the run will make, as far as they are known."""
+        return self.total + self.unstarted
 
     def line(self, now: float | None = None) -> str:
-        done, total = self.done, max(self.total, self.done)
+        done, total = self.done, max(self.expected, self.done)
         parts = [f"{done}/{total} calls"]
         if self.cached:
             parts.append(f"{self.cached} cached")

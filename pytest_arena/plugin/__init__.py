@@ -245,7 +245,7 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
     worker = hasattr(config, "workerinput")
     try:  # Ctrl-C in the head start, too, closes the engine before the summary counts
         if collect is not None and options.runs_cases(config) and not (stopping or worker):
-            ahead = collect.Ahead(session.items)
+            ahead = collect.Ahead(config, session.items)
             config.pluginmanager.register(ahead, AHEAD_PLUGIN)
             collect.head_start(config, ahead)
         return (yield)

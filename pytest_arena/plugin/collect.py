@@ -489,7 +489,15 @@ def start_ahead(items: list[pytest.Item]) -> list[Call]:
     calls of those items, started now or before. An item marked to be skipped (`skip`,
     `skipif`, `xfail(run=False)`) is not started: it may never run, and its call would be
     paid for all the same (a `skipif` that turns out false starts its call when it runs)."""
-    arena = [item for item in items if isinstance(item, ArenaItem) and not _may_skip(item)]
+    return _start([arena for arena in map(_to_start, items) if arena is not None])
+
+
+def _to_start(item: pytest.Item) -> ArenaItem | None:
+    """`item`, if its calls are started ahead (see start_ahead); else None."""
+    return item if isinstance(item, ArenaItem) and not _may_skip(item) else None
+
+
+def _start(arena: list[ArenaItem]) -> list[Call]:
     if not arena:
         return []
     with arena[0].project.engine.batch():  # every project's engine is the run's
@@ -509,12 +517,15 @@ TOP_UP = 64
 
 class Ahead:
     """The calls started ahead of the items of a run without pytest-xdist: AHEAD items' at
-    a time during the head start, then TOP_UP more each time that many items have run."""
+    a time during the head start, then TOP_UP more each time that many items have run. The
+    progress line counts the cases not started yet in its total."""
 
-    def __init__(self, items: list[pytest.Item]) -> None:
-        self.items = items
-        self.started = 0  # items[:started] were given to start_ahead
+    def __init__(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        self.to_start = [_to_start(item) for item in items]  # (each item looked at once)
+        self.line = progress_line.of(config)
+        self.started = 0  # items[:started] were started (those that start ahead)
         self.ran = 0  # items whose run began
+        self._unstarted(sum(item is not None for item in self.to_start))
 
     def more(self) -> list[Call]:
         """Start the calls of the next AHEAD items (the head start's); those calls."""
@@ -523,13 +534,19 @@ class Ahead:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> None:
         self.ran += 1
-        if self.started < len(self.items) and self.started - self.ran <= AHEAD - TOP_UP:
+        if self.started < len(self.to_start) and self.started - self.ran <= AHEAD - TOP_UP:
             self._upto(self.ran + AHEAD)
 
     def _upto(self, end: int) -> list[Call]:
-        end = min(len(self.items), end)
-        batch, self.started = self.items[self.started : end], max(self.started, end)
-        return start_ahead(batch)
+        begin, end = self.started, min(len(self.to_start), end)
+        self.started = max(begin, end)
+        arena = [item for item in self.to_start[begin:end] if item is not None]
+        self._unstarted(-len(arena))
+        return _start(arena)
+
+    def _unstarted(self, change: int) -> None:
+        if self.line is not None:
+            self.line.counts.unstarted += change
 
 
 def call_off(items: list[pytest.Item]) -> None:

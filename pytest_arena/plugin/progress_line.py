@@ -245,7 +245,7 @@ class ProgressLine:
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logfinish(self) -> None:
-        if self.counts.total and self.counts.done < self.counts.total:
+        if self.counts.expected and self.counts.done < self.counts.expected:
             self.tick()
 
     @pytest.hookimpl(tryfirst=True)
