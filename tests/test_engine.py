@@ -147,7 +147,7 @@ def test_calls_start_only_so_many_items_ahead_of_the_item_running(
     collect = importlib.import_module("pytest_arena.plugin.collect")  # the inner run's
     monkeypatch.setattr(collect, "AHEAD", 6)
     monkeypatch.setattr(collect, "TOP_UP", 2)
-    monkeypatch.setattr(collect, "HEAD_START", 0.0)  # (the next test's)
+    monkeypatch.setattr(collect, "HEAD_START", 0.0)  # no head start: the next test takes it
     pytester.makeconftest(ITEM_LOG)
     make_project("p", project([(f"c{i}", "work") for i in range(30)], ", concurrency: 16"))
     pytester.runpytest("-p", "arena_scripted", "-p", "no:randomly").assert_outcomes(passed=30)
