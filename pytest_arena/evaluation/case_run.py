@@ -6,6 +6,7 @@ import copy
 import json
 import os
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
@@ -203,42 +204,38 @@ def _check_messages(messages: Any) -> None:
 
 def _data_urls(messages: list[dict[str, Any]]) -> dict[int, str]:
     """The data URLs of `messages`' images, by identity (held, so that none is reused)."""
-    urls = (_image_url(part) for message in messages for part in _parts(message))
+    urls = _image_urls(messages)
     return {id(url): url for url in urls if isinstance(url, str) and is_data_url(url)}
 
 
-def _image_url(part: Any) -> Any:
-    """An image part's url (None for another part; whatever it holds for an image)."""
-    if not isinstance(part, dict) or part.get("type") != "image_url":
-        return None
-    return part["image_url"].get("url", None)
+def _image_urls(messages: list[dict[str, Any]]) -> Iterator[object]:
+    """The url of each image part of `messages`: whatever it holds (a hook may leave any)."""
+    for message in messages:
+        for part in _parts(message):
+            if isinstance(part, dict) and part.get("type") == "image_url":
+                yield part["image_url"].get("url")
 
 
 def _check_images(messages: list[dict[str, Any]], loaded: dict[int, str]) -> None:
     """The images pre_request left are what connectors send: an http(s) URL, or a data URL
     of an image providers take (those the case had when it was loaded were checked then);
     _Stop saying which is not, and the fix."""
-    for message in messages:
-        for part in _parts(message):
-            if not isinstance(part, dict) or part.get("type") != "image_url":
-                continue
-            url = _image_url(part)
-            if not isinstance(url, str) or not is_url(url):
-                what = f"'{url:.60}'" if isinstance(url, str) else f"a {type(url).__name__}"
+    for url in _image_urls(messages):
+        if not isinstance(url, str) or not is_url(url):
+            what = f"'{url:.60}'" if isinstance(url, str) else f"a {type(url).__name__}"
+            raise _Stop(
+                f"hooks.py pre_request left an image whose url is {what}, neither an http(s)"
+                " URL nor a data URL; fix: give {type: image_url, image_url: {url: ...}} an"
+                " https:// URL or a base64 data URL (data:image/png;base64,...); a file of the"
+                " project goes in the case's input, as {image: path}"
+            )
+        if is_data_url(url) and id(url) not in loaded:
+            try:
+                checked_data_url(url)
+            except ImageProblem as problem:
                 raise _Stop(
-                    f"hooks.py pre_request left an image whose url is {what}, neither an"
-                    " http(s) URL nor a data URL; fix: give {type: image_url, image_url:"
-                    " {url: ...}} an https:// URL or a base64 data URL"
-                    " (data:image/png;base64,...); a file of the project goes in the case's"
-                    " input, as {image: path}"
-                )
-            if is_data_url(url) and id(url) not in loaded:
-                try:
-                    checked_data_url(url)
-                except ImageProblem as problem:
-                    raise _Stop(
-                        f"hooks.py pre_request left an image whose {problem}; fix: {problem.hint}"
-                    ) from None
+                    f"hooks.py pre_request left an image whose {problem}; fix: {problem.hint}"
+                ) from None
 
 
 def _check_params(params: Any) -> None:
